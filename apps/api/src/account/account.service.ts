@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+
+import { BadRequestError, Principal } from '@app/common';
+import { User } from '@app/database';
+
+import { hashPassword } from '../users/passwords';
+import { AccountView, UsersService } from '../users/users.service';
+import { UpdateAccountDto } from './dto/update-account.dto';
+
+@Injectable()
+export class AccountService {
+  constructor(
+    @InjectRepository(User) private readonly repo: Repository<User>,
+    private readonly users: UsersService,
+  ) {}
+
+  get(auth: Principal): Promise<AccountView> {
+    return this.users.accountView(auth.user);
+  }
+
+  async update(auth: Principal, dto: UpdateAccountDto): Promise<void> {
+    if (dto.email === undefined && dto.password === undefined) {
+      throw new BadRequestError('email or password: send at least one of them');
+    }
+    const changes: Partial<User> = {};
+    if (dto.email !== undefined) {
+      await this.users.assertUnique(dto.email, undefined, auth.user.id);
+      changes.email = dto.email;
+    }
+    if (dto.password !== undefined) changes.passwordHash = await hashPassword(dto.password);
+    await this.repo.update({ id: auth.user.id }, changes);
+  }
+}

@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+
+import { CommonModule } from '@app/common';
+import { AppConfig, ConfigModule } from '@app/config';
+import { DatabaseModule } from '@app/database';
+import { QueueModule } from '@app/queue';
+import { RedisModule } from '@app/redis';
+
+import { AccountModule } from './account/account.module';
+import { HealthModule } from './health/health.module';
+import { loggerParams } from './logging';
+import { PublicModule } from './public/public.module';
+import { UsersModule } from './users/users.module';
+
+/**
+ * The api: infrastructure first, then one module per feature. A new feature is a folder under
+ * apps/api/src with its own module, added to FEATURES; it reaches other features only through
+ * what their modules export, and the database through @app/database.
+ */
+const FEATURES = [HealthModule, UsersModule, AccountModule, PublicModule];
+
+@Module({
+  imports: [
+    ConfigModule,
+    LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerParams }),
+    DatabaseModule,
+    RedisModule,
+    QueueModule.forRoot(),
+    CommonModule,
+    ...FEATURES,
+  ],
+})
+export class AppModule {}

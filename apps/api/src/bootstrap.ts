@@ -1,0 +1,61 @@
+import { createServer, Server } from 'node:http';
+
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+
+import { AppModule } from './app.module';
+import { isNestPath, PublicHandler } from './public/public-handler';
+
+export interface ApiApp {
+  app: NestExpressApplication;
+  /** The HTTP server: public short-link paths to the lean PublicHandler, the rest to Nest. */
+  server: Server;
+}
+
+const API_DESCRIPTION = `Link Management Service API, version 3.
+
+Every request carries \`Authorization: Bearer <API_KEY>\`. Success bodies carry \`error: 0\`
+(lists: the string \`"0"\`); failures are \`{error: 1, message}\` with a real HTTP status
+(400 invalid field, 401 key, 403 admin / plan, 404 unknown or foreign id, 409 duplicate,
+410 expired, 413 body over 1 MB, 429 rate limit, 503 dependency down). Lists take \`limit\`
+(default 15, max 100) and \`page\` (default 1), newest first; \`nextpage\` is 0 on the last page.
+Every /api response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset
+(Unix epoch seconds); past 3000 requests per 60 s per key: 429 with Retry-After.
+Date-times are UTC \`YYYY-MM-DD HH:MM:SS\`.`;
+
+/** Builds the api exactly as production runs it; used by main.ts, the e2e tests and the benchmarks. */
+export async function createApi(options: { logger?: boolean } = {}): Promise<ApiApp> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    bodyParser: false,
+    bufferLogs: true,
+    logger: options.logger === false ? false : undefined,
+  });
+  if (options.logger !== false) app.useLogger(app.get(Logger));
+  app.set('trust proxy', process.env.TRUST_PROXY ?? 'loopback, linklocal, uniquelocal');
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  const doc = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Link Management Service API')
+      .setDescription(API_DESCRIPTION)
+      .setVersion('3')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The API key' })
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'docs-json' });
+
+  await app.init();
+  const nest = app.getHttpAdapter().getInstance();
+  const publicHandler = app.get(PublicHandler);
+  const server = createServer((req, res) => {
+    if (isNestPath(req.url)) nest(req, res);
+    else publicHandler.handle(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return { app, server };
+}

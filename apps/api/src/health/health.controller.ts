@@ -1,0 +1,39 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+import { Public, ServiceUnavailableError } from '@app/common';
+import { RedisService } from '@app/redis';
+
+const withTimeout = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms))]);
+
+@ApiTags('health')
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly redis: RedisService,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Liveness: 200 while the process is up' })
+  live() {
+    return { message: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiOperation({ summary: 'Readiness: 200 only when Postgres and Redis answer, else 503' })
+  async ready() {
+    const [pg, redis] = await Promise.all([
+      withTimeout(this.db.query('SELECT 1'), 2000).then(() => true, () => false),
+      withTimeout(this.redis.client.ping(), 2000).then(() => true, () => false),
+    ]);
+    if (!pg || !redis) {
+      throw new ServiceUnavailableError(`Not ready: postgres ${pg ? 'up' : 'down'}, redis ${redis ? 'up' : 'down'}`);
+    }
+    return { message: 'ready', data: { postgres: 'up', redis: 'up' } };
+  }
+}

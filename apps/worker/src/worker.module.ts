@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+
+import { AppConfig, ConfigModule } from '@app/config';
+import { DatabaseModule } from '@app/database';
+import { QueueModule } from '@app/queue';
+import { RedisModule } from '@app/redis';
+
+/**
+ * The worker: BullMQ processors only, no HTTP listener. Each job family is a module in its own
+ * folder (processor + the services it needs), added to JOBS.
+ */
+const JOBS: never[] = [];
+
+@Module({
+  imports: [
+    ConfigModule,
+    LoggerModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({ pinoHttp: { level: config.LOG_LEVEL } }),
+    }),
+    DatabaseModule,
+    RedisModule,
+    QueueModule.forRoot(),
+    ...JOBS,
+  ],
+})
+export class WorkerModule {}

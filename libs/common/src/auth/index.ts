@@ -1,0 +1,5 @@
+export * from './api-key.guard';
+export * from './auth.service';
+export * from './decorators';
+export * from './plan.service';
+export * from './principal';

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+
+import { CountedFeature, FlagFeature, Plan, User } from '@app/database';
+
+import { ForbiddenError } from '../http/errors';
+import { Principal } from './principal';
+
+const FREE_PLAN_TTL_MS = 30_000;
+
+/** Plan resolution and the plan checks every feature module calls before it creates something. */
+@Injectable()
+export class PlanService {
+  private freePlan?: { plan: Plan; at: number };
+
+  constructor(@InjectRepository(Plan) private readonly plans: Repository<Plan>) {}
+
+  /** The service's free plan (lowest id with free = true), cached briefly. */
+  async getFreePlan(): Promise<Plan> {
+    if (this.freePlan && Date.now() - this.freePlan.at < FREE_PLAN_TTL_MS) return this.freePlan.plan;
+    const plan = await this.plans.findOne({ where: { free: true }, order: { id: 'ASC' } });
+    if (!plan) throw new Error('No free plan is configured');
+    this.freePlan = { plan, at: Date.now() };
+    return plan;
+  }
+
+  /** A paid membership whose `expires` has passed falls back to the free plan. */
+  isMembershipActive(user: User, plan: Plan, now = new Date()): boolean {
+    return plan.free || user.expires === null || user.expires.getTime() > now.getTime();
+  }
+
+  async effectivePlan(user: User & { plan?: Plan }): Promise<Plan> {
+    const plan = user.plan ?? (await this.plans.findOneByOrFail({ id: user.planId }));
+    return this.isMembershipActive(user, plan) ? plan : this.getFreePlan();
+  }
+
+  /** `pro` for an active paid plan, else `free`. */
+  status(plan: Plan): 'free' | 'pro' {
+    return plan.free ? 'free' : 'pro';
+  }
+
+  /** 403 when the caller's plan has the feature disabled. Admins are never limited. */
+  assertFeature(auth: Principal, feature: FlagFeature): void {
+    if (auth.isAdmin) return;
+    const flag = auth.plan.limits[feature];
+    if (!flag || flag.enabled !== '1') {
+      throw new ForbiddenError(`Your plan does not include the "${feature}" feature`);
+    }
+  }
+
+  /**
+   * 403 when creating one more `feature` item would pass the plan's count
+   * (`enabled: "0"` = unavailable, count "0" = unlimited). `current` is what the caller owns now.
+   */
+  assertCanCreate(auth: Principal, feature: CountedFeature, current: number): void {
+    if (auth.isAdmin) return;
+    this.assertFeature(auth, feature);
+    const max = Number(auth.plan.limits[feature].count);
+    if (max > 0 && current >= max) {
+      throw new ForbiddenError(`Plan limit reached: your plan allows ${max} ${feature}`);
+    }
+  }
+
+  /** 403 when the caller already owns the plan's `links` maximum (0 = unlimited). */
+  assertCanCreateLink(auth: Principal, current: number): void {
+    if (auth.isAdmin) return;
+    const max = Number(auth.plan.limits.links);
+    if (max > 0 && current >= max) {
+      throw new ForbiddenError(`Plan limit reached: your plan allows ${max} links`);
+    }
+  }
+}

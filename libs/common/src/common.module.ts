@@ -1,0 +1,50 @@
+import { Global, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+
+import { AppConfig } from '@app/config';
+import { RedisService } from '@app/redis';
+
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { AuthService } from './auth/auth.service';
+import { PlanService } from './auth/plan.service';
+import { EnvelopeInterceptor } from './http/envelope.interceptor';
+import { AllExceptionsFilter } from './http/exception.filter';
+import { JsonBodyMiddleware } from './http/json-body.middleware';
+import { createValidationPipe } from './http/validation';
+import { API_THROTTLER, RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
+import { RedisThrottlerStorage } from './rate-limit/redis-throttler.storage';
+
+/**
+ * The cross-cutting HTTP pieces of the api, written once: rate limit → JSON body → API-key guard
+ * (admin, plan gate) → validation pipe → controller → envelope interceptor; every error through
+ * one filter. Registered as APP_* providers so an e2e app built from AppModule has exactly these.
+ */
+@Global()
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      inject: [AppConfig, RedisService],
+      useFactory: (config: AppConfig, redis: RedisService) => ({
+        throttlers: [{ name: API_THROTTLER, limit: config.RATE_LIMIT, ttl: config.RATE_LIMIT_WINDOW_SECONDS * 1000 }],
+        storage: new RedisThrottlerStorage(redis),
+      }),
+    }),
+  ],
+  providers: [
+    AuthService,
+    PlanService,
+    RateLimitMiddleware,
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: APP_PIPE, useFactory: createValidationPipe },
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+  ],
+  exports: [AuthService, PlanService],
+})
+export class CommonModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RateLimitMiddleware).forRoutes({ path: 'api/*path', method: RequestMethod.ALL });
+    consumer.apply(JsonBodyMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
+  }
+}

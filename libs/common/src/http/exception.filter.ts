@@ -1,0 +1,84 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { Response } from 'express';
+import { QueryFailedError } from 'typeorm';
+
+import { AppError } from './errors';
+
+const STATUS_MESSAGES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'A valid API key is required',
+  403: 'You do not have permission to do this',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Request body is larger than 1 MB',
+  415: 'Content-Type must be application/json',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  503: 'Service temporarily unavailable, try again shortly',
+};
+
+/** Postgres / driver failures that mean "the database is not there right now". */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+
+export interface MappedError {
+  status: number;
+  message: string;
+}
+
+/** Maps anything thrown to a status and a client-safe message. Exported for the public handler. */
+export function mapError(exception: unknown): MappedError {
+  if (exception instanceof AppError) return { status: exception.status, message: exception.message };
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const body = exception.getResponse();
+    let message: string | undefined;
+    if (typeof body === 'string') message = body;
+    else if (body && typeof body === 'object') {
+      const m = (body as { message?: unknown }).message;
+      message = Array.isArray(m) ? m.join('; ') : typeof m === 'string' ? m : undefined;
+    }
+    if (status >= 500) message = STATUS_MESSAGES[status] ?? STATUS_MESSAGES[500];
+    if (status === 404 && (!message || message.startsWith('Cannot '))) message = 'Route not found';
+    return { status, message: message ?? STATUS_MESSAGES[status] ?? 'Error' };
+  }
+  const err = exception as { code?: string; message?: string; name?: string } | undefined;
+  if (exception instanceof QueryFailedError) {
+    const code = (exception.driverError as { code?: string } | undefined)?.code;
+    if (code === '23505') return { status: 409, message: 'A resource with this value already exists' };
+    if (code === '22P02' || code === '22003' || code === '22001' || code === '22021')
+      return { status: 400, message: 'A field has an invalid value' };
+    if (code && UNAVAILABLE_CODES.has(code)) return { status: 503, message: STATUS_MESSAGES[503] };
+  }
+  if (err?.code && UNAVAILABLE_CODES.has(err.code)) return { status: 503, message: STATUS_MESSAGES[503] };
+  if (
+    err?.name === 'CannotConnectAlreadyConnectedError' ||
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection is closed|ECONNREFUSED/i.test(
+      err?.message ?? '',
+    )
+  ) {
+    return { status: 503, message: STATUS_MESSAGES[503] };
+  }
+  return { status: 500, message: STATUS_MESSAGES[500] };
+}
+
+/**
+ * Every error, of every route, becomes `{error: 1, message}` with its real status.
+ * Unexpected errors are logged with their stack; the client gets a generic message.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const { status, message } = mapError(exception);
+    if (status >= 500) {
+      const err = exception as Error;
+      this.logger.error({ err: { name: err?.name, message: err?.message, stack: err?.stack } }, 'request failed');
+    }
+    if (res.headersSent) return;
+    if (status === 429) res.setHeader('Retry-After', res.getHeader('Retry-After') ?? '60');
+    res.status(status).json({ error: 1, message });
+  }
+}

@@ -1,0 +1,2 @@
+export * from './page-query.dto';
+export * from './paginate';

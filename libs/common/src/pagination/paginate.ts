@@ -1,0 +1,45 @@
+import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+
+import { Paginated } from '../http/envelope';
+import { PageQueryDto } from './page-query.dto';
+
+export interface PageRequest {
+  limit: number;
+  page: number;
+  offset: number;
+}
+
+export interface PageDefaults {
+  limit: number;
+  max: number;
+}
+
+export const LIST_DEFAULTS: PageDefaults = { limit: 15, max: 100 };
+
+/** Applies the CONTRACT defaults: limit 15 (clamped to 100), page 1. */
+export function pageRequest(query: PageQueryDto, defaults: PageDefaults = LIST_DEFAULTS): PageRequest {
+  const limit = Math.min(query.limit ?? defaults.limit, defaults.max);
+  const page = query.page ?? 1;
+  return { limit, page, offset: (page - 1) * limit };
+}
+
+/**
+ * Runs a list query newest first (`<alias>.id DESC`) for one page and wraps it for the list
+ * envelope under `key`. `map` turns each row into its documented shape.
+ */
+export async function paginate<T extends ObjectLiteral, R>(
+  qb: SelectQueryBuilder<T>,
+  query: PageQueryDto,
+  key: string,
+  map: (row: T) => R | Promise<R>,
+  defaults: PageDefaults = LIST_DEFAULTS,
+): Promise<Paginated<R>> {
+  const { limit, page, offset } = pageRequest(query, defaults);
+  const [rows, total] = await qb
+    .orderBy(`${qb.alias}.id`, 'DESC')
+    .skip(offset)
+    .take(limit)
+    .getManyAndCount();
+  const items = await Promise.all(rows.map(map));
+  return new Paginated(key, items, total, limit, page);
+}

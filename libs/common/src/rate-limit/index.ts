@@ -1,0 +1,2 @@
+export * from './rate-limit.middleware';
+export * from './redis-throttler.storage';

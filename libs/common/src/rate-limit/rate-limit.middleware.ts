@@ -1,0 +1,63 @@
+import { Injectable, Logger, NestMiddleware } from '@nestjs/common';
+import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerModuleOptions, ThrottlerStorage } from '@nestjs/throttler';
+import { NextFunction, Request, Response } from 'express';
+
+import { RedisService } from '@app/redis';
+
+import { AuthService } from '../auth/auth.service';
+import { AppError } from '../http/errors';
+
+export const API_THROTTLER = 'api';
+
+/**
+ * The API rate limit, in front of body parsing and routing so that every /api response
+ * (401, 404, malformed JSON included) carries the X-RateLimit-* headers. Counts per API key
+ * (per client IP without a valid key) in Redis; if Redis is down it lets requests through.
+ */
+@Injectable()
+export class RateLimitMiddleware implements NestMiddleware {
+  private readonly logger = new Logger('RateLimit');
+  private readonly limit: number;
+  private readonly ttlMs: number;
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
+    private readonly auth: AuthService,
+    private readonly redis: RedisService,
+  ) {
+    const throttler = (Array.isArray(options) ? options : options.throttlers)[0];
+    this.limit = Number(throttler.limit);
+    this.ttlMs = Number(throttler.ttl);
+  }
+
+  async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    res.setHeader('X-RateLimit-Limit', this.limit);
+    res.setHeader('X-RateLimit-Remaining', this.limit);
+    res.setHeader('X-RateLimit-Reset', Math.ceil((Date.now() + this.ttlMs) / 1000));
+    try {
+      const result = await this.auth.resolve(req as never);
+      if (!this.redis.ready) {
+        this.logger.warn('Redis unavailable: rate limit not enforced');
+        return next();
+      }
+      const tracker = 'principal' in result ? `user:${result.principal.user.id}` : `ip:${req.ip}`;
+      const record = await this.storage
+        .increment(tracker, this.ttlMs, this.limit, 0, API_THROTTLER)
+        .catch((err: Error) => {
+          this.logger.warn(`Redis error, rate limit not enforced: ${err.message}`);
+          return null;
+        });
+      if (!record) return next();
+      res.setHeader('X-RateLimit-Remaining', Math.max(0, this.limit - record.totalHits));
+      res.setHeader('X-RateLimit-Reset', Math.ceil(Date.now() / 1000) + record.timeToExpire);
+      if (record.totalHits > this.limit) {
+        res.setHeader('Retry-After', Math.max(1, record.timeToExpire));
+        throw new AppError(429, `Rate limit exceeded: ${this.limit} requests per ${this.ttlMs / 1000} seconds`);
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A CSPRNG string over [A-Za-z0-9] without modulo bias. */
+export function randomString(length: number, alphabet = ALPHABET): string {
+  let out = '';
+  while (out.length < length) {
+    for (const b of randomBytes(length * 2)) {
+      if (b < 256 - (256 % alphabet.length)) out += alphabet[b % alphabet.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** A new API key: 40 random characters. */
+export function generateApiKey(): string {
+  return randomString(40);
+}
+
+function keyFrom(secret: string): Buffer {
+  return createHash('sha256').update(`api-key-encryption:${secret}`).digest();
+}
+
+/** AES-256-GCM with a key derived from the server secret; output `iv.tag.ciphertext` base64url. */
+export function encryptSecret(plain: string, secret: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', keyFrom(secret), iv);
+  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64url')).join('.');
+}
+
+export function decryptSecret(sealed: string, secret: string): string {
+  const [iv, tag, data] = sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
+  const decipher = createDecipheriv('aes-256-gcm', keyFrom(secret), iv);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
+}

@@ -1,0 +1,2 @@
+export * from './crypto';
+export * from './dates';

@@ -1,0 +1,24 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+
+import { AppConfig } from '@app/config';
+
+import { dataSourceOptions, ENTITIES } from './data-source';
+
+/** The TypeORM connection and a repository for every entity, available to every feature module. */
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config.DATABASE_URL),
+        retryAttempts: 3,
+        retryDelay: 1000,
+      }),
+    }),
+    TypeOrmModule.forFeature(ENTITIES),
+  ],
+  exports: [TypeOrmModule],
+})
+export class DatabaseModule {}

@@ -1,0 +1,4 @@
+export * from './data-source';
+export * from './database.module';
+export * from './entities';
+export * from './transformers';

@@ -1,0 +1,33 @@
+import { JobsOptions } from 'bullmq';
+
+/** Queue names: the api produces, the worker consumes. */
+export const QUEUE = {
+  qr: 'qr-render',
+  stats: 'stats-fold',
+} as const;
+
+/** Job names within the queues. */
+export const JOB = {
+  renderQr: 'render-qr',
+  deleteQrImages: 'delete-qr-images',
+  foldStats: 'fold-stats',
+} as const;
+
+export interface RenderQrPayload {
+  qrId: number;
+  /** The row's render_version when the job was enqueued; stale jobs are dropped. */
+  version: number;
+}
+
+export interface DeleteQrImagesPayload {
+  /** The short code whose image files are removed. */
+  code: string;
+}
+
+/** Defaults for every job: retried with backoff, finished jobs trimmed. */
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { count: 1000, age: 3600 },
+  removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
+};

@@ -1,0 +1,2 @@
+export * from './redis.module';
+export * from './redis.service';

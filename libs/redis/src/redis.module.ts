@@ -1,0 +1,7 @@
+import { Global, Module } from '@nestjs/common';
+
+import { RedisService } from './redis.service';
+
+@Global()
+@Module({ providers: [RedisService], exports: [RedisService] })
+export class RedisModule {}

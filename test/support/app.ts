@@ -1,0 +1,119 @@
+import { Server } from 'node:http';
+
+import { INestApplicationContext } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+
+import { RedisService } from '@app/redis';
+
+import { createApi } from '../../apps/api/src/bootstrap';
+import { UsersService } from '../../apps/api/src/users/users.service';
+import { createWorker } from '../../apps/worker/src/bootstrap';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  server: Server;
+  db: DataSource;
+  redis: RedisService;
+  /** supertest against the real server (public handler + Nest). */
+  http: () => ReturnType<typeof request>;
+  close: () => Promise<void>;
+}
+
+/**
+ * Boots the api exactly as production does (same AppModule, same HTTP front). `env` is applied
+ * to process.env before the config is read (e.g. `{ RATE_LIMIT: '5' }`) and restored afterwards.
+ */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    const { app, server } = await createApi({ logger: process.env.TEST_LOG_LEVEL ? undefined : false });
+    return {
+      app,
+      server,
+      db: app.get(DataSource),
+      redis: app.get(RedisService),
+      http: () => request(server),
+      close: async () => {
+        server.close();
+        await app.close();
+      },
+    };
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** Boots the worker in-process (BullMQ processors running), for suites that need rendered jobs. */
+export async function createTestWorker(): Promise<INestApplicationContext> {
+  const worker = await createWorker({ logger: process.env.TEST_LOG_LEVEL ? undefined : false });
+  await worker.init();
+  return worker;
+}
+
+export interface TestUser {
+  id: number;
+  email: string;
+  username: string;
+  password: string;
+  apiKey: string;
+  /** `{ Authorization: 'Bearer <key>' }` */
+  auth: { Authorization: string };
+}
+
+let seq = 0;
+
+/** A fresh user with its own key: suites isolate by giving every test its own users. */
+export async function createUser(
+  t: TestApp,
+  opts: { admin?: boolean; planId?: number; expires?: Date | null; planType?: 'monthly' | 'yearly' | 'lifetime' } = {},
+): Promise<TestUser> {
+  seq += 1;
+  const tag = `${process.pid}${Date.now().toString(36)}${seq}`;
+  const email = `u${tag}@example.com`;
+  const username = `u${tag}`;
+  const password = 'password1';
+  const { user, apiKey } = await t.app.get(UsersService).create({
+    email,
+    username,
+    password,
+    isAdmin: opts.admin,
+    planId: opts.planId,
+    expires: opts.expires,
+    planType: opts.planType,
+  });
+  return { id: user.id, email, username, password, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
+}
+
+/** Inserts a plan with the given limits merged over the free plan's; returns its id. */
+export async function createPlan(
+  t: TestApp,
+  limits: Record<string, unknown>,
+  opts: { free?: boolean; name?: string } = {},
+): Promise<number> {
+  const [free] = await t.db.query(`SELECT limits FROM plans WHERE free ORDER BY id LIMIT 1`);
+  const merged = { ...free.limits, ...limits };
+  const [row] = await t.db.query(
+    `INSERT INTO plans (name, free, price_monthly, price_yearly, price_lifetime, limits)
+     VALUES ($1, $2, $3, $3, $3, $4) RETURNING id`,
+    [opts.name ?? `Test ${Date.now()}`, opts.free ?? false, opts.free ? null : 1, JSON.stringify(merged)],
+  );
+  return row.id;
+}
+
+/** The documented date-time format. */
+export const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+/** Asserts the failure envelope and returns the message. */
+export function expectError(res: request.Response, status: number, messageMatch?: RegExp): string {
+  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { error: 1 } });
+  expect(typeof res.body.message).toBe('string');
+  expect(Object.keys(res.body).sort()).toEqual(['error', 'message']);
+  if (messageMatch) expect(res.body.message).toMatch(messageMatch);
+  return res.body.message;
+}

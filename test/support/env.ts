@@ -1,0 +1,12 @@
+import 'reflect-metadata';
+
+/**
+ * Settings every e2e suite runs with. The database and Redis prefix are unique to this run
+ * (set by global-setup), so concurrent runs on one machine do not meet.
+ */
+process.env.NODE_ENV = 'test';
+process.env.DOMAIN_VERIFY = 'off';
+process.env.APP_SECRET = process.env.APP_SECRET ?? 'test-secret-test-secret-test-secret';
+process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+process.env.PUBLIC_URL = 'http://short.test';
+process.env.STATS_FOLD_SECONDS = process.env.STATS_FOLD_SECONDS ?? '1';

@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+
+import { runMigrations } from '../../libs/database/src/data-source';
+
+/**
+ * Once per `jest` run: a fresh database named for this run (TEST_DATABASE_URL overrides it),
+ * migrated; and a Redis key prefix of its own. Both are handed to the suites through the env.
+ */
+export default async function globalSetup(): Promise<void> {
+  const run = `${process.pid}_${Date.now().toString(36)}`;
+  const base = process.env.TEST_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/linkmgmt_test_${run}`;
+  process.env.DATABASE_URL = base;
+  process.env.REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  process.env.REDIS_PREFIX = `t${run}`.slice(0, 32);
+  process.env.STORAGE_DIR = `/tmp/linkmgmt-test-${run}`;
+  await runMigrations(base);
+}
