@@ -6,6 +6,7 @@ import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
+import { StatsModule } from '@app/stats';
 
 import { AccountModule } from './account/account.module';
 import { HealthModule } from './health/health.module';
@@ -28,6 +29,7 @@ const FEATURES = [HealthModule, UsersModule, AccountModule, PublicModule];
     RedisModule,
     QueueModule.forRoot(),
     CommonModule,
+    StatsModule,
     ...FEATURES,
   ],
 })

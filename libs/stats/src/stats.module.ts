@@ -1,0 +1,9 @@
+import { Global, Module } from '@nestjs/common';
+
+import { StatsReader } from './stats-reader';
+import { VisitRecorder } from './visit-recorder';
+
+/** Visit recording and statistics reads, for the api (redirector, link and QR routes). */
+@Global()
+@Module({ providers: [VisitRecorder, StatsReader], exports: [VisitRecorder, StatsReader] })
+export class StatsModule {}

@@ -1,0 +1,29 @@
+/** The statistics object of a link or QR code, exactly as documented ("QR statistics"). */
+export interface LinkStatistics {
+  clicks: number;
+  uniqueClicks: number;
+  /** label → count (string), at most 10 entries, largest first */
+  topCountries: Record<string, string>;
+  topReferrers: Record<string, string>;
+  topBrowsers: Record<string, string>;
+  topOs: Record<string, string>;
+  socialCount: { network01: number; network02: number; network03: number };
+}
+
+/** Totals of one link, for list items (`clicks`, `uniqueClicks`, QR `scans`). */
+export interface LinkTotals {
+  clicks: number;
+  uniqueClicks: number;
+}
+
+/** What the public handler knows about a visit; the recorder derives everything else. */
+export interface VisitInput {
+  linkId: number;
+  /** Owner of the link: their plan's monthly `clicks` cap applies. */
+  userId: number;
+  method: string;
+  /** Client IP (never stored: only a daily-salted digest enters a HyperLogLog). */
+  ip: string;
+  userAgent: string | undefined;
+  referer: string | undefined;
+}
