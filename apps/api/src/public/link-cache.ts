@@ -1,0 +1,292 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import { DataSource } from 'typeorm';
+
+import { AppConfig } from '@app/config';
+import { RedisService } from '@app/redis';
+
+import {
+  CachedLink,
+  fromRow,
+  RESOLVE_LINK_SQL,
+  ResolvedHost,
+  ResolvedLink,
+  ResolveLinkRow,
+  toCached,
+} from './resolved-link';
+
+/** Seconds Redis keeps a resolved link / host, and a known-missing one. */
+const REDIS_TTL = 3600;
+const REDIS_MISSING_TTL = 30;
+/** Milliseconds the in-process cache keeps a known-missing alias or host. */
+const LRU_MISSING_TTL = 5000;
+/** A second invalidation this long after the first catches a replica that re-filled Redis from a read made before the change committed. */
+const REPEAT_FORGET_MS = 2000;
+const MISSING_VALUE = '-';
+
+/** Cache value for "no such alias / host" (lru-cache cannot hold null). */
+const MISSING = Object.freeze({ missing: true as const });
+type Missing = typeof MISSING;
+
+/** What links reference, for `forgetLinksUsing`. */
+export type LinkReference = 'domain' | 'pixel' | 'splash' | 'overlay';
+
+const USING_SQL: Record<LinkReference, string> = {
+  domain: 'SELECT alias FROM links WHERE domain_id = $1',
+  pixel: 'SELECT l.alias FROM links l JOIN link_pixels lp ON lp.link_id = l.id WHERE lp.pixel_id = $1',
+  splash: 'SELECT alias FROM links WHERE splash_id = $1',
+  overlay: 'SELECT alias FROM links WHERE overlay_id = $1',
+};
+
+interface Invalidation {
+  a?: string[];
+  h?: string[];
+}
+
+/**
+ * The short-link read path: in-process LRU → Redis (JSON, 1 h) → Postgres, for aliases and for
+ * branded-domain hosts, negative answers included (briefly). Changes are invalidated on every
+ * replica: the writer deletes the Redis keys and publishes the aliases / hosts on a channel;
+ * every process drops them from its LRU (and forgets everything after its subscriber reconnects,
+ * since messages may have been missed). When Redis is down, lookups go to Postgres (fail open).
+ */
+@Injectable()
+export class LinkCache implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(LinkCache.name);
+  private readonly links: LRUCache<string, CachedLink | Missing> | null;
+  private readonly hosts: LRUCache<string, ResolvedHost | Missing> | null;
+  private readonly linkLoads = new Map<string, Promise<CachedLink | null>>();
+  private readonly hostLoads = new Map<string, Promise<ResolvedHost | null>>();
+  /** Aliases / hosts invalidated while their load was in flight: that load's answer is not cached. */
+  private readonly staleLoads = new Set<string>();
+  private readonly channel: string;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private pending: Invalidation = {};
+  private subscriber?: Redis;
+  private lastWarning = 0;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
+    const size = config.LINK_CACHE_SIZE;
+    const ttl = config.LINK_CACHE_SECONDS * 1000;
+    this.links = size > 0 ? new LRUCache({ max: size, ttl }) : null;
+    this.hosts = size > 0 ? new LRUCache({ max: Math.min(size, 10_000), ttl }) : null;
+    this.channel = redis.key('cache', 'invalidate');
+  }
+
+  onModuleInit(): void {
+    const sub = this.redis.duplicate();
+    this.subscriber = sub;
+    let connectedBefore = false;
+    sub.on('ready', () => {
+      // invalidations published while this process was disconnected are lost: start afresh
+      if (connectedBefore) this.clearLocal();
+      connectedBefore = true;
+      // (re)subscribing is idempotent; it also covers a first subscribe that failed
+      sub.subscribe(this.channel).catch((err: Error) => this.warn(`cache invalidation subscribe failed: ${err.message}`));
+    });
+    sub.on('message', (channel: string, message: string) => {
+      if (channel === this.channel) this.dropLocal(message);
+    });
+    this.redis.client.on('ready', () => void this.flushPending());
+  }
+
+  onModuleDestroy(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  /** From the in-process cache only: the link, null when known missing, undefined when not cached. */
+  peek(alias: string): CachedLink | null | undefined {
+    const hit = this.links?.get(alias);
+    if (hit === undefined) return undefined;
+    return hit === MISSING ? null : (hit as CachedLink);
+  }
+
+  /** Redis, then Postgres (concurrent loads of one alias share one query). Null when no such alias. */
+  resolve(alias: string): Promise<CachedLink | null> {
+    const cached = this.peek(alias);
+    if (cached !== undefined) return Promise.resolve(cached);
+    let load = this.linkLoads.get(alias);
+    if (!load) {
+      load = this.loadLink(alias).finally(() => {
+        this.linkLoads.delete(alias);
+        this.staleLoads.delete(`a:${alias}`);
+      });
+      this.linkLoads.set(alias, load);
+    }
+    return load;
+  }
+
+  /** From the in-process cache only: the branded domain of a host, null when none, undefined when not cached. */
+  peekHost(host: string): ResolvedHost | null | undefined {
+    const hit = this.hosts?.get(host);
+    if (hit === undefined) return undefined;
+    return hit === MISSING ? null : (hit as ResolvedHost);
+  }
+
+  resolveHost(host: string): Promise<ResolvedHost | null> {
+    const cached = this.peekHost(host);
+    if (cached !== undefined) return Promise.resolve(cached);
+    let load = this.hostLoads.get(host);
+    if (!load) {
+      load = this.loadHost(host).finally(() => {
+        this.hostLoads.delete(host);
+        this.staleLoads.delete(`h:${host}`);
+      });
+      this.hostLoads.set(host, load);
+    }
+    return load;
+  }
+
+  /**
+   * Invalidates aliases and / or hosts on every replica. Call it after the change committed (a
+   * new alias too: its "missing" answer may be cached). It runs again two seconds later, so it may
+   * also be called just before a deletion that nulls references.
+   */
+  async forget(target: { aliases?: string[]; hosts?: string[] }): Promise<void> {
+    const inv: Invalidation = { a: [...new Set(target.aliases ?? [])], h: [...new Set(target.hosts ?? [])] };
+    if (!inv.a?.length && !inv.h?.length) return;
+    await this.forgetNow(inv);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.forgetNow(inv);
+    }, REPEAT_FORGET_MS);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Invalidates every link that uses a branded domain, pixel, splash page or overlay (after it changed). */
+  async forgetLinksUsing(reference: LinkReference, id: number): Promise<void> {
+    const rows: Array<{ alias: string }> = await this.db.query(USING_SQL[reference], [id]);
+    await this.forget({ aliases: rows.map((r) => r.alias) });
+  }
+
+  private async loadLink(alias: string): Promise<CachedLink | null> {
+    const key = this.redis.key('link', alias);
+    const fromRedis = await this.redisGet(key);
+    if (fromRedis === MISSING_VALUE) return this.remember(alias, null);
+    if (fromRedis) {
+      try {
+        return this.remember(alias, toCached(JSON.parse(fromRedis) as ResolvedLink));
+      } catch {
+        // unreadable entry: fall through to Postgres, which overwrites it
+      }
+    }
+    const rows: ResolveLinkRow[] = await this.db.query(RESOLVE_LINK_SQL, [alias]);
+    const link = rows.length ? fromRow(rows[0]) : null;
+    const fresh = !this.staleLoads.has(`a:${alias}`);
+    if (fresh) this.redisSet(key, link ? JSON.stringify(link) : MISSING_VALUE, link ? REDIS_TTL : REDIS_MISSING_TTL);
+    const cached = link ? toCached(link) : null;
+    return fresh ? this.remember(alias, cached) : cached;
+  }
+
+  private remember(alias: string, link: CachedLink | null): CachedLink | null {
+    if (this.links && !this.staleLoads.has(`a:${alias}`)) {
+      if (link) this.links.set(alias, link);
+      else this.links.set(alias, MISSING, { ttl: LRU_MISSING_TTL });
+    }
+    return link;
+  }
+
+  private async loadHost(host: string): Promise<ResolvedHost | null> {
+    const key = this.redis.key('host', host);
+    const fromRedis = await this.redisGet(key);
+    let resolved: ResolvedHost | null | undefined;
+    if (fromRedis === MISSING_VALUE) resolved = null;
+    else if (fromRedis) {
+      try {
+        resolved = JSON.parse(fromRedis) as ResolvedHost;
+      } catch {
+        resolved = undefined;
+      }
+    }
+    if (resolved === undefined) {
+      const rows: Array<{ id: number; redirect_root: string; redirect_404: string }> = await this.db.query(
+        'SELECT id, redirect_root, redirect_404 FROM domains WHERE host = $1',
+        [host],
+      );
+      resolved = rows.length ? { id: rows[0].id, redirectRoot: rows[0].redirect_root, redirect404: rows[0].redirect_404 } : null;
+      if (!this.staleLoads.has(`h:${host}`)) {
+        this.redisSet(key, resolved ? JSON.stringify(resolved) : MISSING_VALUE, resolved ? REDIS_TTL : REDIS_MISSING_TTL);
+      }
+    }
+    if (this.hosts && !this.staleLoads.has(`h:${host}`)) {
+      if (resolved) this.hosts.set(host, resolved);
+      else this.hosts.set(host, MISSING, { ttl: LRU_MISSING_TTL });
+    }
+    return resolved;
+  }
+
+  private async redisGet(key: string): Promise<string | null> {
+    if (!this.redis.ready) return null;
+    try {
+      return await this.redis.client.get(key);
+    } catch (err) {
+      this.warn(`cache read failed, using Postgres: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
+  private redisSet(key: string, value: string, ttl: number): void {
+    if (!this.redis.ready) return;
+    this.redis.client.set(key, value, 'EX', ttl).catch((err: Error) => this.warn(`cache write failed: ${err.message}`));
+  }
+
+  private async forgetNow(inv: Invalidation): Promise<void> {
+    this.dropAll(inv);
+    const keys = [...(inv.a ?? []).map((a) => this.redis.key('link', a)), ...(inv.h ?? []).map((h) => this.redis.key('host', h))];
+    try {
+      if (!this.redis.ready) throw new Error('redis is not connected');
+      await this.redis.client.multi().del(...keys).publish(this.channel, JSON.stringify(inv)).exec();
+    } catch (err) {
+      // retried when Redis is back; other replicas' LRU entries expire within LINK_CACHE_SECONDS
+      this.pending = { a: [...(this.pending.a ?? []), ...(inv.a ?? [])], h: [...(this.pending.h ?? []), ...(inv.h ?? [])] };
+      this.warn(`cache invalidation deferred: ${(err as Error).message}`);
+    }
+  }
+
+  private async flushPending(): Promise<void> {
+    const inv = this.pending;
+    if (!inv.a?.length && !inv.h?.length) return;
+    this.pending = {};
+    await this.forgetNow({ a: [...new Set(inv.a)], h: [...new Set(inv.h)] });
+  }
+
+  private dropLocal(message: string): void {
+    try {
+      this.dropAll(JSON.parse(message) as Invalidation);
+    } catch {
+      this.clearLocal();
+    }
+  }
+
+  private dropAll(inv: Invalidation): void {
+    for (const a of inv.a ?? []) {
+      this.links?.delete(a);
+      if (this.linkLoads.has(a)) this.staleLoads.add(`a:${a}`);
+    }
+    for (const h of inv.h ?? []) {
+      this.hosts?.delete(h);
+      if (this.hostLoads.has(h)) this.staleLoads.add(`h:${h}`);
+    }
+  }
+
+  private clearLocal(): void {
+    this.links?.clear();
+    this.hosts?.clear();
+  }
+
+  /** Warnings of the hot path, at most one every 10 s. */
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarning < 10_000) return;
+    this.lastWarning = now;
+    this.logger.warn(message);
+  }
+}
