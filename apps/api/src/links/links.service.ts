@@ -208,10 +208,14 @@ export class LinksService {
 
   async remove(auth: Principal, id: number): Promise<void> {
     const alias = await this.db.transaction(async (em) => {
-      const rows: Array<{ alias: string }> = await em.query(
-        `DELETE FROM links WHERE id = $1 AND user_id = $2 AND kind = 'link' RETURNING alias`,
-        [id, auth.user.id],
-      );
+      const result = await em
+        .createQueryBuilder()
+        .delete()
+        .from(Link)
+        .where("id = :id AND user_id = :userId AND kind = 'link'", { id, userId: auth.user.id })
+        .returning(['alias'])
+        .execute();
+      const rows = result.raw as Array<{ alias: string }>;
       if (!rows.length) throw new NotFoundError('Link');
       await em.delete(ChannelItem, { itemType: 'links', itemId: id });
       return rows[0].alias;
