@@ -25,6 +25,7 @@ import { CreateLinkDto } from './dto/create-link.dto';
 import { ListLinksDto } from './dto/list-links.dto';
 import { LinkDetailsView, LinkItemView } from './dto/link.views';
 import { UpdateLinkDto } from './dto/update-link.dto';
+import { hostOfDomainRef, likePattern, storedUrl } from './link-input';
 
 const GENERATE_ATTEMPTS = 8;
 
@@ -33,16 +34,6 @@ interface LinkStyle {
   type: LinkType;
   overlayId: number | null;
   splashId: number | null;
-}
-
-/** Escapes LIKE wildcards so a keyword matches literally. */
-export function likePattern(keyword: string): string {
-  return `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** A URL safe to send back in a Location header: printable ASCII as given, anything else normalised by URL. */
-function storedUrl(url: string): string {
-  return /^[\x21-\x7e]+$/.test(url) ? url : new URL(url).href;
 }
 
 const isUniqueViolation = (err: unknown) =>
@@ -352,18 +343,5 @@ export class LinksService {
       .values({ channelId, userId, itemType: 'links', itemId: linkId })
       .orIgnore()
       .execute();
-  }
-}
-
-/** `brand.example`, `Brand.Example`, `https://brand.example/` → `brand.example`; null when malformed. */
-export function hostOfDomainRef(ref: string): string | null {
-  const value = ref.trim();
-  try {
-    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    if (url.pathname !== '/' || url.search || url.hash || url.username || url.port) return null;
-    return url.hostname.toLowerCase().replace(/\.$/, '') || null;
-  } catch {
-    return null;
   }
 }

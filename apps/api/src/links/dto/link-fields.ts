@@ -1,6 +1,6 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
 
-import { isHttpUrl } from '../target-url';
+import { isHttpUrl } from '../link-input';
 
 const MAX_INT = 2147483647;
 

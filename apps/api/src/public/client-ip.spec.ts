@@ -1,0 +1,30 @@
+import { clientIp, compileTrust } from './client-ip';
+
+describe('client address behind proxies', () => {
+  const local = compileTrust(undefined);
+
+  it('uses the socket address when it is not a trusted proxy', () => {
+    expect(clientIp('203.0.113.5', '1.2.3.4', local)).toBe('203.0.113.5');
+    expect(clientIp('::ffff:203.0.113.5', undefined, local)).toBe('203.0.113.5');
+  });
+
+  it('walks X-Forwarded-For from the right while hops are trusted (loopback, link-local, unique-local by default)', () => {
+    expect(clientIp('127.0.0.1', '8.8.8.8', local)).toBe('8.8.8.8');
+    expect(clientIp('10.0.0.2', '1.1.1.1, 8.8.8.8, 192.168.1.1', local)).toBe('8.8.8.8');
+    expect(clientIp('::1', '1.1.1.1, 8.8.8.8', local)).toBe('8.8.8.8');
+    expect(clientIp('127.0.0.1', 'garbage, 8.8.8.8', local)).toBe('8.8.8.8');
+    expect(clientIp('127.0.0.1', '10.0.0.1', local)).toBe('10.0.0.1');
+    expect(clientIp('127.0.0.1', 'not-an-ip', local)).toBe('127.0.0.1');
+  });
+
+  it('reads true, false, hop counts and address lists', () => {
+    expect(clientIp('8.8.4.4', '1.1.1.1, 9.9.9.9', compileTrust('true'))).toBe('1.1.1.1');
+    expect(clientIp('127.0.0.1', '9.9.9.9', compileTrust('false'))).toBe('127.0.0.1');
+    expect(clientIp('8.8.4.4', '1.1.1.1, 9.9.9.9', compileTrust('1'))).toBe('9.9.9.9');
+    expect(clientIp('8.8.4.4', '1.1.1.1, 9.9.9.9', compileTrust('2'))).toBe('1.1.1.1');
+    const list = compileTrust('8.8.4.0/24, 2001:db8::1');
+    expect(clientIp('8.8.4.4', '9.9.9.9', list)).toBe('9.9.9.9');
+    expect(clientIp('2001:db8::1', '9.9.9.9', list)).toBe('9.9.9.9');
+    expect(clientIp('127.0.0.1', '9.9.9.9', list)).toBe('127.0.0.1');
+  });
+});
