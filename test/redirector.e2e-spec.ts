@@ -1,5 +1,7 @@
 import request from 'supertest';
 
+import { runMigrations } from '@app/database';
+
 import { PublicRoutes } from '../apps/api/src/public/public-routes';
 import { createTestApp, createUser, TestApp, TestUser } from './support/app';
 import {
@@ -12,6 +14,7 @@ import {
   insertSplash,
   uniq,
 } from './support/links';
+import { TestPostgres, TestRedis } from './support/services';
 import { eventually, insertLink } from './support/stats';
 
 const MAIN = 'short.test';
@@ -392,5 +395,54 @@ describe('public redirector', () => {
         await t2.close();
       }
     });
+  });
+  describe('dependencies down', () => {
+    it('Redis down: links still resolve from Postgres (fail open) and invalidation is applied locally', async () => {
+      const redis = await TestRedis.start();
+      const r = await createTestApp({ REDIS_URL: redis.url });
+      try {
+        const u = await createUser(r);
+        const cached = await addLink(r, u, { url: 'https://example.com/cached' });
+        await visit(`/${cached.alias}`, MAIN, r).expect(302);
+        const cold = await addLink(r, u, { url: 'https://example.com/cold' });
+        await redis.stop();
+        expect((await visit(`/${cached.alias}`, MAIN, r).expect(302)).headers.location).toBe('https://example.com/cached');
+        expect((await visit(`/${cold.alias}`, MAIN, r).expect(302)).headers.location).toBe('https://example.com/cold');
+        expectHtmlPage(await visit('/unknownAlias', MAIN, r), 404);
+        await r.http().put(`/api/url/${cached.id}/update`).set(u.auth).send({ url: 'https://example.com/changed' }).expect(200);
+        expect((await visit(`/${cached.alias}`, MAIN, r).expect(302)).headers.location).toBe('https://example.com/changed');
+        await redis.start();
+      } finally {
+        await r.close();
+        await redis.stop();
+      }
+    }, 60_000);
+
+    it('Postgres down: cached links keep redirecting; others get the 503 page, then it recovers', async () => {
+      const pg = await TestPostgres.start();
+      let r: TestApp | undefined;
+      try {
+        const url = pg.url('linkmgmt_redirector_fault');
+        await runMigrations(url);
+        r = await createTestApp({ DATABASE_URL: url, REDIS_PREFIX: `${process.env.REDIS_PREFIX}pg`.slice(0, 32) });
+        const u = await createUser(r);
+        const cached = await addLink(r, u, { url: 'https://example.com/cached' });
+        const cold = await addLink(r, u, { url: 'https://example.com/cold' });
+        await visit(`/${cached.alias}`, MAIN, r).expect(302);
+        await pg.stop();
+        expect((await visit(`/${cached.alias}`, MAIN, r).expect(302)).headers.location).toBe('https://example.com/cached');
+        await r.redis.client.del(r.redis.key('link', cold.alias));
+        const down = await visit(`/${cold.alias}`, MAIN, r);
+        expectHtmlPage(down, 503);
+        expect(down.headers['retry-after']).toBe('5');
+        expect(down.text).not.toMatch(/ECONNREFUSED|SELECT|postgres/i);
+        await pg.start();
+        const app = r;
+        await eventually(async () => (await visit(`/${cold.alias}`, MAIN, app)).status === 302, 20_000, 250);
+      } finally {
+        await r?.close();
+        await pg.destroy();
+      }
+    }, 90_000);
   });
 });
