@@ -10,13 +10,36 @@ const NAMED: Record<string, string[]> = {
 };
 
 function unmap(address: string): string {
-  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+  return address.startsWith('::ffff:') && ipv4(address.slice(7)) >= 0 ? address.slice(7) : address;
+}
+
+/** A dotted-quad IPv4 address as an unsigned 32-bit number, or -1. */
+function ipv4(address: string): number {
+  let n = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < address.length; i++) {
+    const c = address.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || ++dots > 3) return -1;
+      n = n * 256 + part;
+      part = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      part = part * 10 + (c - 48);
+      if (part > 255) return -1;
+      digits++;
+    } else return -1;
+  }
+  return dots === 3 && digits > 0 ? n * 256 + part : -1;
 }
 
 /**
  * Compiles a trust-proxy setting the way Express reads TRUST_PROXY, so the redirector sees the same
  * client address as the API: `true` / `false`, a hop count, or a comma-separated list of
- * `loopback`, `linklocal`, `uniquelocal`, addresses and CIDR ranges.
+ * `loopback`, `linklocal`, `uniquelocal`, addresses and CIDR ranges. IPv4 is matched with integer
+ * arithmetic (this runs for every visit); IPv6 with a BlockList.
  */
 export function compileTrust(setting: string | undefined): TrustFn {
   const value = (setting ?? 'loopback, linklocal, uniquelocal').trim();
@@ -26,21 +49,31 @@ export function compileTrust(setting: string | undefined): TrustFn {
     const hops = Number(value);
     return (_a, hop) => hop < hops;
   }
-  const list = new BlockList();
+  const v4: Array<[number, number]> = [];
+  const v6 = new BlockList();
   for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
     for (const entry of NAMED[item] ?? [item]) {
       const [addr, bits] = entry.split('/');
       const family = isIP(addr);
-      if (!family) continue;
-      const type = family === 4 ? 'ipv4' : 'ipv6';
-      if (bits === undefined) list.addAddress(addr, type);
-      else list.addSubnet(addr, Number(bits), type);
+      if (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128))) continue;
+      if (family === 4) {
+        const prefix = bits === undefined ? 32 : Number(bits);
+        const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+        v4.push([(ipv4(addr) & mask) >>> 0, mask]);
+      } else if (family === 6) {
+        if (bits === undefined) v6.addAddress(addr, 'ipv6');
+        else v6.addSubnet(addr, Number(bits), 'ipv6');
+      }
     }
   }
   return (address) => {
     const a = unmap(address);
-    const family = isIP(a);
-    return family !== 0 && list.check(a, family === 4 ? 'ipv4' : 'ipv6');
+    const n = ipv4(a);
+    if (n >= 0) {
+      for (const [base, mask] of v4) if (((n & mask) >>> 0) === base) return true;
+      return false;
+    }
+    return isIP(a) === 6 && v6.check(a, 'ipv6');
   };
 }
 
@@ -55,7 +88,7 @@ export function clientIp(remote: string | undefined, forwardedFor: string | stri
   const hops = header.split(',');
   for (let i = hops.length - 1, hop = 1; i >= 0; i--, hop++) {
     const next = unmap(hops[i].trim());
-    if (!isIP(next)) return address;
+    if (ipv4(next) < 0 && isIP(next) !== 6) return address;
     address = next;
     if (!trust(address, hop)) return address;
   }

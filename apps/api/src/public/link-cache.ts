@@ -114,11 +114,13 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
     if (cached !== undefined) return Promise.resolve(cached);
     let load = this.linkLoads.get(alias);
     if (!load) {
-      load = this.loadLink(alias).finally(() => {
-        this.linkLoads.delete(alias);
-        this.staleLoads.delete(`a:${alias}`);
-      });
+      load = this.loadLink(alias);
       this.linkLoads.set(alias, load);
+      const done = () => {
+        this.linkLoads.delete(alias);
+        if (this.staleLoads.size) this.staleLoads.delete(`a:${alias}`);
+      };
+      load.then(done, done);
     }
     return load;
   }
@@ -167,17 +169,22 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
     await this.forget({ aliases: rows.map((r) => r.alias) });
   }
 
-  private async loadLink(alias: string): Promise<CachedLink | null> {
+  private loadLink(alias: string): Promise<CachedLink | null> {
     const key = this.redis.key('link', alias);
-    const fromRedis = await this.redisGet(key);
-    if (fromRedis === MISSING_VALUE) return this.remember(alias, null);
-    if (fromRedis) {
-      try {
-        return this.remember(alias, toCached(JSON.parse(fromRedis) as ResolvedLink));
-      } catch {
-        // unreadable entry: fall through to Postgres, which overwrites it
+    return this.redisGet(key).then((fromRedis) => {
+      if (fromRedis === MISSING_VALUE) return this.remember(alias, null);
+      if (fromRedis) {
+        try {
+          return this.remember(alias, toCached(JSON.parse(fromRedis) as ResolvedLink));
+        } catch {
+          // unreadable entry: Postgres answers and overwrites it
+        }
       }
-    }
+      return this.loadLinkFromDb(alias, key);
+    });
+  }
+
+  private async loadLinkFromDb(alias: string, key: string): Promise<CachedLink | null> {
     const rows: ResolveLinkRow[] = await this.db.query(RESOLVE_LINK_SQL, [alias]);
     const link = rows.length ? fromRow(rows[0]) : null;
     const fresh = !this.staleLoads.has(`a:${alias}`);
@@ -187,7 +194,7 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
   }
 
   private remember(alias: string, link: CachedLink | null): CachedLink | null {
-    if (this.links && !this.staleLoads.has(`a:${alias}`)) {
+    if (this.links && !(this.staleLoads.size && this.staleLoads.has(`a:${alias}`))) {
       if (link) this.links.set(alias, link);
       else this.links.set(alias, MISSING, { ttl: LRU_MISSING_TTL });
     }
@@ -223,14 +230,13 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
     return resolved;
   }
 
-  private async redisGet(key: string): Promise<string | null> {
-    if (!this.redis.ready) return null;
-    try {
-      return await this.redis.client.get(key);
-    } catch (err) {
-      this.warn(`cache read failed, using Postgres: ${(err as Error).message}`);
+  /** A Redis read that never fails: null (go to Postgres) when Redis is down or errs. */
+  private redisGet(key: string): Promise<string | null> {
+    if (!this.redis.ready) return Promise.resolve(null);
+    return this.redis.client.get(key).catch((err: Error) => {
+      this.warn(`cache read failed, using Postgres: ${err.message}`);
       return null;
-    }
+    });
   }
 
   private redisSet(key: string, value: string, ttl: number): void {

@@ -83,7 +83,8 @@ export class RedirectorHandler extends PublicHandler {
   private readonly publicHost: string;
   private readonly trust: TrustFn;
   private readonly docsHeaders: string[];
-  private readonly domainUrls = new Map<number, string>();
+  /** Raw Host header → parsed host: a handful of distinct values in practice (bounded). */
+  private readonly hostMemo = new Map<string, string>();
   private fallbackRotation = 0;
 
   constructor(
@@ -108,7 +109,7 @@ export class RedirectorHandler extends PublicHandler {
       const url = req.url ?? '/';
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
-      const host = parseHost(req.headers.host);
+      const host = this.hostOf(req.headers.host);
       // the main host, and any host that is no branded domain, serve the PUBLIC_URL links
       if (host === this.publicHost || host === '') return this.route(req, res, path, host, null);
       const domain = this.cache.peekHost(host);
@@ -120,6 +121,17 @@ export class RedirectorHandler extends PublicHandler {
     } catch (err) {
       this.fail(res, err);
     }
+  }
+
+  private hostOf(header: string | undefined): string {
+    if (header === undefined) return '';
+    let host = this.hostMemo.get(header);
+    if (host === undefined) {
+      host = parseHost(header);
+      if (this.hostMemo.size >= 1000) this.hostMemo.clear();
+      this.hostMemo.set(header, host);
+    }
+    return host;
   }
 
   private route(req: IncomingMessage, res: ServerResponse, path: string, host: string, domain: ResolvedHost | null): void {
