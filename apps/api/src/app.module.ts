@@ -11,6 +11,8 @@ import { StatsModule } from '@app/stats';
 import { AccountModule } from './account/account.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
+import { LoginLinksModule } from './login-links/login-links.module';
+import { PlansModule } from './plans/plans.module';
 import { PublicModule } from './public/public.module';
 import { UsersModule } from './users/users.module';
 
@@ -19,7 +21,14 @@ import { UsersModule } from './users/users.module';
  * apps/api/src with its own module, added to FEATURES; it reaches other features only through
  * what their modules export, and the database through @app/database.
  */
-const FEATURES = [HealthModule, UsersModule, AccountModule, PublicModule];
+const FEATURES = [
+  HealthModule,
+  UsersModule,
+  AccountModule,
+  PlansModule,
+  LoginLinksModule,
+  PublicModule,
+];
 
 @Module({
   imports: [
