@@ -24,7 +24,7 @@ export class CreateUserDto {
 
   @ApiPropertyOptional({ example: 2, description: 'Plan id (default: the free plan); an unknown id is a 400' })
   @IsOptional()
-  @IsInt({ message: 'planid must be an integer' })
+  @IsInt({ message: 'planid must be a positive integer' })
   @Min(1, { message: 'planid must be a positive integer' })
   @Max(2147483647, { message: 'planid must be a positive integer' })
   planid?: number;
