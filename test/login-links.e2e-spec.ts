@@ -29,7 +29,9 @@ describe('login links', () => {
   };
   const redeem = (token: string) => t.http().get(`/auth/login/${token}`);
   const tokenCount = async (userId: number) =>
-    (await t.db.query(`SELECT count(*)::int AS n FROM login_tokens WHERE user_id = $1`, [userId]))[0].n as number;
+    (
+      await t.db.query(`SELECT count(*)::int AS n FROM login_tokens WHERE user_id = $1`, [userId])
+    )[0].n as number;
 
   describe('GET /api/user/login/:id', () => {
     it('returns {error: 0, url} with <PUBLIC_URL>/auth/login/<token>; only a digest is stored, valid one hour', async () => {
@@ -59,7 +61,11 @@ describe('login links', () => {
 
     it('404 for an unknown user, 400 for a malformed id, issuing nothing', async () => {
       const [{ n: before }] = await t.db.query(`SELECT count(*)::int AS n FROM login_tokens`);
-      expectError(await t.http().get('/api/user/login/2000000000').set(admin.auth), 404, /^User not found$/);
+      expectError(
+        await t.http().get('/api/user/login/2000000000').set(admin.auth),
+        404,
+        /^User not found$/,
+      );
       expectError(await t.http().get('/api/user/login/abc').set(admin.auth), 400, /^id: /);
       const [{ n: after }] = await t.db.query(`SELECT count(*)::int AS n FROM login_tokens`);
       expect(after).toBe(before);
@@ -67,7 +73,11 @@ describe('login links', () => {
 
     it('401 without a key, 403 for a non-admin (even for itself), issuing nothing', async () => {
       expectError(await t.http().get(`/api/user/login/${member.id}`), 401);
-      expectError(await t.http().get(`/api/user/login/${member.id}`).set(member.auth), 403, /Admin/);
+      expectError(
+        await t.http().get(`/api/user/login/${member.id}`).set(member.auth),
+        403,
+        /Admin/,
+      );
       expect(await tokenCount(member.id)).toBe(0);
     });
   });
@@ -82,9 +92,15 @@ describe('login links', () => {
         message: expect.any(String),
         data: { id: u.id, email: u.email, username: u.username, apikey: u.apiKey },
       });
-      const account = await t.http().get('/api/account').set('Authorization', `Bearer ${res.body.data.apikey}`).expect(200);
+      const account = await t
+        .http()
+        .get('/api/account')
+        .set('Authorization', `Bearer ${res.body.data.apikey}`)
+        .expect(200);
       expect(account.body.data.id).toBe(u.id);
-      const [row] = await t.db.query(`SELECT used_at FROM login_tokens WHERE token_hash = $1`, [sha256(token)]);
+      const [row] = await t.db.query(`SELECT used_at FROM login_tokens WHERE token_hash = $1`, [
+        sha256(token),
+      ]);
       expect(row.used_at).toBeInstanceOf(Date);
     });
 
@@ -99,9 +115,14 @@ describe('login links', () => {
     it('410 once the hour has passed, without using it up', async () => {
       const u = await createUser(t);
       const { token } = await issue(u.id);
-      await t.db.query(`UPDATE login_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(token)]);
+      await t.db.query(
+        `UPDATE login_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1`,
+        [sha256(token)],
+      );
       expectError(await redeem(token), 410, /expired/);
-      const [row] = await t.db.query(`SELECT used_at FROM login_tokens WHERE token_hash = $1`, [sha256(token)]);
+      const [row] = await t.db.query(`SELECT used_at FROM login_tokens WHERE token_hash = $1`, [
+        sha256(token),
+      ]);
       expect(row.used_at).toBeNull();
     });
 
@@ -133,22 +154,36 @@ describe('login links', () => {
       const { token } = await issue(u.id);
       // 20 sockets opened beforehand, then 20 requests written in the same tick, so that they
       // reach the server together rather than one connection set-up after another.
-      if (!t.server.address()) await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
+      if (!t.server.address())
+        await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
       const { port } = t.server.address() as AddressInfo;
       const agent = new Agent({ keepAlive: true, maxSockets: 20 });
       const send = (path: string) =>
-        new Promise<{ status: number; body: { error: number; message?: string; data?: unknown } }>((resolve, reject) => {
-          get({ host: '127.0.0.1', port, path, agent }, (res) => {
-            let text = '';
-            res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-          }).on('error', reject);
-        });
+        new Promise<{ status: number; body: { error: number; message?: string; data?: unknown } }>(
+          (resolve, reject) => {
+            get({ host: '127.0.0.1', port, path, agent }, (res) => {
+              let text = '';
+              res
+                .setEncoding('utf8')
+                .on('data', (c) => (text += c))
+                .on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+            }).on('error', reject);
+          },
+        );
       try {
         await Promise.all(Array.from({ length: 20 }, () => send('/health')));
-        const results = await Promise.all(Array.from({ length: 20 }, () => send(`/auth/login/${token}`)));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () => send(`/auth/login/${token}`)),
+        );
         expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(410)]);
-        expect(results.find((r) => r.status === 200)!.body.data).toEqual({ id: u.id, email: u.email, username: u.username, apikey: u.apiKey });
-        for (const r of results.filter((x) => x.status === 410)) expect(r.body).toEqual({ error: 1, message: expect.stringMatching(/already been used/) });
+        expect(results.find((r) => r.status === 200)!.body.data).toEqual({
+          id: u.id,
+          email: u.email,
+          username: u.username,
+          apikey: u.apiKey,
+        });
+        for (const r of results.filter((x) => x.status === 410))
+          expect(r.body).toEqual({ error: 1, message: expect.stringMatching(/already been used/) });
       } finally {
         agent.destroy();
       }
@@ -158,11 +193,19 @@ describe('login links', () => {
       const u = await createUser(t);
       const { token } = await issue(u.id);
       const service = t.app.get(LoginLinksService);
-      const results = await Promise.allSettled(Array.from({ length: 20 }, () => service.redeem(token)));
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, () => service.redeem(token)),
+      );
       const ok = results.filter((r) => r.status === 'fulfilled');
       expect(ok).toHaveLength(1);
-      expect((ok[0] as PromiseFulfilledResult<unknown>).value).toEqual({ id: u.id, email: u.email, username: u.username, apikey: u.apiKey });
-      for (const r of results.filter((x) => x.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 410 });
+      expect((ok[0] as PromiseFulfilledResult<unknown>).value).toEqual({
+        id: u.id,
+        email: u.email,
+        username: u.username,
+        apikey: u.apiKey,
+      });
+      for (const r of results.filter((x) => x.status === 'rejected'))
+        expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 410 });
     });
 
     it('a valid API key does not matter to it, an admin key neither', async () => {

@@ -17,7 +17,8 @@ export class LoginLinksController {
   @ApiBearerAuth()
   @ApiOperation({
     summary: 'Create a one-time login link for a user (admin): {error, url}',
-    description: '`url` = `<PUBLIC_URL>/auth/login/<token>`: valid 1 hour, usable once. Only a digest of the token is stored.',
+    description:
+      '`url` = `<PUBLIC_URL>/auth/login/<token>`: valid 1 hour, usable once. Only a digest of the token is stored.',
   })
   @ApiOkFields(LoginLinkResponse)
   @ApiErrors(400, 403, 404)
@@ -29,7 +30,8 @@ export class LoginLinksController {
   @Public()
   @ApiOperation({
     summary: 'Use a login link (no API key): {error, message, data: {id, email, username, apikey}}',
-    description: 'Single use, even under concurrent requests. Already used or past its hour: 410; unknown token: 404.',
+    description:
+      'Single use, even under concurrent requests. Already used or past its hour: 410; unknown token: 404.',
   })
   @ApiOkFields(LoginResponse)
   @ApiErrors(404, 410)

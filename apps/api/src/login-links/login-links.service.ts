@@ -63,9 +63,14 @@ export class LoginLinksService {
       .returning('user_id')
       .execute()) as { raw: { user_id: number }[] };
     if (!claimed.length) {
-      const row = await this.tokens.findOne({ where: { tokenHash }, select: { id: true, usedAt: true } });
+      const row = await this.tokens.findOne({
+        where: { tokenHash },
+        select: { id: true, usedAt: true },
+      });
       if (!row) throw new NotFoundError('Login link');
-      throw new GoneError(row.usedAt ? 'This login link has already been used' : 'This login link has expired');
+      throw new GoneError(
+        row.usedAt ? 'This login link has already been used' : 'This login link has expired',
+      );
     }
     const user = await this.users.findWithPlan({ id: claimed[0].user_id }, true);
     if (!user) throw new NotFoundError('Login link');

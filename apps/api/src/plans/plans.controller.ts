@@ -15,7 +15,10 @@ export class PlansController {
   constructor(private readonly plans: PlansService) {}
 
   @Get('plans')
-  @ApiOperation({ summary: 'List plans (admin): {error, data: [Plan]}', description: 'Not paginated; newest first.' })
+  @ApiOperation({
+    summary: 'List plans (admin): {error, data: [Plan]}',
+    description: 'Not paginated; newest first.',
+  })
   @ApiOkData(PlanResponse, true)
   @ApiErrors(403)
   async list() {
@@ -26,13 +29,17 @@ export class PlansController {
   @ApiOperation({
     summary: 'Subscribe a user to a plan (admin): {error, message}',
     description:
-      'Without `expiration`: monthly = now + 1 calendar month (clamped to the month\'s last day), yearly = now + 12 ' +
+      "Without `expiration`: monthly = now + 1 calendar month (clamped to the month's last day), yearly = now + 12 " +
       'months, lifetime = no expiry. A free plan never expires. Once a paid membership is past its expiry the user ' +
       'falls back to the free plan (status `free`). Unknown plan or user: 404.',
   })
   @ApiOkMessage()
   @ApiErrors(400, 403, 404)
-  async subscribe(@IdParam('planid') planId: number, @IdParam('userid') userId: number, @Body() dto: SubscribePlanDto) {
+  async subscribe(
+    @IdParam('planid') planId: number,
+    @IdParam('userid') userId: number,
+    @Body() dto: SubscribePlanDto,
+  ) {
     await this.plans.subscribe(planId, userId, dto);
     return { message: 'User has been subscribed to the plan successfully.' };
   }

@@ -1,20 +1,33 @@
 import { Plan } from '@app/database';
 
-import { FREE_LIMITS, PRO_LIMITS } from '../../../../libs/database/src/migrations/1732200000000-initial-schema';
+import {
+  FREE_LIMITS,
+  PRO_LIMITS,
+} from '../../../../libs/database/src/migrations/1732200000000-initial-schema';
 import { defaultExpiry, planLimits, PlansService } from './plans.service';
 
 const utc = (s: string) => new Date(`${s}Z`);
 
 describe('defaultExpiry', () => {
   it('monthly: one calendar month, clamped to the month end', () => {
-    expect(defaultExpiry('monthly', utc('2024-01-31T10:00:00'))?.toISOString()).toBe('2024-02-29T10:00:00.000Z');
-    expect(defaultExpiry('monthly', utc('2023-01-31T10:00:00'))?.toISOString()).toBe('2023-02-28T10:00:00.000Z');
-    expect(defaultExpiry('monthly', utc('2024-05-15T01:02:03'))?.toISOString()).toBe('2024-06-15T01:02:03.000Z');
+    expect(defaultExpiry('monthly', utc('2024-01-31T10:00:00'))?.toISOString()).toBe(
+      '2024-02-29T10:00:00.000Z',
+    );
+    expect(defaultExpiry('monthly', utc('2023-01-31T10:00:00'))?.toISOString()).toBe(
+      '2023-02-28T10:00:00.000Z',
+    );
+    expect(defaultExpiry('monthly', utc('2024-05-15T01:02:03'))?.toISOString()).toBe(
+      '2024-06-15T01:02:03.000Z',
+    );
   });
 
   it('yearly: twelve months (Feb 29 → Feb 28)', () => {
-    expect(defaultExpiry('yearly', utc('2024-05-15T01:02:03'))?.toISOString()).toBe('2025-05-15T01:02:03.000Z');
-    expect(defaultExpiry('yearly', utc('2024-02-29T00:00:00'))?.toISOString()).toBe('2025-02-28T00:00:00.000Z');
+    expect(defaultExpiry('yearly', utc('2024-05-15T01:02:03'))?.toISOString()).toBe(
+      '2025-05-15T01:02:03.000Z',
+    );
+    expect(defaultExpiry('yearly', utc('2024-02-29T00:00:00'))?.toISOString()).toBe(
+      '2025-02-28T00:00:00.000Z',
+    );
   });
 
   it('lifetime: never', () => {
@@ -29,7 +42,11 @@ describe('planLimits', () => {
   });
 
   it('fills what an operator left out the way the plan checks read it', () => {
-    const limits = planLimits({ links: 5, api: { enabled: '1' }, domain: { enabled: '1', count: '3' } } as never);
+    const limits = planLimits({
+      links: 5,
+      api: { enabled: '1' },
+      domain: { enabled: '1', count: '3' },
+    } as never);
     expect(limits).toEqual({
       links: 5,
       clicks: 0,
@@ -53,7 +70,12 @@ describe('planLimits', () => {
   });
 
   it('drops unknown keys and normalises malformed values', () => {
-    const limits = planLimits({ links: 'x', extra: 1, geo: { enabled: true }, team: { enabled: '1', count: 7 } } as never);
+    const limits = planLimits({
+      links: 'x',
+      extra: 1,
+      geo: { enabled: true },
+      team: { enabled: '1', count: 7 },
+    } as never);
     expect(limits).not.toHaveProperty('extra');
     expect(limits.links).toBe(0);
     expect(limits.geo).toEqual({ enabled: '0' });
@@ -65,11 +87,27 @@ describe('PlansService.view', () => {
   const base = { id: 3, name: 'X', limits: PRO_LIMITS, createdAt: new Date() } as unknown as Plan;
 
   it('prices are null for a free plan', () => {
-    expect(PlansService.view({ ...base, free: true, priceMonthly: null, priceYearly: null, priceLifetime: null }).prices).toBeNull();
+    expect(
+      PlansService.view({
+        ...base,
+        free: true,
+        priceMonthly: null,
+        priceYearly: null,
+        priceLifetime: null,
+      }).prices,
+    ).toBeNull();
   });
 
   it('prices are numbers for a paid plan', () => {
-    expect(PlansService.view({ ...base, free: false, priceMonthly: 9.99, priceYearly: 99, priceLifetime: 299 })).toEqual({
+    expect(
+      PlansService.view({
+        ...base,
+        free: false,
+        priceMonthly: 9.99,
+        priceYearly: 99,
+        priceLifetime: 299,
+      }),
+    ).toEqual({
       id: 3,
       name: 'X',
       free: false,

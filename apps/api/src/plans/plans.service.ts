@@ -17,7 +17,17 @@ export interface PlanView {
   limits: PlanLimits;
 }
 
-const FLAGS = ['custom', 'multiple', 'alias', 'device', 'geo', 'bundle', 'parameters', 'export', 'api'] as const;
+const FLAGS = [
+  'custom',
+  'multiple',
+  'alias',
+  'device',
+  'geo',
+  'bundle',
+  'parameters',
+  'export',
+  'api',
+] as const;
 const COUNTED = ['team', 'splash', 'overlay', 'pixels', 'domain'] as const;
 
 const toInt = (v: unknown): number => {
@@ -33,9 +43,14 @@ const toInt = (v: unknown): number => {
 export function planLimits(raw: Partial<Record<keyof PlanLimits, unknown>> | null): PlanLimits {
   const src = (raw ?? {}) as Record<string, { enabled?: unknown; count?: unknown } | undefined>;
   const enabled = (f: string): '0' | '1' => (src[f]?.enabled === '1' ? '1' : '0');
-  const flags = Object.fromEntries(FLAGS.map((f) => [f, { enabled: enabled(f) } satisfies FeatureFlag]));
+  const flags = Object.fromEntries(
+    FLAGS.map((f) => [f, { enabled: enabled(f) } satisfies FeatureFlag]),
+  );
   const counted = Object.fromEntries(
-    COUNTED.map((f) => [f, { enabled: enabled(f), count: String(toInt(src[f]?.count)) } satisfies FeatureCount]),
+    COUNTED.map((f) => [
+      f,
+      { enabled: enabled(f), count: String(toInt(src[f]?.count)) } satisfies FeatureCount,
+    ]),
   );
   return {
     links: toInt(raw?.links),
@@ -65,7 +80,9 @@ export class PlansService {
       id: plan.id,
       name: plan.name,
       free: plan.free,
-      prices: plan.free ? null : { monthly: plan.priceMonthly, yearly: plan.priceYearly, lifetime: plan.priceLifetime },
+      prices: plan.free
+        ? null
+        : { monthly: plan.priceMonthly, yearly: plan.priceYearly, lifetime: plan.priceLifetime },
       limits: planLimits(plan.limits),
     };
   }

@@ -7,7 +7,11 @@ import { InvalidFieldError, parseDateTime } from '@app/common';
  */
 export function parseExpiration(value: string, field = 'expiration', now = new Date()): Date {
   const date = parseDateTime(value);
-  if (!date) throw new InvalidFieldError(field, 'must be a real date-time formatted YYYY-MM-DD HH:MM:SS (UTC)');
+  if (!date)
+    throw new InvalidFieldError(
+      field,
+      'must be a real date-time formatted YYYY-MM-DD HH:MM:SS (UTC)',
+    );
   if (date.getTime() <= now.getTime()) throw new InvalidFieldError(field, 'must be in the future');
   return date;
 }

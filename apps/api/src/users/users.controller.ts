@@ -1,7 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { AdminOnly, ApiErrors, ApiOkData, ApiOkFields, ApiOkMessage, Auth, IdParam, Principal } from '@app/common';
+import {
+  AdminOnly,
+  ApiErrors,
+  ApiOkData,
+  ApiOkFields,
+  ApiOkMessage,
+  Auth,
+  IdParam,
+  Principal,
+} from '@app/common';
 
 import { CreateUserDto } from './dto/create-user.dto';
 import { CreatedUserResponse } from './dto/created-user.response';
@@ -41,7 +50,8 @@ export class UsersController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Create a user (admin): {error, message, data: {id, email, username}}',
-    description: 'A new API key is generated. Duplicate e-mail (case-insensitive) or username: 409 naming the field.',
+    description:
+      'A new API key is generated. Duplicate e-mail (case-insensitive) or username: 409 naming the field.',
   })
   @ApiOkFields(CreatedUserResponse)
   @ApiErrors(400, 403, 409)
@@ -52,7 +62,8 @@ export class UsersController {
   @Delete('user/:id/delete')
   @ApiOperation({
     summary: 'Delete a user and everything it owns (admin): {error, message}',
-    description: 'Links, QR codes, domains, campaigns, channels, pixels, overlays, splash pages and login links go too. ' +
+    description:
+      'Links, QR codes, domains, campaigns, channels, pixels, overlays, splash pages and login links go too. ' +
       'An admin cannot delete itself (403).',
   })
   @ApiOkMessage()

@@ -5,7 +5,9 @@ const utc = (s: string) => new Date(`${s}Z`);
 describe('addMonths', () => {
   it('adds calendar months keeping the day and the time of day', () => {
     expect(addMonths(utc('2024-03-15T10:20:30'), 1).toISOString()).toBe('2024-04-15T10:20:30.000Z');
-    expect(addMonths(utc('2024-03-15T10:20:30'), 12).toISOString()).toBe('2025-03-15T10:20:30.000Z');
+    expect(addMonths(utc('2024-03-15T10:20:30'), 12).toISOString()).toBe(
+      '2025-03-15T10:20:30.000Z',
+    );
   });
 
   it('clamps to the last day of a shorter month', () => {
@@ -16,8 +18,12 @@ describe('addMonths', () => {
   });
 
   it('a leap day plus a year is Feb 28, plus four years Feb 29', () => {
-    expect(addMonths(utc('2024-02-29T08:00:00'), 12).toISOString()).toBe('2025-02-28T08:00:00.000Z');
-    expect(addMonths(utc('2024-02-29T08:00:00'), 48).toISOString()).toBe('2028-02-29T08:00:00.000Z');
+    expect(addMonths(utc('2024-02-29T08:00:00'), 12).toISOString()).toBe(
+      '2025-02-28T08:00:00.000Z',
+    );
+    expect(addMonths(utc('2024-02-29T08:00:00'), 48).toISOString()).toBe(
+      '2028-02-29T08:00:00.000Z',
+    );
   });
 
   it('crosses year boundaries', () => {

@@ -6,7 +6,11 @@ class FeatureFlagResponse {
 
 class FeatureCountResponse {
   @ApiProperty({ enum: ['0', '1'] }) enabled: '0' | '1';
-  @ApiProperty({ example: '10', description: 'Maximum number (an integer as a string); "0" = unlimited' }) count: string;
+  @ApiProperty({
+    example: '10',
+    description: 'Maximum number (an integer as a string); "0" = unlimited',
+  })
+  count: string;
 }
 
 class PlanPricesResponse {

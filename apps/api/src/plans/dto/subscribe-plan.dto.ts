@@ -7,7 +7,10 @@ import { PlanType } from '@app/database';
 export const PLAN_TYPES: readonly PlanType[] = ['monthly', 'yearly', 'lifetime'];
 
 export class SubscribePlanDto {
-  @ApiProperty({ enum: PLAN_TYPES, description: 'Billing period; sets the expiry when `expiration` is omitted' })
+  @ApiProperty({
+    enum: PLAN_TYPES,
+    description: 'Billing period; sets the expiry when `expiration` is omitted',
+  })
   @IsIn(PLAN_TYPES, { message: 'type must be one of monthly, yearly, lifetime' })
   type: PlanType;
 
@@ -20,6 +23,8 @@ export class SubscribePlanDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(DATE_TIME_PATTERN, { message: 'expiration must be a date-time formatted YYYY-MM-DD HH:MM:SS (UTC)' })
+  @Matches(DATE_TIME_PATTERN, {
+    message: 'expiration must be a date-time formatted YYYY-MM-DD HH:MM:SS (UTC)',
+  })
   expiration?: string;
 }

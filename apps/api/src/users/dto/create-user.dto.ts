@@ -1,17 +1,37 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsEmail,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 
 import { DATE_TIME_PATTERN } from '@app/common';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.-]{3,32}$/;
 
 export class CreateUserDto {
-  @ApiProperty({ example: 'jane.doe', pattern: USERNAME_PATTERN.source, description: '3–32 of A-Z a-z 0-9 _ . -; unique (case-insensitive)' })
+  @ApiProperty({
+    example: 'jane.doe',
+    pattern: USERNAME_PATTERN.source,
+    description: '3–32 of A-Z a-z 0-9 _ . -; unique (case-insensitive)',
+  })
   @IsString()
-  @Matches(USERNAME_PATTERN, { message: 'username must be 3 to 32 characters of A-Z, a-z, 0-9, _, . or -' })
+  @Matches(USERNAME_PATTERN, {
+    message: 'username must be 3 to 32 characters of A-Z, a-z, 0-9, _, . or -',
+  })
   username: string;
 
-  @ApiProperty({ example: 'jane@example.com', maxLength: 254, description: 'Unique (case-insensitive)' })
+  @ApiProperty({
+    example: 'jane@example.com',
+    maxLength: 254,
+    description: 'Unique (case-insensitive)',
+  })
   @IsString()
   @MaxLength(254)
   @IsEmail({}, { message: 'email must be a valid e-mail address' })
@@ -22,7 +42,10 @@ export class CreateUserDto {
   @Length(5, 128, { message: 'password must be 5 to 128 characters' })
   password: string;
 
-  @ApiPropertyOptional({ example: 2, description: 'Plan id (default: the free plan); an unknown id is a 400' })
+  @ApiPropertyOptional({
+    example: 2,
+    description: 'Plan id (default: the free plan); an unknown id is a 400',
+  })
   @IsOptional()
   @IsInt({ message: 'planid must be a positive integer' })
   @Min(1, { message: 'planid must be a positive integer' })
@@ -37,6 +60,8 @@ export class CreateUserDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(DATE_TIME_PATTERN, { message: 'expiration must be a date-time formatted YYYY-MM-DD HH:MM:SS (UTC)' })
+  @Matches(DATE_TIME_PATTERN, {
+    message: 'expiration must be a date-time formatted YYYY-MM-DD HH:MM:SS (UTC)',
+  })
   expiration?: string;
 }

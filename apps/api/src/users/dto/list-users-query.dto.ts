@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 import { PageQueryDto } from '@app/common';
 
@@ -10,7 +10,8 @@ export type UserFilter = (typeof USER_FILTERS)[number];
 export class ListUsersQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     enum: USER_FILTERS,
-    description: '`admin`: admins; `pro`: an active paid plan; `free`: the free plan or a lapsed paid plan',
+    description:
+      '`admin`: admins; `pro`: an active paid plan; `free`: the free plan or a lapsed paid plan',
   })
   @IsOptional()
   @IsIn(USER_FILTERS, { message: 'filter must be one of admin, free, pro' })
@@ -18,13 +19,19 @@ export class ListUsersQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({
     maxLength: 254,
-    description: 'Search: users whose e-mail contains this text, case-insensitive (`%` and `_` are literal)',
+    description:
+      'Search: users whose e-mail contains this text, case-insensitive (`%` and `_` are literal)',
   })
   @IsOptional()
   @IsString()
   @MaxLength(254)
+  // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
+  @Matches(/^[^\u0000-\u001f\u007f]*$/, { message: 'email must not contain control characters' })
   email?: string;
 
-  @ApiPropertyOptional({ description: 'Users per page (default 100, larger values are clamped to 1000)', minimum: 1 })
+  @ApiPropertyOptional({
+    description: 'Users per page (default 100, larger values are clamped to 1000)',
+    minimum: 1,
+  })
   declare limit?: number;
 }
