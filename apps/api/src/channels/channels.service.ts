@@ -68,8 +68,9 @@ export class ChannelsService {
       .leftJoin(
         Link,
         'l',
-        `ci.itemType IN ('links', 'bio') AND l.id = ci.itemId AND l.userId = ci.userId
-         AND l.kind = (CASE WHEN ci.itemType = 'links' THEN 'link' ELSE 'bio' END)`,
+        // (one line: TypeORM only maps `alias.property` names followed by a space, `=`, `)` or `,`)
+        `ci.itemType IN ('links', 'bio') AND l.id = ci.itemId AND l.userId = ci.userId AND ` +
+          `l.kind = (CASE WHEN ci.itemType = 'links' THEN 'link' ELSE 'bio' END)`,
       )
       .leftJoin(Domain, 'd', 'd.id = l.domainId')
       .leftJoin(QrCode, 'q', `ci.itemType = 'qr' AND q.id = ci.itemId AND q.userId = ci.userId`)
