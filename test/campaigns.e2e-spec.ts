@@ -11,13 +11,17 @@ describe('campaigns', () => {
   });
   afterAll(() => t.close());
 
-  const add = (u: TestUser, body: object) => t.http().post('/api/campaign/add').set(u.auth).send(body);
-  const update = (u: TestUser, id: number | string, body: object) => t.http().put(`/api/campaign/${id}/update`).set(u.auth).send(body);
+  const add = (u: TestUser, body: object) =>
+    t.http().post('/api/campaign/add').set(u.auth).send(body);
+  const update = (u: TestUser, id: number | string, body: object) =>
+    t.http().put(`/api/campaign/${id}/update`).set(u.auth).send(body);
   const assign = (u: TestUser, campaignId: number | string, linkId: number | string) =>
     t.http().post(`/api/campaign/${campaignId}/assign/${linkId}`).set(u.auth);
   const list = (u: TestUser) => t.http().get('/api/campaigns').set(u.auth);
-  const row = async (id: number) => (await t.db.query(`SELECT user_id, name, slug, public FROM campaigns WHERE id = $1`, [id]))[0];
-  const campaignOf = async (linkId: number) => (await t.db.query(`SELECT campaign_id FROM links WHERE id = $1`, [linkId]))[0].campaign_id;
+  const row = async (id: number) =>
+    (await t.db.query(`SELECT user_id, name, slug, public FROM campaigns WHERE id = $1`, [id]))[0];
+  const campaignOf = async (linkId: number) =>
+    (await t.db.query(`SELECT campaign_id FROM links WHERE id = $1`, [linkId]))[0].campaign_id;
 
   it('401 on every route without a key', async () => {
     expectError(await t.http().get('/api/campaigns'), 401);
@@ -25,6 +29,25 @@ describe('campaigns', () => {
     expectError(await t.http().put('/api/campaign/1/update').send({ name: 'x' }), 401);
     expectError(await t.http().delete('/api/campaign/1/delete'), 401);
     expectError(await t.http().post('/api/campaign/1/assign/1'), 401);
+  });
+
+  it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
+    const { paths } = (await t.http().get('/docs-json').expect(200)).body;
+    for (const [path, method] of [
+      ['/api/campaigns', 'get'],
+      ['/api/campaign/add', 'post'],
+      ['/api/campaign/{campaignid}/assign/{linkid}', 'post'],
+      ['/api/campaign/{id}/update', 'put'],
+      ['/api/campaign/{id}/delete', 'delete'],
+    ]) {
+      const op = paths[path]?.[method];
+      expect({ path, method, documented: Boolean(op) }).toEqual({ path, method, documented: true });
+      expect(op.responses['200'].content['application/json'].schema).toBeDefined();
+      expect(op.responses['401']).toBeDefined();
+    }
+    const list = paths['/api/campaigns'].get.responses['200'].content['application/json'].schema;
+    expect(list.properties.error).toMatchObject({ type: 'string', example: '0' });
+    expect(list.properties.data.properties['campaigns'].type).toBe('array');
   });
 
   describe('POST /api/campaign/add', () => {
@@ -62,7 +85,10 @@ describe('campaigns', () => {
     it('without a slug the list URL uses the slugified name', async () => {
       const u = await createUser(t);
       const res = await add(u, { name: '  Black Friday 2024!! ' }).expect(200);
-      expect(res.body).toMatchObject({ rotator: false, list: `${BASE}/u/black-friday-2024-${res.body.id}` });
+      expect(res.body).toMatchObject({
+        rotator: false,
+        list: `${BASE}/u/black-friday-2024-${res.body.id}`,
+      });
     });
 
     it.each([
@@ -130,7 +156,13 @@ describe('campaigns', () => {
           maxpage: 1,
           campaigns: [
             { id: b, name: 'Second', public: false, rotator: false, list: `${BASE}/u/second-${b}` },
-            { id: a, name: 'First', public: true, rotator: `${BASE}/r/${slug}`, list: `${BASE}/u/${slug}-${a}` },
+            {
+              id: a,
+              name: 'First',
+              public: true,
+              rotator: `${BASE}/r/${slug}`,
+              list: `${BASE}/u/${slug}-${a}`,
+            },
           ],
         },
       });
@@ -168,7 +200,11 @@ describe('campaigns', () => {
       const u = await createUser(t);
       const slug = uniq('keep-');
       const { id } = (await add(u, { name: 'A', slug, public: true }).expect(200)).body;
-      expect((await update(u, id, { name: 'B' }).expect(200)).body).toMatchObject({ name: 'B', public: true, rotator: `${BASE}/r/${slug}` });
+      expect((await update(u, id, { name: 'B' }).expect(200)).body).toMatchObject({
+        name: 'B',
+        public: true,
+        rotator: `${BASE}/r/${slug}`,
+      });
       await update(u, id, { name: 'B', slug }).expect(200);
       expect((await update(u, id, { name: 'C d', slug: '' }).expect(200)).body).toMatchObject({
         rotator: false,
@@ -271,7 +307,11 @@ describe('campaigns', () => {
       await assign(u, id, l2.id).expect(200);
       const res = await t.http().delete(`/api/campaign/${id}/delete`).set(u.auth).expect(200);
       expect(res.body).toEqual({ error: 0, message: expect.any(String) });
-      expect(await t.db.query(`SELECT id, campaign_id FROM links WHERE id = ANY($1) ORDER BY id`, [[l1.id, l2.id]])).toEqual([
+      expect(
+        await t.db.query(`SELECT id, campaign_id FROM links WHERE id = ANY($1) ORDER BY id`, [
+          [l1.id, l2.id],
+        ]),
+      ).toEqual([
         { id: l1.id, campaign_id: null },
         { id: l2.id, campaign_id: null },
       ]);
@@ -287,7 +327,11 @@ describe('campaigns', () => {
       const { id } = (await add(owner, { name: 'Kept' }).expect(200)).body;
       const link = await insertLink(t, owner.id);
       await assign(owner, id, link.id).expect(200);
-      expectError(await t.http().delete(`/api/campaign/${id}/delete`).set(intruder.auth), 404, /^Campaign not found$/);
+      expectError(
+        await t.http().delete(`/api/campaign/${id}/delete`).set(intruder.auth),
+        404,
+        /^Campaign not found$/,
+      );
       expectError(await t.http().delete('/api/campaign/nope/delete').set(owner.auth), 400, /^id: /);
       expect(await countOwned(t, 'campaigns', owner.id)).toBe(1);
       expect(await campaignOf(link.id)).toBe(id);

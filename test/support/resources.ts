@@ -14,12 +14,25 @@ export function uniq(prefix = 'x'): string {
 export async function insertLink(
   t: TestApp,
   userId: number,
-  opts: { kind?: 'link' | 'bio' | 'qr'; alias?: string; url?: string; title?: string; domainId?: number | null } = {},
+  opts: {
+    kind?: 'link' | 'bio' | 'qr';
+    alias?: string;
+    url?: string;
+    title?: string;
+    domainId?: number | null;
+  } = {},
 ): Promise<{ id: number; alias: string }> {
   const alias = opts.alias ?? uniq('a');
   const [row] = await t.db.query(
     `INSERT INTO links (user_id, kind, alias, url, title, domain_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [userId, opts.kind ?? 'link', alias, opts.url ?? `https://target.example/${alias}`, opts.title ?? '', opts.domainId ?? null],
+    [
+      userId,
+      opts.kind ?? 'link',
+      alias,
+      opts.url ?? `https://target.example/${alias}`,
+      opts.title ?? '',
+      opts.domainId ?? null,
+    ],
   );
   return { id: row.id, alias };
 }
@@ -40,7 +53,9 @@ export async function insertQr(
 
 /** Rows of `table` owned by the user (to prove rejected requests changed nothing). */
 export async function countOwned(t: TestApp, table: string, userId: number): Promise<number> {
-  const [row] = await t.db.query(`SELECT count(*)::int AS n FROM ${table} WHERE user_id = $1`, [userId]);
+  const [row] = await t.db.query(`SELECT count(*)::int AS n FROM ${table} WHERE user_id = $1`, [
+    userId,
+  ]);
   return row.n;
 }
 
@@ -60,7 +75,9 @@ export async function expectPagination(
   const page = async (query: string) => {
     const res = await t.http().get(`${path}${query}`).set(user.auth).expect(200);
     expect(res.body.error).toBe('0');
-    expect(Object.keys(res.body.data).sort()).toEqual(['currentpage', 'maxpage', 'nextpage', 'perpage', 'result', key].sort());
+    expect(Object.keys(res.body.data).sort()).toEqual(
+      ['currentpage', 'maxpage', 'nextpage', 'perpage', 'result', key].sort(),
+    );
     return res.body.data;
   };
   const ids_ = (d: Record<string, Array<{ id: number }>>) => d[key].map((i) => i.id);
@@ -78,10 +95,23 @@ export async function expectPagination(
   expect(ids_(p2)).toEqual(newestFirst.slice(2));
 
   const past = await page('?limit=2&page=7');
-  expect(past).toEqual({ result: 3, perpage: 2, currentpage: 7, nextpage: 0, maxpage: 2, [key]: [] });
+  expect(past).toEqual({
+    result: 3,
+    perpage: 2,
+    currentpage: 7,
+    nextpage: 0,
+    maxpage: 2,
+    [key]: [],
+  });
 
   const clamped = await page('?limit=500');
-  expect(clamped).toMatchObject({ result: 3, perpage: 100, currentpage: 1, nextpage: 0, maxpage: 1 });
+  expect(clamped).toMatchObject({
+    result: 3,
+    perpage: 100,
+    currentpage: 1,
+    nextpage: 0,
+    maxpage: 1,
+  });
 
   for (const bad of ['0', '-1', 'abc', '1.5', '']) {
     expectError(await t.http().get(`${path}?limit=${bad}`).set(user.auth), 400, /^limit: /);

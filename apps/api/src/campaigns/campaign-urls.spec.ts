@@ -21,8 +21,14 @@ describe('campaign URLs', () => {
   });
 
   it('list is <base>/u/<slug or slugified name>-<id>', () => {
-    expect(listUrl('http://s.test', { id: 7, name: 'Spring Sale', slug: 'promo' })).toBe('http://s.test/u/promo-7');
-    expect(listUrl('http://s.test', { id: 7, name: 'Spring Sale', slug: null })).toBe('http://s.test/u/spring-sale-7');
-    expect(listUrl('http://s.test', { id: 8, name: '', slug: null })).toBe('http://s.test/u/campaign-8');
+    expect(listUrl('http://s.test', { id: 7, name: 'Spring Sale', slug: 'promo' })).toBe(
+      'http://s.test/u/promo-7',
+    );
+    expect(listUrl('http://s.test', { id: 7, name: 'Spring Sale', slug: null })).toBe(
+      'http://s.test/u/spring-sale-7',
+    );
+    expect(listUrl('http://s.test', { id: 8, name: '', slug: null })).toBe(
+      'http://s.test/u/campaign-8',
+    );
   });
 });

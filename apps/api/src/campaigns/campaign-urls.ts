@@ -13,6 +13,9 @@ export function rotatorUrl(base: string, slug: string | null): string | false {
 }
 
 /** `<base>/u/<slug or slugified name>-<id>`: the campaign's list page. */
-export function listUrl(base: string, campaign: { id: number; name: string; slug: string | null }): string {
+export function listUrl(
+  base: string,
+  campaign: { id: number; name: string; slug: string | null },
+): string {
   return `${base}/u/${campaign.slug || slugify(campaign.name)}-${campaign.id}`;
 }

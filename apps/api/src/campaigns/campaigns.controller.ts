@@ -39,7 +39,10 @@ export class CampaignsController {
 
   @Post('campaign/add')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create a campaign', description: `All fields optional; slug unique across the service (409). ${SAVED_SHAPE}` })
+  @ApiOperation({
+    summary: 'Create a campaign',
+    description: `All fields optional; slug unique across the service (409). ${SAVED_SHAPE}`,
+  })
   @ApiOkFields(CampaignSavedView)
   @ApiErrors(400, 403, 409)
   add(@Auth() auth: Principal, @Body() dto: AddCampaignDto) {
@@ -50,17 +53,25 @@ export class CampaignsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Put a short link into a campaign',
-    description: "The link must be one of the caller's short links (404 otherwise). A link is in at most one campaign: assigning moves it.",
+    description:
+      "The link must be one of the caller's short links (404 otherwise). A link is in at most one campaign: assigning moves it.",
   })
   @ApiOkMessage()
   @ApiErrors(400, 403, 404)
-  async assign(@Auth() auth: Principal, @IdParam('campaignid') campaignId: number, @IdParam('linkid') linkId: number) {
+  async assign(
+    @Auth() auth: Principal,
+    @IdParam('campaignid') campaignId: number,
+    @IdParam('linkid') linkId: number,
+  ) {
     await this.campaigns.assign(auth, campaignId, linkId);
     return { message: 'Link has been assigned to the campaign successfully.' };
   }
 
   @Put('campaign/:id/update')
-  @ApiOperation({ summary: 'Update a campaign', description: `name required; slug and public optional. ${SAVED_SHAPE}` })
+  @ApiOperation({
+    summary: 'Update a campaign',
+    description: `name required; slug and public optional. ${SAVED_SHAPE}`,
+  })
   @ApiOkFields(CampaignSavedView)
   @ApiErrors(400, 403, 404, 409)
   update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateCampaignDto) {

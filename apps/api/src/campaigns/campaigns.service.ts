@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
 
-import { ConflictError, NotFoundError, PageQueryDto, paginate, Paginated, Principal } from '@app/common';
+import {
+  ConflictError,
+  NotFoundError,
+  PageQueryDto,
+  paginate,
+  Paginated,
+  Principal,
+} from '@app/common';
 import { AppConfig } from '@app/config';
 import { Campaign, Link } from '@app/database';
 
@@ -15,7 +22,9 @@ import { UpdateCampaignDto } from './dto/update-campaign.dto';
 const DUPLICATE_SLUG = 'slug: another campaign already uses this slug';
 
 const dbCode = (err: unknown) =>
-  err instanceof QueryFailedError ? (err.driverError as { code?: string } | undefined)?.code : undefined;
+  err instanceof QueryFailedError
+    ? (err.driverError as { code?: string } | undefined)?.code
+    : undefined;
 
 @Injectable()
 export class CampaignsService {
@@ -27,7 +36,13 @@ export class CampaignsService {
 
   view(c: Campaign): CampaignView {
     const base = this.config.publicUrl;
-    return { id: c.id, name: c.name, public: c.public, rotator: rotatorUrl(base, c.slug), list: listUrl(base, c) };
+    return {
+      id: c.id,
+      name: c.name,
+      public: c.public,
+      rotator: rotatorUrl(base, c.slug),
+      list: listUrl(base, c),
+    };
   }
 
   saved(c: Campaign): CampaignSavedView {
@@ -36,14 +51,21 @@ export class CampaignsService {
   }
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<CampaignView>> {
-    const qb = this.campaigns.createQueryBuilder('c').where('c.userId = :userId', { userId: auth.user.id });
+    const qb = this.campaigns
+      .createQueryBuilder('c')
+      .where('c.userId = :userId', { userId: auth.user.id });
     return paginate(qb, query, 'campaigns', (c) => this.view(c));
   }
 
   async add(auth: Principal, dto: AddCampaignDto): Promise<CampaignSavedView> {
     const slug = dto.slug || null;
     await this.assertSlugFree(slug);
-    const campaign = this.campaigns.create({ userId: auth.user.id, name: dto.name ?? '', slug, public: dto.public ?? false });
+    const campaign = this.campaigns.create({
+      userId: auth.user.id,
+      name: dto.name ?? '',
+      slug,
+      public: dto.public ?? false,
+    });
     return this.saved(await this.save(campaign));
   }
 
@@ -67,10 +89,14 @@ export class CampaignsService {
 
   /** A link is in at most one campaign: assigning moves it. Only the caller's plain links qualify. */
   async assign(auth: Principal, campaignId: number, linkId: number): Promise<void> {
-    if (!(await this.campaigns.existsBy({ id: campaignId, userId: auth.user.id }))) throw new NotFoundError('Campaign');
+    if (!(await this.campaigns.existsBy({ id: campaignId, userId: auth.user.id })))
+      throw new NotFoundError('Campaign');
     let affected: number | undefined;
     try {
-      ({ affected } = await this.links.update({ id: linkId, userId: auth.user.id, kind: 'link' }, { campaignId }));
+      ({ affected } = await this.links.update(
+        { id: linkId, userId: auth.user.id, kind: 'link' },
+        { campaignId },
+      ));
     } catch (err) {
       // The campaign was deleted between the check and the update.
       if (dbCode(err) === '23503') throw new NotFoundError('Campaign');

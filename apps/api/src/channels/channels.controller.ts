@@ -47,7 +47,11 @@ export class ChannelsController {
 
   @Post('channel/add')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create a channel', description: 'name 1-100 characters; description ≤ 500; color #RRGGBB (default #000000); starred default false.' })
+  @ApiOperation({
+    summary: 'Create a channel',
+    description:
+      'name 1-100 characters; description ≤ 500; color #RRGGBB (default #000000); starred default false.',
+  })
   @ApiOkFields(ChannelView)
   @ApiErrors(400, 403)
   add(@Auth() auth: Principal, @Body() dto: AddChannelDto) {
@@ -58,7 +62,8 @@ export class ChannelsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Assign a link, bio page or QR code to a channel',
-    description: "The item must be the caller's (404 otherwise). Assigning an item twice is harmless.",
+    description:
+      "The item must be the caller's (404 otherwise). Assigning an item twice is harmless.",
   })
   @ApiParam({ name: 'type', enum: ['links', 'bio', 'qr'] })
   @ApiOkMessage()
@@ -74,7 +79,10 @@ export class ChannelsController {
   }
 
   @Put('channel/:id/update')
-  @ApiOperation({ summary: 'Update a channel', description: 'All fields optional; send at least one.' })
+  @ApiOperation({
+    summary: 'Update a channel',
+    description: 'All fields optional; send at least one.',
+  })
   @ApiOkMessage()
   @ApiErrors(400, 403, 404)
   async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateChannelDto) {
@@ -83,7 +91,10 @@ export class ChannelsController {
   }
 
   @Delete('channel/:id/delete')
-  @ApiOperation({ summary: 'Delete a channel', description: 'Its items are unassigned and otherwise untouched.' })
+  @ApiOperation({
+    summary: 'Delete a channel',
+    description: 'Its items are unassigned and otherwise untouched.',
+  })
   @ApiOkMessage()
   @ApiErrors(400, 403, 404)
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {

@@ -35,7 +35,8 @@ interface ItemRow {
 }
 
 const isForeignKeyViolation = (err: unknown) =>
-  err instanceof QueryFailedError && (err.driverError as { code?: string } | undefined)?.code === '23503';
+  err instanceof QueryFailedError &&
+  (err.driverError as { code?: string } | undefined)?.code === '23503';
 
 @Injectable()
 export class ChannelsService {
@@ -48,11 +49,19 @@ export class ChannelsService {
   ) {}
 
   static view(c: Channel): ChannelView {
-    return { id: c.id, name: c.name, description: c.description, color: c.color, starred: c.starred };
+    return {
+      id: c.id,
+      name: c.name,
+      description: c.description,
+      color: c.color,
+      starred: c.starred,
+    };
   }
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<ChannelView>> {
-    const qb = this.channels.createQueryBuilder('c').where('c.userId = :userId', { userId: auth.user.id });
+    const qb = this.channels
+      .createQueryBuilder('c')
+      .where('c.userId = :userId', { userId: auth.user.id });
     return paginate(qb, query, 'channels', ChannelsService.view);
   }
 
@@ -60,7 +69,11 @@ export class ChannelsService {
    * The channel's items, newest assignment first. Items whose link, bio page or QR code no longer
    * exists (deleted by their own module) are left out by the joins, counters included.
    */
-  async items(auth: Principal, id: number, query: PageQueryDto): Promise<Paginated<ChannelItemView>> {
+  async items(
+    auth: Principal,
+    id: number,
+    query: PageQueryDto,
+  ): Promise<Paginated<ChannelItemView>> {
     await this.assertChannel(auth, id);
     const { limit, page, offset } = pageRequest(query);
     const qb = this.channelItems
@@ -93,7 +106,13 @@ export class ChannelsService {
       .offset(offset)
       .limit(limit)
       .getRawMany();
-    return new Paginated('items', rows.map((r) => this.itemView(r)), total, limit, page);
+    return new Paginated(
+      'items',
+      rows.map((r) => this.itemView(r)),
+      total,
+      limit,
+      page,
+    );
   }
 
   async add(auth: Principal, dto: AddChannelDto): Promise<ChannelView> {
@@ -129,12 +148,20 @@ export class ChannelsService {
   }
 
   /** Assigning an item that is already in the channel changes nothing and succeeds. */
-  async assign(auth: Principal, channelId: number, type: ChannelItemType, itemId: number): Promise<void> {
+  async assign(
+    auth: Principal,
+    channelId: number,
+    type: ChannelItemType,
+    itemId: number,
+  ): Promise<void> {
     await this.assertChannel(auth, channelId);
     const userId = auth.user.id;
     if (type === 'qr') {
-      if (!(await this.qrCodes.existsBy({ id: itemId, userId }))) throw new NotFoundError('QR code');
-    } else if (!(await this.links.existsBy({ id: itemId, userId, kind: type === 'links' ? 'link' : 'bio' }))) {
+      if (!(await this.qrCodes.existsBy({ id: itemId, userId })))
+        throw new NotFoundError('QR code');
+    } else if (
+      !(await this.links.existsBy({ id: itemId, userId, kind: type === 'links' ? 'link' : 'bio' }))
+    ) {
       throw new NotFoundError(type === 'links' ? 'Link' : 'Bio page');
     }
     try {
@@ -153,7 +180,8 @@ export class ChannelsService {
   }
 
   private async assertChannel(auth: Principal, id: number): Promise<void> {
-    if (!(await this.channels.existsBy({ id, userId: auth.user.id }))) throw new NotFoundError('Channel');
+    if (!(await this.channels.existsBy({ id, userId: auth.user.id })))
+      throw new NotFoundError('Channel');
   }
 
   private itemView(r: ItemRow): ChannelItemView {
@@ -161,7 +189,14 @@ export class ChannelsService {
     const date = formatDay(new Date(r.assignedAt));
     if (r.type === 'qr') {
       const link = `${base}/q/${r.qrAlias}`;
-      return { type: r.type, id: r.itemId, title: r.qrName || (r.qrAlias as string), preview: `${link}.png`, link, date };
+      return {
+        type: r.type,
+        id: r.itemId,
+        title: r.qrName || (r.qrAlias as string),
+        preview: `${link}.png`,
+        link,
+        date,
+      };
     }
     const link = `${r.linkDomain ?? base}/${r.linkAlias}`;
     return {

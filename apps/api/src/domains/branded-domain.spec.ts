@@ -52,19 +52,30 @@ describe('parseBrandedDomain', () => {
 });
 
 describe('redirect URLs', () => {
-  it.each(['https://example.com', 'http://example.com/a?b=c#d', 'https://localhost:8080/x', 'https://bücher.de/ü'])(
-    'accepts %p',
-    (url) => expect(isHttpUrl(url)).toBe(true),
-  );
+  it.each([
+    'https://example.com',
+    'http://example.com/a?b=c#d',
+    'https://localhost:8080/x',
+    'https://bücher.de/ü',
+  ])('accepts %p', (url) => expect(isHttpUrl(url)).toBe(true));
 
-  it.each(['', 'ftp://x', 'example.com', 'javascript:alert(1)', 'https://', 'https://u:p@example.com', 'https://exa mple.com', 'http://a\n.com', '/relative'])(
-    'rejects %p',
-    (url) => expect(isHttpUrl(url)).toBe(false),
-  );
+  it.each([
+    '',
+    'ftp://x',
+    'example.com',
+    'javascript:alert(1)',
+    'https://',
+    'https://u:p@example.com',
+    'https://exa mple.com',
+    'http://a\n.com',
+    '/relative',
+  ])('rejects %p', (url) => expect(isHttpUrl(url)).toBe(false));
 
   it('stores ASCII as sent and non-ASCII as its ASCII serialisation', () => {
     expect(normalizeRedirectUrl('')).toBe('');
-    expect(normalizeRedirectUrl('https://Example.com/Path?q=1')).toBe('https://Example.com/Path?q=1');
+    expect(normalizeRedirectUrl('https://Example.com/Path?q=1')).toBe(
+      'https://Example.com/Path?q=1',
+    );
     expect(normalizeRedirectUrl('https://bücher.de/ü')).toBe('https://xn--bcher-kva.de/%C3%BC');
   });
 });

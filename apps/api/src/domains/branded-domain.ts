@@ -10,6 +10,7 @@ export interface BrandedDomain {
 }
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it rejects
 const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f]/;
 
 /**
@@ -23,10 +24,13 @@ export function parseBrandedDomain(input: string, field = 'domain'): BrandedDoma
   const m = /^(https?):\/\/([^/?#]*)(.*)$/i.exec(input);
   if (!m) throw fail('must be http://host or https://host');
   const [, scheme, authority, rest] = m;
-  if (rest !== '' && rest !== '/') throw fail('must be http(s)://host with no path, query or fragment');
+  if (rest !== '' && rest !== '/')
+    throw fail('must be http(s)://host with no path, query or fragment');
   if (authority.includes('@')) throw fail('must not contain credentials');
-  if (authority.startsWith('[') || isIP(authority)) throw fail('must be a domain name, not an IP address');
-  if (authority.includes(':')) throw fail('must not include a port (branded domains are served on 80 and 443)');
+  if (authority.startsWith('[') || isIP(authority))
+    throw fail('must be a domain name, not an IP address');
+  if (authority.includes(':'))
+    throw fail('must not include a port (branded domains are served on 80 and 443)');
   let url: URL;
   try {
     url = new URL(`${scheme.toLowerCase()}://${authority}/`);
@@ -55,7 +59,12 @@ export function isHttpUrl(value: string): boolean {
   if (CONTROL_OR_SPACE.test(value) || !/^https?:\/\//i.test(value)) return false;
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && !url.username && !url.password;
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.hostname !== '' &&
+      !url.username &&
+      !url.password
+    );
   } catch {
     return false;
   }

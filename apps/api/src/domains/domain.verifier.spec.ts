@@ -18,7 +18,10 @@ class FakeDns extends DnsResolver {
   }
 }
 
-function verifier(answers: Record<string, Partial<DnsAnswer> | string>, config: Partial<AppConfig>) {
+function verifier(
+  answers: Record<string, Partial<DnsAnswer> | string>,
+  config: Partial<AppConfig>,
+) {
   const dns = new FakeDns(answers);
   const cfg = Object.assign(new AppConfig(), { DOMAIN_VERIFY: 'dns', SERVICE_IPS: [], ...config });
   return { dns, verifier: new DomainVerifier(cfg, dns) };
@@ -35,7 +38,10 @@ async function rejection(p: Promise<unknown>): Promise<InvalidFieldError> {
 }
 
 describe('DomainVerifier', () => {
-  const config = { SERVICE_IPS: ['203.0.113.7', '2001:DB8:0:0::1'], SERVICE_HOST: 'edge.short.example.' };
+  const config = {
+    SERVICE_IPS: ['203.0.113.7', '2001:DB8:0:0::1'],
+    SERVICE_HOST: 'edge.short.example.',
+  };
 
   it('skips DNS entirely with DOMAIN_VERIFY=off', async () => {
     const { dns, verifier: v } = verifier({}, { ...config, DOMAIN_VERIFY: 'off' });
@@ -44,7 +50,10 @@ describe('DomainVerifier', () => {
   });
 
   it('accepts an A record in SERVICE_IPS', async () => {
-    const { verifier: v } = verifier({ 'a.example': { a: ['198.51.100.1', '203.0.113.7'] } }, config);
+    const { verifier: v } = verifier(
+      { 'a.example': { a: ['198.51.100.1', '203.0.113.7'] } },
+      config,
+    );
     await expect(v.assertPointsHere('a.example')).resolves.toBeUndefined();
   });
 
@@ -54,12 +63,18 @@ describe('DomainVerifier', () => {
   });
 
   it('accepts a CNAME of SERVICE_HOST (case and trailing dot ignored)', async () => {
-    const { verifier: v } = verifier({ 'c.example': { cname: ['EDGE.short.example'], a: ['192.0.2.9'] } }, config);
+    const { verifier: v } = verifier(
+      { 'c.example': { cname: ['EDGE.short.example'], a: ['192.0.2.9'] } },
+      config,
+    );
     await expect(v.assertPointsHere('c.example')).resolves.toBeUndefined();
   });
 
   it('rejects other addresses and CNAMEs, saying what it found and what it expects', async () => {
-    const { verifier: v } = verifier({ 'x.example': { a: ['192.0.2.1'], cname: ['other.example'] } }, config);
+    const { verifier: v } = verifier(
+      { 'x.example': { a: ['192.0.2.1'], cname: ['other.example'] } },
+      config,
+    );
     const err = await rejection(v.assertPointsHere('x.example'));
     expect(err.message).toContain('resolves to 192.0.2.1');
     expect(err.message).toContain('is a CNAME of other.example');
@@ -69,22 +84,35 @@ describe('DomainVerifier', () => {
 
   it('rejects a host without records', async () => {
     const { verifier: v } = verifier({}, config);
-    expect((await rejection(v.assertPointsHere('none.example'))).message).toContain('no A, AAAA or CNAME record found');
+    expect((await rejection(v.assertPointsHere('none.example'))).message).toContain(
+      'no A, AAAA or CNAME record found',
+    );
   });
 
   it('rejects when the lookup times out or fails', async () => {
-    const { verifier: v } = verifier({ 'slow.example': 'ETIMEOUT', 'bad.example': 'ESERVFAIL' }, config);
+    const { verifier: v } = verifier(
+      { 'slow.example': 'ETIMEOUT', 'bad.example': 'ESERVFAIL' },
+      config,
+    );
     expect((await rejection(v.assertPointsHere('slow.example'))).message).toContain('timed out');
     expect((await rejection(v.assertPointsHere('bad.example'))).message).toContain('ESERVFAIL');
   });
 
   it('rejects everything when the service has no address configured', async () => {
-    const { verifier: v } = verifier({ 'a.example': { a: ['203.0.113.7'] } }, { SERVICE_IPS: [], SERVICE_HOST: undefined });
-    expect((await rejection(v.assertPointsHere('a.example'))).message).toContain('no SERVICE_IPS or SERVICE_HOST');
+    const { verifier: v } = verifier(
+      { 'a.example': { a: ['203.0.113.7'] } },
+      { SERVICE_IPS: [], SERVICE_HOST: undefined },
+    );
+    expect((await rejection(v.assertPointsHere('a.example'))).message).toContain(
+      'no SERVICE_IPS or SERVICE_HOST',
+    );
   });
 
   it('a CNAME alone is not enough without SERVICE_HOST', async () => {
-    const { verifier: v } = verifier({ 'c.example': { cname: ['edge.short.example'] } }, { SERVICE_IPS: ['203.0.113.7'] });
+    const { verifier: v } = verifier(
+      { 'c.example': { cname: ['edge.short.example'] } },
+      { SERVICE_IPS: ['203.0.113.7'] },
+    );
     await rejection(v.assertPointsHere('c.example'));
   });
 });
@@ -99,7 +127,9 @@ describe('normalizeIp', () => {
 describe('DnsResolver', () => {
   it('answers "no records" for a reserved .invalid name, within the timeout', async () => {
     const started = Date.now();
-    const answer = await new DnsResolver().lookup('nonexistent.invalid', 3000).catch((e: unknown) => e);
+    const answer = await new DnsResolver()
+      .lookup('nonexistent.invalid', 3000)
+      .catch((e: unknown) => e);
     // Without a reachable resolver the lookup fails (DnsLookupError) instead; both are bounded in time.
     if (answer instanceof DnsLookupError) expect(answer.code).toMatch(/^E[A-Z]+$/);
     else expect(answer).toEqual({ a: [], aaaa: [], cname: [] });

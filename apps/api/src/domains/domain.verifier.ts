@@ -33,7 +33,9 @@ export class DomainVerifier {
   async assertPointsHere(host: string): Promise<void> {
     if (this.config.DOMAIN_VERIFY === 'off') return;
     const ips = new Set(this.config.SERVICE_IPS.map(normalizeIp));
-    const serviceHost = this.config.SERVICE_HOST ? normalizeHost(this.config.SERVICE_HOST) : undefined;
+    const serviceHost = this.config.SERVICE_HOST
+      ? normalizeHost(this.config.SERVICE_HOST)
+      : undefined;
     const expected = [
       ips.size ? `an A/AAAA record in ${[...ips].join(', ')}` : undefined,
       serviceHost ? `a CNAME to ${serviceHost}` : undefined,
@@ -49,7 +51,11 @@ export class DomainVerifier {
       answer = await this.dns.lookup(host);
     } catch (err) {
       if (err instanceof DnsLookupError) {
-        throw fail(err.code === 'ETIMEOUT' ? 'the DNS lookup timed out' : `the DNS lookup failed: ${err.code}`);
+        throw fail(
+          err.code === 'ETIMEOUT'
+            ? 'the DNS lookup timed out'
+            : `the DNS lookup failed: ${err.code}`,
+        );
       }
       throw err;
     }

@@ -40,7 +40,7 @@ export class DomainsController {
       '`domain` is http(s)://host (no path, query, credentials or port), unique across the service: 409 when taken. ' +
       "The service's own host name is refused. With DOMAIN_VERIFY=dns the host must resolve (A/AAAA) to one of " +
       'SERVICE_IPS or be a CNAME of SERVICE_HOST, else 400 "domain: does not point to this service (...)" (lookup ' +
-      'timeout 3 s). 403 past the plan\'s `domain` count or when the plan has branded domains disabled.',
+      "timeout 3 s). 403 past the plan's `domain` count or when the plan has branded domains disabled.",
   })
   @ApiOkFields(DomainCreatedView)
   @ApiErrors(400, 403, 409)
@@ -51,7 +51,8 @@ export class DomainsController {
   @Put('domain/:id/update')
   @ApiOperation({
     summary: 'Change the root and 404 redirects of a branded domain',
-    description: 'Both fields optional; an empty string removes a redirect; an empty body changes nothing.',
+    description:
+      'Both fields optional; an empty string removes a redirect; an empty body changes nothing.',
   })
   @ApiOkMessage()
   @ApiErrors(400, 403, 404)
@@ -61,7 +62,10 @@ export class DomainsController {
   }
 
   @Delete('domain/:id/delete')
-  @ApiOperation({ summary: 'Delete a branded domain', description: "Links on it fall back to the service's own domain." })
+  @ApiOperation({
+    summary: 'Delete a branded domain',
+    description: "Links on it fall back to the service's own domain.",
+  })
   @ApiOkMessage()
   @ApiErrors(400, 403, 404)
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {

@@ -24,7 +24,8 @@ import { UpdateDomainDto } from './dto/update-domain.dto';
 const DUPLICATE = 'domain: this domain is already registered';
 
 const isUniqueViolation = (err: unknown) =>
-  err instanceof QueryFailedError && (err.driverError as { code?: string } | undefined)?.code === '23505';
+  err instanceof QueryFailedError &&
+  (err.driverError as { code?: string } | undefined)?.code === '23505';
 
 @Injectable()
 export class DomainsService {
@@ -41,7 +42,9 @@ export class DomainsService {
   }
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<DomainView>> {
-    const qb = this.domains.createQueryBuilder('d').where('d.userId = :userId', { userId: auth.user.id });
+    const qb = this.domains
+      .createQueryBuilder('d')
+      .where('d.userId = :userId', { userId: auth.user.id });
     return paginate(qb, query, 'domains', DomainsService.view);
   }
 
@@ -52,17 +55,29 @@ export class DomainsService {
    */
   async add(auth: Principal, dto: AddDomainDto): Promise<{ id: number }> {
     const { domain, host } = parseBrandedDomain(dto.domain);
-    const ownHosts = [new URL(this.config.publicUrl).hostname, this.config.SERVICE_HOST?.toLowerCase().replace(/\.$/, '')];
-    if (ownHosts.includes(host)) throw new InvalidFieldError('domain', "is the service's own host name");
+    const ownHosts = [
+      new URL(this.config.publicUrl).hostname,
+      this.config.SERVICE_HOST?.toLowerCase().replace(/\.$/, ''),
+    ];
+    if (ownHosts.includes(host))
+      throw new InvalidFieldError('domain', "is the service's own host name");
 
-    this.plans.assertCanCreate(auth, 'domain', await this.domains.countBy({ userId: auth.user.id }));
+    this.plans.assertCanCreate(
+      auth,
+      'domain',
+      await this.domains.countBy({ userId: auth.user.id }),
+    );
     if (await this.domains.existsBy({ host })) throw new ConflictError(DUPLICATE);
     await this.verifier.assertPointsHere(host);
 
     try {
       return await this.db.transaction(async (em) => {
         await em.query(`SELECT pg_advisory_xact_lock(hashtext('domains'), $1)`, [auth.user.id]);
-        this.plans.assertCanCreate(auth, 'domain', await em.countBy(Domain, { userId: auth.user.id }));
+        this.plans.assertCanCreate(
+          auth,
+          'domain',
+          await em.countBy(Domain, { userId: auth.user.id }),
+        );
         const saved = await em.save(
           em.create(Domain, {
             userId: auth.user.id,
@@ -83,10 +98,12 @@ export class DomainsService {
   /** An empty body is accepted and changes nothing (the spec makes no field mandatory). */
   async update(auth: Principal, id: number, dto: UpdateDomainDto): Promise<void> {
     const changes: Partial<Domain> = {};
-    if (dto.redirectroot !== undefined) changes.redirectRoot = normalizeRedirectUrl(dto.redirectroot);
+    if (dto.redirectroot !== undefined)
+      changes.redirectRoot = normalizeRedirectUrl(dto.redirectroot);
     if (dto.redirect404 !== undefined) changes.redirect404 = normalizeRedirectUrl(dto.redirect404);
     if (!Object.keys(changes).length) {
-      if (!(await this.domains.existsBy({ id, userId: auth.user.id }))) throw new NotFoundError('Domain');
+      if (!(await this.domains.existsBy({ id, userId: auth.user.id })))
+        throw new NotFoundError('Domain');
       return;
     }
     const result = await this.domains.update({ id, userId: auth.user.id }, changes);

@@ -13,7 +13,10 @@ export class OverlaysController {
   constructor(private readonly overlays: OverlaysService) {}
 
   @Get('overlay')
-  @ApiOperation({ summary: "The caller's CTA overlays, newest first", description: 'List only through this API.' })
+  @ApiOperation({
+    summary: "The caller's CTA overlays, newest first",
+    description: 'List only through this API.',
+  })
   @ApiOkList('cta', OverlayView)
   @ApiErrors(400, 403)
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {

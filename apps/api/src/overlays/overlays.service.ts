@@ -16,7 +16,9 @@ export class OverlaysService {
   }
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<OverlayView>> {
-    const qb = this.overlays.createQueryBuilder('o').where('o.userId = :userId', { userId: auth.user.id });
+    const qb = this.overlays
+      .createQueryBuilder('o')
+      .where('o.userId = :userId', { userId: auth.user.id });
     return paginate(qb, query, 'cta', OverlaysService.view);
   }
 }

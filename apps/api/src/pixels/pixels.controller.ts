@@ -45,7 +45,10 @@ export class PixelsController {
   }
 
   @Put('pixel/:id/update')
-  @ApiOperation({ summary: 'Update a pixel', description: '`tag` required, `name` optional; the type cannot change.' })
+  @ApiOperation({
+    summary: 'Update a pixel',
+    description: '`tag` required, `name` optional; the type cannot change.',
+  })
   @ApiOkMessage()
   @ApiErrors(400, 403, 404)
   async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdatePixelDto) {

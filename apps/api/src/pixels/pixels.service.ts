@@ -2,7 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 
-import { formatDateTime, NotFoundError, PageQueryDto, paginate, Paginated, PlanService, Principal } from '@app/common';
+import {
+  formatDateTime,
+  NotFoundError,
+  PageQueryDto,
+  paginate,
+  Paginated,
+  PlanService,
+  Principal,
+} from '@app/common';
 import { Pixel } from '@app/database';
 
 import { AddPixelDto } from './dto/add-pixel.dto';
@@ -18,11 +26,19 @@ export class PixelsService {
   ) {}
 
   static view(p: Pixel): PixelView {
-    return { id: p.id, type: p.type, name: p.name, tag: p.tag, date: formatDateTime(p.createdAt) as string };
+    return {
+      id: p.id,
+      type: p.type,
+      name: p.name,
+      tag: p.tag,
+      date: formatDateTime(p.createdAt) as string,
+    };
   }
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<PixelView>> {
-    const qb = this.pixels.createQueryBuilder('p').where('p.userId = :userId', { userId: auth.user.id });
+    const qb = this.pixels
+      .createQueryBuilder('p')
+      .where('p.userId = :userId', { userId: auth.user.id });
     return paginate(qb, query, 'pixels', PixelsService.view);
   }
 
@@ -31,7 +47,9 @@ export class PixelsService {
     return this.db.transaction(async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock(hashtext('pixels'), $1)`, [auth.user.id]);
       this.plans.assertCanCreate(auth, 'pixels', await em.countBy(Pixel, { userId: auth.user.id }));
-      const saved = await em.save(em.create(Pixel, { userId: auth.user.id, type: dto.type, name: dto.name, tag: dto.tag }));
+      const saved = await em.save(
+        em.create(Pixel, { userId: auth.user.id, type: dto.type, name: dto.name, tag: dto.tag }),
+      );
       return { id: saved.id };
     });
   }

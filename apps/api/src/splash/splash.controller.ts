@@ -13,7 +13,10 @@ export class SplashController {
   constructor(private readonly splash: SplashService) {}
 
   @Get('splash')
-  @ApiOperation({ summary: "The caller's custom splash pages, newest first", description: 'List only through this API.' })
+  @ApiOperation({
+    summary: "The caller's custom splash pages, newest first",
+    description: 'List only through this API.',
+  })
   @ApiOkList('splash', SplashView)
   @ApiErrors(400, 403)
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {

@@ -16,7 +16,9 @@ export class SplashService {
   }
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<SplashView>> {
-    const qb = this.pages.createQueryBuilder('s').where('s.userId = :userId', { userId: auth.user.id });
+    const qb = this.pages
+      .createQueryBuilder('s')
+      .where('s.userId = :userId', { userId: auth.user.id });
     return paginate(qb, query, 'splash', SplashService.view);
   }
 }

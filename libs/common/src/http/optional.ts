@@ -5,4 +5,5 @@ import { ValidateIf } from 'class-validator';
  * (class-validator's `@IsOptional()` lets `null` through, which would reach the service and a
  * NOT NULL column.)
  */
-export const IsOptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+export const IsOptionalNotNull = () =>
+  ValidateIf((_object: object, value: unknown) => value !== undefined);

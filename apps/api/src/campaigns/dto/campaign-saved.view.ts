@@ -4,6 +4,9 @@ import { CampaignView } from './campaign.view';
 
 /** Create / update answer: the documented `domain` (holding the name) and also `name`. */
 export class CampaignSavedView extends CampaignView {
-  @ApiProperty({ example: 'Spring sale', description: 'The campaign name (documented quirk: returned under `domain`)' })
+  @ApiProperty({
+    example: 'Spring sale',
+    description: 'The campaign name (documented quirk: returned under `domain`)',
+  })
   domain: string;
 }

@@ -12,11 +12,17 @@ export class CampaignView {
   public: boolean;
 
   @ApiProperty({
-    oneOf: [{ type: 'string', example: 'https://short.example/r/spring-sale' }, { type: 'boolean', enum: [false] }],
+    oneOf: [
+      { type: 'string', example: 'https://short.example/r/spring-sale' },
+      { type: 'boolean', enum: [false] },
+    ],
     description: '<PUBLIC_URL>/r/<slug>, or false when the campaign has no slug',
   })
   rotator: string | false;
 
-  @ApiProperty({ example: 'https://short.example/u/spring-sale-1', description: '<PUBLIC_URL>/u/<slug or slugified name>-<id>' })
+  @ApiProperty({
+    example: 'https://short.example/u/spring-sale-1',
+    description: '<PUBLIC_URL>/u/<slug or slugified name>-<id>',
+  })
   list: string;
 }

@@ -14,7 +14,8 @@ export class UpdateCampaignDto {
   @ApiPropertyOptional({
     example: 'spring-sale',
     pattern: '^[a-z0-9-]{3,50}$',
-    description: 'New rotator slug (409 when another campaign has it); "" removes the rotator; omitted keeps it.',
+    description:
+      'New rotator slug (409 when another campaign has it); "" removes the rotator; omitted keeps it.',
   })
   @IsOptionalNotNull()
   @IsString()

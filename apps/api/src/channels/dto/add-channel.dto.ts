@@ -12,13 +12,21 @@ export class AddChannelDto {
   @Length(1, 100, { message: 'name must be 1 to 100 characters' })
   name: string;
 
-  @ApiPropertyOptional({ example: 'Links shared in the weekly newsletter', maxLength: 500, description: 'Default ""' })
+  @ApiPropertyOptional({
+    example: 'Links shared in the weekly newsletter',
+    maxLength: 500,
+    description: 'Default ""',
+  })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(500, { message: 'description must be at most 500 characters' })
   description?: string;
 
-  @ApiPropertyOptional({ example: '#1e90ff', pattern: '^#[0-9A-Fa-f]{6}$', description: 'Badge colour (default #000000)' })
+  @ApiPropertyOptional({
+    example: '#1e90ff',
+    pattern: '^#[0-9A-Fa-f]{6}$',
+    description: 'Badge colour (default #000000)',
+  })
   @IsOptionalNotNull()
   @IsString()
   @Matches(COLOR_PATTERN, { message: COLOR_MESSAGE })

@@ -18,14 +18,22 @@ export class AddDomainDto {
   @MaxLength(270)
   domain: string;
 
-  @ApiPropertyOptional({ example: 'https://www.example.com', maxLength: 2048, description: 'Empty or an absolute http(s) URL' })
+  @ApiPropertyOptional({
+    example: 'https://www.example.com',
+    maxLength: 2048,
+    description: 'Empty or an absolute http(s) URL',
+  })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(2048)
   @IsRedirectUrl()
   redirectroot?: string;
 
-  @ApiPropertyOptional({ example: 'https://www.example.com/404', maxLength: 2048, description: 'Empty or an absolute http(s) URL' })
+  @ApiPropertyOptional({
+    example: 'https://www.example.com/404',
+    maxLength: 2048,
+    description: 'Empty or an absolute http(s) URL',
+  })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(2048)

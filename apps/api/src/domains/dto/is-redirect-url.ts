@@ -8,8 +8,10 @@ export function IsRedirectUrl(options?: ValidationOptions): PropertyDecorator {
     {
       name: 'isRedirectUrl',
       validator: {
-        validate: (value: unknown) => typeof value === 'string' && (value === '' || isHttpUrl(value)),
-        defaultMessage: (args) => `${args?.property} must be an empty string or an absolute http(s) URL`,
+        validate: (value: unknown) =>
+          typeof value === 'string' && (value === '' || isHttpUrl(value)),
+        defaultMessage: (args) =>
+          `${args?.property} must be an empty string or an absolute http(s) URL`,
       },
     },
     options,

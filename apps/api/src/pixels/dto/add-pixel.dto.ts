@@ -20,7 +20,8 @@ export class AddPixelDto {
   @ApiProperty({
     example: 'AW-123456789',
     pattern: '^[A-Za-z0-9_.:-]{1,255}$',
-    description: 'The pixel id / tag code. It is written into HTML pages, so nothing but [A-Za-z0-9_.:-] is accepted.',
+    description:
+      'The pixel id / tag code. It is written into HTML pages, so nothing but [A-Za-z0-9_.:-] is accepted.',
   })
   @IsString()
   @Matches(TAG_PATTERN, { message: TAG_MESSAGE })
