@@ -26,7 +26,7 @@ const NO_RECORD = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
 @Injectable()
 export class DnsResolver {
   async lookup(host: string, timeoutMs = 3000): Promise<DnsAnswer> {
-    const resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
+    const resolver = this.createResolver(timeoutMs);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -53,5 +53,10 @@ export class DnsResolver {
       clearTimeout(timer);
       resolver.cancel();
     }
+  }
+
+  /** The system's resolvers; a test points a subclass at its own server. */
+  protected createResolver(timeoutMs: number): Resolver {
+    return new Resolver({ timeout: timeoutMs, tries: 1 });
   }
 }

@@ -123,16 +123,3 @@ describe('normalizeIp', () => {
     expect(normalizeIp(' 203.0.113.7 ')).toBe('203.0.113.7');
   });
 });
-
-describe('DnsResolver', () => {
-  it('answers "no records" for a reserved .invalid name, within the timeout', async () => {
-    const started = Date.now();
-    const answer = await new DnsResolver()
-      .lookup('nonexistent.invalid', 3000)
-      .catch((e: unknown) => e);
-    // Without a reachable resolver the lookup fails (DnsLookupError) instead; both are bounded in time.
-    if (answer instanceof DnsLookupError) expect(answer.code).toMatch(/^E[A-Z]+$/);
-    else expect(answer).toEqual({ a: [], aaaa: [], cname: [] });
-    expect(Date.now() - started).toBeLessThan(4500);
-  });
-});
