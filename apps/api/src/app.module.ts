@@ -14,8 +14,10 @@ import { ChannelsModule } from './channels/channels.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
+import { LoginLinksModule } from './login-links/login-links.module';
 import { OverlaysModule } from './overlays/overlays.module';
 import { PixelsModule } from './pixels/pixels.module';
+import { PlansModule } from './plans/plans.module';
 import { PublicModule } from './public/public.module';
 import { SplashModule } from './splash/splash.module';
 import { UsersModule } from './users/users.module';
@@ -29,6 +31,8 @@ const FEATURES = [
   HealthModule,
   UsersModule,
   AccountModule,
+  PlansModule,
+  LoginLinksModule,
   PublicModule,
   DomainsModule,
   OverlaysModule,
