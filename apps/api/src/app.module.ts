@@ -9,11 +9,17 @@ import { RedisModule } from '@app/redis';
 import { StatsModule } from '@app/stats';
 
 import { AccountModule } from './account/account.module';
+import { CampaignsModule } from './campaigns/campaigns.module';
+import { ChannelsModule } from './channels/channels.module';
+import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { LoginLinksModule } from './login-links/login-links.module';
+import { OverlaysModule } from './overlays/overlays.module';
+import { PixelsModule } from './pixels/pixels.module';
 import { PlansModule } from './plans/plans.module';
 import { PublicModule } from './public/public.module';
+import { SplashModule } from './splash/splash.module';
 import { UsersModule } from './users/users.module';
 
 /**
@@ -28,6 +34,12 @@ const FEATURES = [
   PlansModule,
   LoginLinksModule,
   PublicModule,
+  DomainsModule,
+  OverlaysModule,
+  CampaignsModule,
+  ChannelsModule,
+  SplashModule,
+  PixelsModule,
 ];
 
 @Module({
