@@ -49,7 +49,7 @@ function routesFrom(doc: { paths: Record<string, Record<string, Operation>>; com
       routes.push({
         method: method as Route['method'],
         template,
-        params: parameters.filter((p) => p.in === 'path').map((p) => p.name),
+        params: [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
         query: parameters.filter((p) => p.in === 'query').map((p) => p.name),
         fields: fieldsOf(op.requestBody?.content?.['application/json']?.schema),
       });

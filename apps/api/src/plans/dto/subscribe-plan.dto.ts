@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { IsIn, IsString, Matches } from 'class-validator';
+
+import { IsOptionalNotNull } from '@app/common';
 
 import { DATE_TIME_PATTERN } from '@app/common';
 import { PlanType } from '@app/database';
@@ -21,7 +23,7 @@ export class SubscribePlanDto {
       'Membership expiry (UTC, in the future). Omitted: monthly = now + 1 calendar month (Jan 31 → Feb 28/29), ' +
       'yearly = now + 12 months, lifetime = never. Ignored for a free plan, which never expires.',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @Matches(DATE_TIME_PATTERN, {
     message: 'expiration must be a date-time formatted YYYY-MM-DD HH:MM:SS (UTC)',

@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsEmail,
   IsInt,
-  IsOptional,
   IsString,
   Length,
   Matches,
@@ -10,6 +9,8 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+
+import { IsOptionalNotNull } from '@app/common';
 
 import { DATE_TIME_PATTERN } from '@app/common';
 
@@ -46,7 +47,7 @@ export class CreateUserDto {
     example: 2,
     description: 'Plan id (default: the free plan); an unknown id is a 400',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsInt({ message: 'planid must be a positive integer' })
   @Min(1, { message: 'planid must be a positive integer' })
   @Max(2147483647, { message: 'planid must be a positive integer' })
@@ -58,7 +59,7 @@ export class CreateUserDto {
     description:
       'Membership expiry, UTC, in the future. Without it a paid plan does not expire; a free plan never expires (ignored).',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @Matches(DATE_TIME_PATTERN, {
     message: 'expiration must be a date-time formatted YYYY-MM-DD HH:MM:SS (UTC)',
