@@ -396,6 +396,50 @@ describe('public redirector', () => {
       }
     });
   });
+  describe('invalidation from the other features', () => {
+    it('a branded domain added, changed or deleted through its API is seen at once', async () => {
+      const u = await createUser(t);
+      const host = `${uniq('d')}.brand.test`;
+      // visited before it exists: cached as "not a branded domain"
+      expect((await visit('/', host).expect(302)).headers.location).toBe('/docs');
+      const added = await t.http().post('/api/domain/add').set(u.auth).send({ domain: `https://${host}`, redirectroot: 'https://brand.example/a' }).expect(200);
+      const domainId = added.body.id;
+      expect((await visit('/', host).expect(302)).headers.location).toBe('https://brand.example/a');
+      await t.http().put(`/api/domain/${domainId}/update`).set(u.auth).send({ redirectroot: 'https://brand.example/b' }).expect(200);
+      expect((await visit('/', host).expect(302)).headers.location).toBe('https://brand.example/b');
+
+      const l = await addLink(t, u, { url: 'https://example.com/on-brand', domain: domainId });
+      expect((await visit(`/${l.alias}`, host).expect(302)).headers.location).toBe('https://example.com/on-brand');
+      expectHtmlPage(await visit(`/${l.alias}`, MAIN), 404);
+      await t.http().delete(`/api/domain/${domainId}/delete`).set(u.auth).expect(200);
+      // its links fall back to the main host
+      expect((await visit(`/${l.alias}`, MAIN).expect(302)).headers.location).toBe('https://example.com/on-brand');
+      expect((await visit('/', host).expect(302)).headers.location).toBe('/docs');
+    });
+
+    it("a pixel's new tag, and its deletion, reach the cached link page", async () => {
+      const u = await createUser(t);
+      const pixel = await insertPixel(t, u.id, 'vendor03pixel', 'first111');
+      const l = await addLink(t, u, { url: 'https://example.com/px', pixels: [pixel] });
+      expect((await visit(`/${l.alias}`)).text).toContain('id=first111');
+      await t.http().put(`/api/pixel/${pixel}/update`).set(u.auth).send({ tag: 'second222' }).expect(200);
+      const page = await visit(`/${l.alias}`);
+      expect(page.text).toContain('id=second222');
+      expect(page.text).not.toContain('first111');
+      await t.http().delete(`/api/pixel/${pixel}/delete`).set(u.auth).expect(200);
+      expect((await visit(`/${l.alias}`).expect(302)).headers.location).toBe('https://example.com/px');
+    });
+
+    it("a deleted user's links stop answering at once", async () => {
+      const admin = await createUser(t, { admin: true });
+      const u = await createUser(t);
+      const l = await addLink(t, u, { url: 'https://example.com/owner' });
+      await visit(`/${l.alias}`).expect(302);
+      await t.http().delete(`/api/user/${u.id}/delete`).set(admin.auth).expect(200);
+      expectHtmlPage(await visit(`/${l.alias}`), 404);
+    });
+  });
+
   describe('dependencies down', () => {
     it('Redis down: links still resolve from Postgres (fail open) and invalidation is applied locally', async () => {
       const redis = await TestRedis.start();

@@ -30,15 +30,29 @@ const MISSING_VALUE = '-';
 const MISSING = Object.freeze({ missing: true as const });
 type Missing = typeof MISSING;
 
-/** What links reference, for `forgetLinksUsing`. */
-export type LinkReference = 'domain' | 'pixel' | 'splash' | 'overlay';
+/** What a link's cached answer depends on, for `affectedBy` / `forgetLinksUsing`. */
+export type LinkReference = 'domain' | 'pixel' | 'splash' | 'overlay' | 'user';
 
-const USING_SQL: Record<LinkReference, string> = {
+const ALIASES_USING: Record<LinkReference, string> = {
   domain: 'SELECT alias FROM links WHERE domain_id = $1',
   pixel: 'SELECT l.alias FROM links l JOIN link_pixels lp ON lp.link_id = l.id WHERE lp.pixel_id = $1',
   splash: 'SELECT alias FROM links WHERE splash_id = $1',
   overlay: 'SELECT alias FROM links WHERE overlay_id = $1',
+  user: 'SELECT alias FROM links WHERE user_id = $1',
 };
+const HOSTS_OF: Partial<Record<LinkReference, string>> = {
+  domain: 'SELECT host FROM domains WHERE id = $1',
+  user: 'SELECT host FROM domains WHERE user_id = $1',
+};
+
+/** Aliases and hosts whose cached answers must go. */
+export interface CacheTargets {
+  aliases?: string[];
+  hosts?: string[];
+}
+
+/** Keys per DEL command when invalidating many aliases at once. */
+const DEL_BATCH = 500;
 
 interface Invalidation {
   a?: string[];
@@ -148,10 +162,10 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Invalidates aliases and / or hosts on every replica. Call it after the change committed (a
-   * new alias too: its "missing" answer may be cached). It runs again two seconds later, so it may
-   * also be called just before a deletion that nulls references.
+   * new alias too: its "missing" answer may be cached). It runs again two seconds later, which
+   * covers a replica that re-filled Redis from a read made just before the commit.
    */
-  async forget(target: { aliases?: string[]; hosts?: string[] }): Promise<void> {
+  async forget(target: CacheTargets): Promise<void> {
     const inv: Invalidation = { a: [...new Set(target.aliases ?? [])], h: [...new Set(target.hosts ?? [])] };
     if (!inv.a?.length && !inv.h?.length) return;
     await this.forgetNow(inv);
@@ -163,10 +177,23 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
     this.timers.add(timer);
   }
 
-  /** Invalidates every link that uses a branded domain, pixel, splash page or overlay (after it changed). */
+  /**
+   * The cached answers that depend on a branded domain (its host and its links), a pixel, splash
+   * page or overlay (the links using it), or a user (their links and domains). For a deletion,
+   * take this before deleting (the rows are gone after) and `forget` it once deleted.
+   */
+  async affectedBy(reference: LinkReference, id: number): Promise<CacheTargets> {
+    const hostSql = HOSTS_OF[reference];
+    const [aliases, hosts] = await Promise.all([
+      this.db.query(ALIASES_USING[reference], [id]) as Promise<Array<{ alias: string }>>,
+      hostSql ? (this.db.query(hostSql, [id]) as Promise<Array<{ host: string }>>) : Promise.resolve([]),
+    ]);
+    return { aliases: aliases.map((r) => r.alias), hosts: hosts.map((r) => r.host) };
+  }
+
+  /** `forget(affectedBy(reference, id))`, after a change that keeps the row. */
   async forgetLinksUsing(reference: LinkReference, id: number): Promise<void> {
-    const rows: Array<{ alias: string }> = await this.db.query(USING_SQL[reference], [id]);
-    await this.forget({ aliases: rows.map((r) => r.alias) });
+    await this.forget(await this.affectedBy(reference, id));
   }
 
   private loadLink(alias: string): Promise<CachedLink | null> {
@@ -249,7 +276,9 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
     const keys = [...(inv.a ?? []).map((a) => this.redis.key('link', a)), ...(inv.h ?? []).map((h) => this.redis.key('host', h))];
     try {
       if (!this.redis.ready) throw new Error('redis is not connected');
-      await this.redis.client.multi().del(...keys).publish(this.channel, JSON.stringify(inv)).exec();
+      const tx = this.redis.client.multi();
+      for (let i = 0; i < keys.length; i += DEL_BATCH) tx.del(...keys.slice(i, i + DEL_BATCH));
+      await tx.publish(this.channel, JSON.stringify(inv)).exec();
     } catch (err) {
       // retried when Redis is back; other replicas' LRU entries expire within LINK_CACHE_SECONDS
       this.pending = { a: [...(this.pending.a ?? []), ...(inv.a ?? [])], h: [...(this.pending.h ?? []), ...(inv.h ?? [])] };
