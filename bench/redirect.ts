@@ -56,7 +56,6 @@ type Autocannon = (opts: {
   requests?: Array<{ setupRequest?: (req: AutocannonRequest) => AutocannonRequest }>;
 }) => Promise<AutocannonResult>;
 // autocannon ships no type declarations
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon: Autocannon = require('autocannon');
 
 const LINKS = 10_000;
@@ -67,7 +66,8 @@ const PUBLIC_HOST = 'bench.test';
 const BROWSER_UA =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const run = `${process.pid}`;
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${run}`;
+const DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${run}`;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_PREFIX = process.env.BENCH_REDIS_PREFIX ?? `bench${run}`;
 
@@ -80,7 +80,14 @@ type ServerKind = 'raw302' | 'redis302' | 'api';
 async function serve(kind: ServerKind): Promise<void> {
   let server;
   if (kind === 'raw302') {
-    const headers = ['Location', 'https://example.com/landing/1', 'Cache-Control', 'private, max-age=90', 'Content-Length', '0'];
+    const headers = [
+      'Location',
+      'https://example.com/landing/1',
+      'Cache-Control',
+      'private, max-age=90',
+      'Content-Length',
+      '0',
+    ];
     server = createServer((_req, res) => {
       res.writeHead(302, headers);
       res.end();
@@ -96,7 +103,14 @@ async function serve(kind: ServerKind): Promise<void> {
             return res.end();
           }
           const link = JSON.parse(value) as { url: string };
-          res.writeHead(302, ['Location', link.url, 'Cache-Control', 'private, max-age=90', 'Content-Length', '0']);
+          res.writeHead(302, [
+            'Location',
+            link.url,
+            'Cache-Control',
+            'private, max-age=90',
+            'Content-Length',
+            '0',
+          ]);
           res.end();
         },
         () => {
@@ -116,7 +130,9 @@ async function serve(kind: ServerKind): Promise<void> {
   server.keepAliveTimeout = 65_000;
   // a clean exit, so --cpu-prof (BENCH_PROFILE) can write its profile
   process.on('SIGTERM', () => process.exit(0));
-  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));
+  server.listen(0, '127.0.0.1', () =>
+    process.send?.({ port: (server.address() as AddressInfo).port }),
+  );
 }
 
 // ---------------------------------------------------------------- parent: seed, drive, report
@@ -160,9 +176,14 @@ async function cleanup(): Promise<void> {
   await redis.quit();
 }
 
-function start(kind: ServerKind, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+function start(
+  kind: ServerKind,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    const profile = process.env.BENCH_PROFILE
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
     const child = fork(__filename, ['serve', kind], {
       execArgv: [...process.execArgv, ...profile],
       env: {
@@ -180,7 +201,9 @@ function start(kind: ServerKind, env: Record<string, string> = {}): Promise<{ ch
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    child.once('message', (m: { port: number }) => resolve({ child, url: `http://127.0.0.1:${m.port}` }));
+    child.once('message', (m: { port: number }) =>
+      resolve({ child, url: `http://127.0.0.1:${m.port}` }),
+    );
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
   });
 }
@@ -223,10 +246,23 @@ interface Measured {
 }
 
 async function measure(name: string, url: string, span: number): Promise<Measured> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers: HEADERS, requests: cycling(span) });
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers: HEADERS,
+    requests: cycling(span),
+  });
   const redirects = Number(r.statusCodeStats['302']?.count ?? 0);
   const total = Object.values(r.statusCodeStats).reduce((s, c) => s + Number(c.count), 0);
-  const m = { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, redirects, other: total - redirects + r.errors + r.timeouts };
+  const m = {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    redirects,
+    other: total - redirects + r.errors + r.timeouts,
+  };
   console.log(
     `${name.padEnd(22)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms` +
       (m.other ? `   (${m.other} non-302 / errors!)` : ''),
@@ -236,8 +272,20 @@ async function measure(name: string, url: string, span: number): Promise<Measure
 
 /** One pass over `span` aliases, so Redis (and the LRU, if any) hold them before measuring. */
 async function warm(url: string, span: number): Promise<void> {
-  await autocannon({ url, connections: 10, amount: span, headers: HEADERS, requests: cycling(span) });
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers: HEADERS, requests: cycling(span) });
+  await autocannon({
+    url,
+    connections: 10,
+    amount: span,
+    headers: HEADERS,
+    requests: cycling(span),
+  });
+  await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: 2,
+    headers: HEADERS,
+    requests: cycling(span),
+  });
 }
 
 interface Scenario {
@@ -260,25 +308,43 @@ function typical(s: Scenario): Measured {
 
 async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
-  console.log(`seeding ${LINKS} links into ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} (Redis prefix ${REDIS_PREFIX}) ...`);
+  console.log(
+    `seeding ${LINKS} links into ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} (Redis prefix ${REDIS_PREFIX}) ...`,
+  );
   await seed();
   const scenarios: Scenario[] = [
     // the cold api first: its warm-up fills Redis with every link, for the Redis baseline too
     { name: 'api cold (Redis)', kind: 'api', span: LINKS, env: { LINK_CACHE_SIZE: '0' }, runs: [] },
-    { name: 'api cold, no recording', kind: 'api', span: LINKS, env: { LINK_CACHE_SIZE: '0', BENCH_RECORD: 'off' }, runs: [] },
+    {
+      name: 'api cold, no recording',
+      kind: 'api',
+      span: LINKS,
+      env: { LINK_CACHE_SIZE: '0', BENCH_RECORD: 'off' },
+      runs: [],
+    },
     { name: 'api hot (LRU)', kind: 'api', span: HOT_SET, runs: [] },
-    { name: 'api hot, no recording', kind: 'api', span: HOT_SET, env: { BENCH_RECORD: 'off' }, runs: [] },
+    {
+      name: 'api hot, no recording',
+      kind: 'api',
+      span: HOT_SET,
+      env: { BENCH_RECORD: 'off' },
+      runs: [],
+    },
     { name: 'baseline raw 302', kind: 'raw302', span: HOT_SET, runs: [] },
     { name: 'baseline Redis + 302', kind: 'redis302', span: LINKS, runs: [] },
   ];
   const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
-  const active = only.length ? scenarios.filter((s) => only.some((o) => s.name.includes(o))) : scenarios;
+  const active = only.length
+    ? scenarios.filter((s) => only.some((o) => s.name.includes(o)))
+    : scenarios;
   try {
     for (const s of active) {
       Object.assign(s, await start(s.kind, s.env));
       await warm(s.url as string, s.span);
     }
-    console.log(`${CONNECTIONS} connections, ${SECONDS} s per run, ${rounds} round(s), loopback, ${cpus().length} cores\n`);
+    console.log(
+      `${CONNECTIONS} connections, ${SECONDS} s per run, ${rounds} round(s), loopback, ${cpus().length} cores\n`,
+    );
     for (let round = 0; round < rounds; round++) {
       for (const s of active) s.runs.push(await measure(s.name, s.url as string, s.span));
       if (rounds > 1) console.log('');
@@ -294,21 +360,36 @@ async function main(): Promise<void> {
     console.log('median runs');
     for (const s of scenarios) {
       const m = typical(s);
-      console.log(`${m.name.padEnd(22)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms`);
+      console.log(
+        `${m.name.padEnd(22)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms`,
+      );
     }
   }
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
   const check = (ok: boolean) => (ok ? 'ok  ' : 'MISS');
   const recordingCost = 1 - hot.rps / hotOff.rps;
   console.log('\ntargets');
-  console.log(`  ${check(hotOff.rps >= 0.9 * raw.rps)} api hot (no recording) / raw 302       ${ratio(hotOff.rps, raw.rps)}  (>= 0.90)`);
-  console.log(`  ${check(hot.rps >= 0.9 * raw.rps)} api hot (recording) / raw 302          ${ratio(hot.rps, raw.rps)}  (>= 0.90)`);
-  console.log(`  ${check(coldOff.rps >= 0.8 * redis.rps)} api cold (no recording) / Redis + 302  ${ratio(coldOff.rps, redis.rps)}  (>= 0.80)`);
-  console.log(`  ${check(cold.rps >= 0.8 * redis.rps)} api cold (recording) / Redis + 302     ${ratio(cold.rps, redis.rps)}  (>= 0.80)`);
-  console.log(`  ${check(Math.max(hot.p99, cold.p99) < 10)} p99 api hot / cold                     ${hot.p99} / ${cold.p99} ms  (< 10 ms)`);
-  console.log(`  ${check(recordingCost < 0.1)} cost of visit recording (hot)          ${(recordingCost * 100).toFixed(1)} %  (< 10 %)`);
+  console.log(
+    `  ${check(hotOff.rps >= 0.9 * raw.rps)} api hot (no recording) / raw 302       ${ratio(hotOff.rps, raw.rps)}  (>= 0.90)`,
+  );
+  console.log(
+    `  ${check(hot.rps >= 0.9 * raw.rps)} api hot (recording) / raw 302          ${ratio(hot.rps, raw.rps)}  (>= 0.90)`,
+  );
+  console.log(
+    `  ${check(coldOff.rps >= 0.8 * redis.rps)} api cold (no recording) / Redis + 302  ${ratio(coldOff.rps, redis.rps)}  (>= 0.80)`,
+  );
+  console.log(
+    `  ${check(cold.rps >= 0.8 * redis.rps)} api cold (recording) / Redis + 302     ${ratio(cold.rps, redis.rps)}  (>= 0.80)`,
+  );
+  console.log(
+    `  ${check(Math.max(hot.p99, cold.p99) < 10)} p99 api hot / cold                     ${hot.p99} / ${cold.p99} ms  (< 10 ms)`,
+  );
+  console.log(
+    `  ${check(recordingCost < 0.1)} cost of visit recording (hot)          ${(recordingCost * 100).toFixed(1)} %  (< 10 %)`,
+  );
   const failures = scenarios.filter((s) => s.runs.some((m) => m.other > 0));
-  if (failures.length) console.log(`\nwarning: non-302 answers in ${failures.map((f) => f.name).join(', ')}`);
+  if (failures.length)
+    console.log(`\nwarning: non-302 answers in ${failures.map((f) => f.name).join(', ')}`);
 }
 
 if (process.argv[2] === 'serve') {

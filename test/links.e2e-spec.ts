@@ -1,4 +1,12 @@
-import { createPlan, createTestApp, createUser, DATE_TIME, expectError, TestApp, TestUser } from './support/app';
+import {
+  createPlan,
+  createTestApp,
+  createUser,
+  DATE_TIME,
+  expectError,
+  TestApp,
+  TestUser,
+} from './support/app';
 import {
   addLink,
   dateTimeIn,
@@ -30,11 +38,26 @@ describe('links API', () => {
   let user: TestUser;
   let other: TestUser;
 
-  const add = (u: TestUser, body: unknown) => t.http().post('/api/url/add').set(u.auth).send(body as object);
-  const update = (u: TestUser, id: number, body: unknown) => t.http().put(`/api/url/${id}/update`).set(u.auth).send(body as object);
+  const add = (u: TestUser, body: unknown) =>
+    t
+      .http()
+      .post('/api/url/add')
+      .set(u.auth)
+      .send(body as object);
+  const update = (u: TestUser, id: number, body: unknown) =>
+    t
+      .http()
+      .put(`/api/url/${id}/update`)
+      .set(u.auth)
+      .send(body as object);
   const read = (u: TestUser, id: number) => t.http().get(`/api/url/${id}`).set(u.auth);
   const row = async (id: number) =>
-    (await t.db.query(`SELECT *, to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS expiry FROM links WHERE id = $1`, [id]))[0];
+    (
+      await t.db.query(
+        `SELECT *, to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS expiry FROM links WHERE id = $1`,
+        [id],
+      )
+    )[0];
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -47,7 +70,11 @@ describe('links API', () => {
     it('shortens a URL with a generated alias: {error, id, shorturl}', async () => {
       const u = await createUser(t);
       const res = await add(u, { url: 'https://example.com/a?b=c' }).expect(200);
-      expect(res.body).toEqual({ error: 0, id: expect.any(Number), shorturl: expect.stringMatching(SHORT) });
+      expect(res.body).toEqual({
+        error: 0,
+        id: expect.any(Number),
+        shorturl: expect.stringMatching(SHORT),
+      });
       const r = await row(res.body.id);
       expect(r).toMatchObject({
         user_id: u.id,
@@ -93,15 +120,37 @@ describe('links API', () => {
         campaign,
         channel,
       }).expect(200);
-      expect(res.body).toEqual({ error: 0, id: expect.any(Number), shorturl: `${domain.url}/${alias}` });
+      expect(res.body).toEqual({
+        error: 0,
+        id: expect.any(Number),
+        shorturl: `${domain.url}/${alias}`,
+      });
       const id = res.body.id;
       const r = await row(id);
-      expect(r).toMatchObject({ alias, domain_id: domain.id, type: 'splash', splash_id: splash, overlay_id: null, campaign_id: campaign, expiry });
+      expect(r).toMatchObject({
+        alias,
+        domain_id: domain.id,
+        type: 'splash',
+        splash_id: splash,
+        overlay_id: null,
+        campaign_id: campaign,
+        expiry,
+      });
       expect(r.password_hash).toMatch(/^\$argon2id\$/);
-      const pixels = await t.db.query(`SELECT pixel_id FROM link_pixels WHERE link_id = $1 ORDER BY pixel_id`, [id]);
-      expect(pixels.map((p: { pixel_id: number }) => p.pixel_id)).toEqual([pixelA, pixelB].sort((a, b) => a - b));
-      const items = await t.db.query(`SELECT channel_id, user_id, item_type, item_id FROM channel_items WHERE item_id = $1 AND item_type = 'links'`, [id]);
-      expect(items).toEqual([{ channel_id: channel, user_id: u.id, item_type: 'links', item_id: id }]);
+      const pixels = await t.db.query(
+        `SELECT pixel_id FROM link_pixels WHERE link_id = $1 ORDER BY pixel_id`,
+        [id],
+      );
+      expect(pixels.map((p: { pixel_id: number }) => p.pixel_id)).toEqual(
+        [pixelA, pixelB].sort((a, b) => a - b),
+      );
+      const items = await t.db.query(
+        `SELECT channel_id, user_id, item_type, item_id FROM channel_items WHERE item_id = $1 AND item_type = 'links'`,
+        [id],
+      );
+      expect(items).toEqual([
+        { channel_id: channel, user_id: u.id, item_type: 'links', item_id: id },
+      ]);
 
       const details = (await read(u, id).expect(200)).body;
       expect(details).toEqual({
@@ -134,7 +183,13 @@ describe('links API', () => {
     it('finds the domain by host name, by URL and case-insensitively', async () => {
       const u = await createUser(t);
       const domain = await insertDomain(t, u.id);
-      for (const ref of [domain.host, domain.url, `${domain.url}/`, domain.host.toUpperCase(), `http://${domain.host}`]) {
+      for (const ref of [
+        domain.host,
+        domain.url,
+        `${domain.url}/`,
+        domain.host.toUpperCase(),
+        `http://${domain.host}`,
+      ]) {
         const res = await add(u, { url: 'https://example.com/', domain: ref }).expect(200);
         expect(res.body.shorturl.startsWith(`${domain.url}/`)).toBe(true);
         expect((await row(res.body.id)).domain_id).toBe(domain.id);
@@ -144,7 +199,16 @@ describe('links API', () => {
     it("400 naming domain for someone else's, an unknown or a malformed domain; nothing created", async () => {
       const u = await createUser(t);
       const foreign = await insertDomain(t, other.id);
-      for (const domain of [foreign.id, foreign.host, foreign.url, 999999, 'nowhere.example', 'https://x.example/path', 'ftp://x.example', '']) {
+      for (const domain of [
+        foreign.id,
+        foreign.host,
+        foreign.url,
+        999999,
+        'nowhere.example',
+        'https://x.example/path',
+        'ftp://x.example',
+        '',
+      ]) {
         expectError(await add(u, { url: 'https://example.com/', domain }), 400, /^domain: /);
       }
       expectError(await add(u, { url: 'https://example.com/', domain: true }), 400, /^domain: /);
@@ -154,13 +218,23 @@ describe('links API', () => {
 
     it('type: frame, overlay by id, the newest overlay, and splash without a splash page', async () => {
       const u = await createUser(t);
-      expect((await row((await addLink(t, u, { url: 'https://e.com/', type: 'frame' })).id)).type).toBe('frame');
+      expect(
+        (await row((await addLink(t, u, { url: 'https://e.com/', type: 'frame' })).id)).type,
+      ).toBe('frame');
       expectError(await add(u, { url: 'https://e.com/', type: 'splash' }), 400, /^type: .*splash/);
-      expectError(await add(u, { url: 'https://e.com/', type: 'overlay' }), 400, /^type: .*overlay/);
+      expectError(
+        await add(u, { url: 'https://e.com/', type: 'overlay' }),
+        400,
+        /^type: .*overlay/,
+      );
       const o1 = await insertOverlay(t, u.id);
       const o2 = await insertOverlay(t, u.id);
-      expect(await row((await addLink(t, u, { url: 'https://e.com/', type: o1 })).id)).toMatchObject({ type: 'overlay', overlay_id: o1 });
-      expect(await row((await addLink(t, u, { url: 'https://e.com/', type: 'overlay' })).id)).toMatchObject({ type: 'overlay', overlay_id: o2 });
+      expect(
+        await row((await addLink(t, u, { url: 'https://e.com/', type: o1 })).id),
+      ).toMatchObject({ type: 'overlay', overlay_id: o1 });
+      expect(
+        await row((await addLink(t, u, { url: 'https://e.com/', type: 'overlay' })).id),
+      ).toMatchObject({ type: 'overlay', overlay_id: o2 });
       const foreign = await insertOverlay(t, other.id);
       const before = await linkCount(t, u.id);
       expectError(await add(u, { url: 'https://e.com/', type: foreign }), 404, /Overlay not found/);
@@ -247,14 +321,20 @@ describe('links API', () => {
       await insertLink(t, u.id, uniq('q'), 'https://example.com/', 'qr');
       await addLink(t, u, { url: 'https://example.com/1' });
       await addLink(t, u, { url: 'https://example.com/2' });
-      expectError(await add(u, { url: 'https://example.com/3' }), 403, /Plan limit reached.*2 links/);
+      expectError(
+        await add(u, { url: 'https://example.com/3' }),
+        403,
+        /Plan limit reached.*2 links/,
+      );
       expect(await linkCount(t, u.id)).toBe(3);
     });
 
     it('the links limit holds under concurrent creations', async () => {
       const plan = await createPlan(t, { links: 3 });
       const u = await createUser(t, { planId: plan });
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => add(u, { url: `https://example.com/${i}` })));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => add(u, { url: `https://example.com/${i}` })),
+      );
       expect(results.filter((r) => r.status === 200)).toHaveLength(3);
       expect(results.filter((r) => r.status === 403)).toHaveLength(5);
       expect(await linkCount(t, u.id)).toBe(3);
@@ -262,7 +342,12 @@ describe('links API', () => {
 
     it('403 for a custom alias, splash, overlay or pixels when the plan disables them', async () => {
       const off = { enabled: '0' };
-      const plan = await createPlan(t, { alias: off, splash: { enabled: '0', count: '0' }, overlay: { enabled: '0', count: '0' }, pixels: { enabled: '0', count: '0' } });
+      const plan = await createPlan(t, {
+        alias: off,
+        splash: { enabled: '0', count: '0' },
+        overlay: { enabled: '0', count: '0' },
+        pixels: { enabled: '0', count: '0' },
+      });
       const u = await createUser(t, { planId: plan });
       await insertSplash(t, u.id);
       const overlay = await insertOverlay(t, u.id);
@@ -286,10 +371,14 @@ describe('links API', () => {
   });
 
   describe('GET /api/urls', () => {
-    it('lists the caller\'s links newest first with the documented item and counters', async () => {
+    it("lists the caller's links newest first with the documented item and counters", async () => {
       const u = await createUser(t);
       const domain = await insertDomain(t, u.id);
-      const a = await addLink(t, u, { url: 'https://example.com/a', title: 'A', description: 'first' });
+      const a = await addLink(t, u, {
+        url: 'https://example.com/a',
+        title: 'A',
+        description: 'first',
+      });
       const b = await addLink(t, u, { url: 'https://example.com/b', domain: domain.id });
       await insertLink(t, u.id, uniq('qr'), 'https://example.com/', 'qr');
       await addLink(t, other, { url: 'https://example.com/other' });
@@ -333,9 +422,16 @@ describe('links API', () => {
     it('paginates', async () => {
       const u = await createUser(t);
       const ids = [];
-      for (let i = 0; i < 3; i++) ids.push((await addLink(t, u, { url: `https://example.com/${i}` })).id);
+      for (let i = 0; i < 3; i++)
+        ids.push((await addLink(t, u, { url: `https://example.com/${i}` })).id);
       const res = await t.http().get('/api/urls?limit=2&page=2').set(u.auth).expect(200);
-      expect(res.body.data).toMatchObject({ result: 3, perpage: 2, currentpage: 2, nextpage: 0, maxpage: 2 });
+      expect(res.body.data).toMatchObject({
+        result: 3,
+        perpage: 2,
+        currentpage: 2,
+        nextpage: 0,
+        maxpage: 2,
+      });
       expect(res.body.data.urls.map((l: { id: number }) => l.id)).toEqual([ids[0]]);
       const first = await t.http().get('/api/urls?limit=2').set(u.auth).expect(200);
       expect(first.body.data).toMatchObject({ currentpage: 1, nextpage: 2 });
@@ -345,13 +441,21 @@ describe('links API', () => {
     it('q searches url, title and alias literally (LIKE wildcards escaped); short is an exact alias', async () => {
       const u = await createUser(t);
       const byUrl = await addLink(t, u, { url: 'https://needle.example/x' });
-      const byTitle = await addLink(t, u, { url: 'https://example.com/1', title: 'The NEEDLE title' });
+      const byTitle = await addLink(t, u, {
+        url: 'https://example.com/1',
+        title: 'The NEEDLE title',
+      });
       const alias = uniq('needle');
       const byAlias = await addLink(t, u, { url: 'https://example.com/2', custom: alias });
-      const percent = await addLink(t, u, { url: 'https://example.com/100%25off', title: '50% off' });
+      const percent = await addLink(t, u, {
+        url: 'https://example.com/100%25off',
+        title: '50% off',
+      });
       await addLink(t, u, { url: 'https://example.com/3', title: 'hay' });
       const ids = async (qs: string) =>
-        (await t.http().get(`/api/urls?${qs}`).set(u.auth).expect(200)).body.data.urls.map((l: { id: number }) => l.id);
+        (await t.http().get(`/api/urls?${qs}`).set(u.auth).expect(200)).body.data.urls.map(
+          (l: { id: number }) => l.id,
+        );
       expect(await ids('q=needle')).toEqual([byAlias.id, byTitle.id, byUrl.id]);
       expect(await ids('q=%25')).toEqual([percent.id]);
       expect(await ids('q=_')).toEqual([]);
@@ -365,11 +469,14 @@ describe('links API', () => {
       const a = await addLink(t, u, { url: 'https://example.com/a' });
       const b = await addLink(t, u, { url: 'https://example.com/b' });
       const c = await addLink(t, u, { url: 'https://example.com/c' });
-      for (let i = 0; i < 3; i++) await recordVisit(t, { linkId: a.id, userId: u.id, ip: `10.1.0.${i + 1}` });
+      for (let i = 0; i < 3; i++)
+        await recordVisit(t, { linkId: a.id, userId: u.id, ip: `10.1.0.${i + 1}` });
       await recordVisit(t, { linkId: c.id, userId: u.id });
       await foldStats(t);
       const res = await t.http().get('/api/urls?order=click').set(u.auth).expect(200);
-      expect(res.body.data.urls.map((l: { id: number; clicks: number }) => [l.id, l.clicks])).toEqual([
+      expect(
+        res.body.data.urls.map((l: { id: number; clicks: number }) => [l.id, l.clicks]),
+      ).toEqual([
         [a.id, 3],
         [c.id, 1],
         [b.id, 0],
@@ -383,7 +490,14 @@ describe('links API', () => {
       expectError(await t.http().get('/api/urls?order=views').set(user.auth), 400, /^order: /);
       expectError(await t.http().get('/api/urls?limit=0').set(user.auth), 400, /^limit: /);
       expectError(await t.http().get('/api/urls?page=x').set(user.auth), 400, /^page: /);
-      expectError(await t.http().get(`/api/urls?q=${'q'.repeat(256)}`).set(user.auth), 400, /^q: /);
+      expectError(
+        await t
+          .http()
+          .get(`/api/urls?q=${'q'.repeat(256)}`)
+          .set(user.auth),
+        400,
+        /^q: /,
+      );
       expectError(await t.http().get('/api/urls?q=a&q=b').set(user.auth), 400, /^q: /);
     });
   });
@@ -431,9 +545,20 @@ describe('links API', () => {
     it('a browser visit through the redirector shows up in the statistics', async () => {
       const u = await createUser(t);
       const l = await addLink(t, u, { url: 'https://example.com/visited' });
-      await t.http().get(`/${l.alias}`).set('Host', 'short.test').set('User-Agent', BROWSER_UA).set('X-Forwarded-For', '8.8.8.8').expect(302);
+      await t
+        .http()
+        .get(`/${l.alias}`)
+        .set('Host', 'short.test')
+        .set('User-Agent', BROWSER_UA)
+        .set('X-Forwarded-For', '8.8.8.8')
+        .expect(302);
       await eventually(async () => (await read(u, l.id)).body.data.clicks === 1);
-      const expected = { clicks: 1, uniqueClicks: 1, topBrowsers: { Chrome: '1' }, topOs: { Windows: '1' } };
+      const expected = {
+        clicks: 1,
+        uniqueClicks: 1,
+        topBrowsers: { Chrome: '1' },
+        topOs: { Windows: '1' },
+      };
       expect((await read(u, l.id)).body.data).toMatchObject(expected);
       expect((await read(u, l.id)).body.details).toMatchObject({ clicks: 1, uniqueClicks: 1 });
       await foldStats(t);
@@ -446,10 +571,21 @@ describe('links API', () => {
   describe('PUT /api/url/:id/update', () => {
     it('changes only what is sent: {error, id, short, shorturl}', async () => {
       const u = await createUser(t);
-      const l = await addLink(t, u, { url: 'https://example.com/old', title: 'Old', description: 'keep me' });
-      const res = await update(u, l.id, { url: 'https://example.com/new', title: 'New' }).expect(200);
+      const l = await addLink(t, u, {
+        url: 'https://example.com/old',
+        title: 'Old',
+        description: 'keep me',
+      });
+      const res = await update(u, l.id, { url: 'https://example.com/new', title: 'New' }).expect(
+        200,
+      );
       expect(res.body).toEqual({ error: 0, id: l.id, short: l.alias, shorturl: l.shorturl });
-      expect(await row(l.id)).toMatchObject({ url: 'https://example.com/new', title: 'New', description: 'keep me', alias: l.alias });
+      expect(await row(l.id)).toMatchObject({
+        url: 'https://example.com/new',
+        title: 'New',
+        description: 'keep me',
+        alias: l.alias,
+      });
     });
 
     it('changes the alias (409 when taken, 400 when reserved, same alias is fine)', async () => {
@@ -457,7 +593,12 @@ describe('links API', () => {
       const l = await addLink(t, u, { url: 'https://example.com/' });
       const alias = uniq('renamed');
       const res = await update(u, l.id, { custom: alias }).expect(200);
-      expect(res.body).toEqual({ error: 0, id: l.id, short: alias, shorturl: `http://short.test/${alias}` });
+      expect(res.body).toEqual({
+        error: 0,
+        id: l.id,
+        short: alias,
+        shorturl: `http://short.test/${alias}`,
+      });
       await update(u, l.id, { custom: alias }).expect(200);
       const taken = await addLink(t, other, { url: 'https://example.com/' });
       expectError(await update(u, l.id, { custom: taken.alias, title: 'x' }), 409, /^custom: /);
@@ -468,7 +609,11 @@ describe('links API', () => {
     it('removes the password with "", the expiry, domain and campaign with null; replaces pixels; adds a channel', async () => {
       const u = await createUser(t);
       const domain = await insertDomain(t, u.id);
-      const [p1, p2, p3] = [await insertPixel(t, u.id), await insertPixel(t, u.id), await insertPixel(t, u.id)];
+      const [p1, p2, p3] = [
+        await insertPixel(t, u.id),
+        await insertPixel(t, u.id),
+        await insertPixel(t, u.id),
+      ];
       const campaign = await insertCampaign(t, u.id);
       const [ch1, ch2] = [await insertChannel(t, u.id), await insertChannel(t, u.id)];
       const l = await addLink(t, u, {
@@ -482,7 +627,14 @@ describe('links API', () => {
       });
       await update(u, l.id, { pixels: [p3, p2] }).expect(200);
       expect((await read(u, l.id)).body.details.pixels).toEqual([p2, p3]);
-      const res = await update(u, l.id, { password: '', expiry: null, domain: null, campaign: null, pixels: [], channel: ch2 }).expect(200);
+      const res = await update(u, l.id, {
+        password: '',
+        expiry: null,
+        domain: null,
+        campaign: null,
+        pixels: [],
+        channel: ch2,
+      }).expect(200);
       expect(res.body.shorturl).toBe(`http://short.test/${l.alias}`);
       expect((await read(u, l.id)).body.details).toMatchObject({
         password: false,
@@ -491,12 +643,21 @@ describe('links API', () => {
         campaign: null,
         pixels: [],
       });
-      const items = await t.db.query(`SELECT channel_id FROM channel_items WHERE item_type = 'links' AND item_id = $1 ORDER BY channel_id`, [l.id]);
+      const items = await t.db.query(
+        `SELECT channel_id FROM channel_items WHERE item_type = 'links' AND item_id = $1 ORDER BY channel_id`,
+        [l.id],
+      );
       expect(items.map((i: { channel_id: number }) => i.channel_id)).toEqual([ch1, ch2]);
       await update(u, l.id, { channel: ch2 }).expect(200);
       const newExpiry = dateTimeIn(7_200_000);
-      await update(u, l.id, { expiry: newExpiry, password: 'again', domain: domain.id }).expect(200);
-      expect((await read(u, l.id)).body.details).toMatchObject({ expiry: newExpiry, password: true, domain: domain.url });
+      await update(u, l.id, { expiry: newExpiry, password: 'again', domain: domain.id }).expect(
+        200,
+      );
+      expect((await read(u, l.id)).body.details).toMatchObject({
+        expiry: newExpiry,
+        password: true,
+        domain: domain.url,
+      });
     });
 
     it('changes the type; direct clears the overlay', async () => {
@@ -515,11 +676,27 @@ describe('links API', () => {
       const before = await snapshot(t, u.id);
       expectError(await update(u, l.id, {}), 400, /at least one field/);
       expectError(await update(u, l.id, { url: 'nope', title: 'changed' }), 400, /^url: /);
-      expectError(await update(u, l.id, { expiry: '2001-01-01 00:00:00', title: 'changed' }), 400, /^expiry: /);
+      expectError(
+        await update(u, l.id, { expiry: '2001-01-01 00:00:00', title: 'changed' }),
+        400,
+        /^expiry: /,
+      );
       expectError(await update(u, l.id, { title: null }), 400, /^title: /);
-      expectError(await update(u, l.id, { domain: 'other.example', title: 'changed' }), 400, /^domain: /);
-      expectError(await update(u, l.id, { pixels: [await insertPixel(t, other.id)], title: 'changed' }), 404, /Pixel/);
-      expectError(await update(u, l.id, { campaign: await insertCampaign(t, other.id), pixels: [] }), 404, /Campaign/);
+      expectError(
+        await update(u, l.id, { domain: 'other.example', title: 'changed' }),
+        400,
+        /^domain: /,
+      );
+      expectError(
+        await update(u, l.id, { pixels: [await insertPixel(t, other.id)], title: 'changed' }),
+        404,
+        /Pixel/,
+      );
+      expectError(
+        await update(u, l.id, { campaign: await insertCampaign(t, other.id), pixels: [] }),
+        404,
+        /Campaign/,
+      );
       expectError(await update(u, l.id, { unknown: 1 }), 400, /^unknown: unknown field/);
       expect(await snapshot(t, u.id)).toEqual(before);
       const theirs = await addLink(t, other, { url: 'https://example.com/' });
@@ -533,13 +710,19 @@ describe('links API', () => {
     it('deletes the link, its pixels and its channel assignments', async () => {
       const u = await createUser(t);
       const channel = await insertChannel(t, u.id);
-      const l = await addLink(t, u, { url: 'https://example.com/', pixels: [await insertPixel(t, u.id)], channel });
+      const l = await addLink(t, u, {
+        url: 'https://example.com/',
+        pixels: [await insertPixel(t, u.id)],
+        channel,
+      });
       const keep = await addLink(t, u, { url: 'https://example.com/keep', channel });
       const res = await t.http().delete(`/api/url/${l.id}/delete`).set(u.auth).expect(200);
       expect(res.body).toEqual({ error: 0, message: expect.any(String) });
       expect(await row(l.id)).toBeUndefined();
       expect(await t.db.query(`SELECT 1 FROM link_pixels WHERE link_id = $1`, [l.id])).toEqual([]);
-      const items = await t.db.query(`SELECT item_id FROM channel_items WHERE channel_id = $1`, [channel]);
+      const items = await t.db.query(`SELECT item_id FROM channel_items WHERE channel_id = $1`, [
+        channel,
+      ]);
       expect(items).toEqual([{ item_id: keep.id }]);
       expectError(await t.http().delete(`/api/url/${l.id}/delete`).set(u.auth), 404);
     });
@@ -547,7 +730,11 @@ describe('links API', () => {
     it("404 for someone else's link or a QR code's link; nothing deleted", async () => {
       const theirs = await addLink(t, other, { url: 'https://example.com/' });
       const qr = await insertLink(t, user.id, uniq('qr'), 'https://example.com/', 'qr');
-      expectError(await t.http().delete(`/api/url/${theirs.id}/delete`).set(user.auth), 404, /Link not found/);
+      expectError(
+        await t.http().delete(`/api/url/${theirs.id}/delete`).set(user.auth),
+        404,
+        /Link not found/,
+      );
       expectError(await t.http().delete(`/api/url/${qr}/delete`).set(user.auth), 404);
       expect(await row(theirs.id)).toBeDefined();
       expect(await row(qr)).toBeDefined();
@@ -565,6 +752,8 @@ describe('links API', () => {
     ]) {
       expect(doc.paths[path]?.[method]).toBeDefined();
     }
-    expect(doc.paths['/api/url/add'].post.requestBody.content['application/json'].schema).toBeDefined();
+    expect(
+      doc.paths['/api/url/add'].post.requestBody.content['application/json'].schema,
+    ).toBeDefined();
   });
 });

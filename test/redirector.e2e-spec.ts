@@ -36,7 +36,8 @@ describe('public redirector', () => {
   let t: TestApp;
   let user: TestUser;
 
-  const visit = (path: string, host = MAIN, app: TestApp = t) => app.http().get(path).set('Host', host).redirects(0);
+  const visit = (path: string, host = MAIN, app: TestApp = t) =>
+    app.http().get(path).set('Host', host).redirects(0);
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -52,9 +53,15 @@ describe('public redirector', () => {
       expect(res.headers['cache-control']).toBe('private, max-age=90');
       expect(res.text).toBe('');
       // the query string of the short link is ignored; unknown hosts serve the main host's links
-      expect((await visit(`/${l.alias}?utm=1`).expect(302)).headers.location).toBe('https://example.com/target?x=1');
-      expect((await t.http().get(`/${l.alias}`).redirects(0).expect(302)).headers.location).toBe('https://example.com/target?x=1');
-      expect((await visit(`/${l.alias}`, 'SHORT.TEST:8080').expect(302)).headers.location).toBe('https://example.com/target?x=1');
+      expect((await visit(`/${l.alias}?utm=1`).expect(302)).headers.location).toBe(
+        'https://example.com/target?x=1',
+      );
+      expect((await t.http().get(`/${l.alias}`).redirects(0).expect(302)).headers.location).toBe(
+        'https://example.com/target?x=1',
+      );
+      expect((await visit(`/${l.alias}`, 'SHORT.TEST:8080').expect(302)).headers.location).toBe(
+        'https://example.com/target?x=1',
+      );
     });
 
     it('HEAD answers the same headers without a body', async () => {
@@ -84,7 +91,9 @@ describe('public redirector', () => {
 
     it('a percent-encoded target is sent as is', async () => {
       const l = await addLink(t, user, { url: 'https://example.com/größe' });
-      expect((await visit(`/${l.alias}`).expect(302)).headers.location).toBe('https://example.com/gr%C3%B6%C3%9Fe');
+      expect((await visit(`/${l.alias}`).expect(302)).headers.location).toBe(
+        'https://example.com/gr%C3%B6%C3%9Fe',
+      );
     });
 
     it('QR-code and bio short codes are not served at /<alias>', async () => {
@@ -102,7 +111,10 @@ describe('public redirector', () => {
         expectHtmlPage(res, 405);
         expect(res.headers.allow).toBe('GET, HEAD');
       }
-      expectHtmlPage(await t.http().post(`/${l.alias}`).set('Host', MAIN).type('form').send('password=x'), 405);
+      expectHtmlPage(
+        await t.http().post(`/${l.alias}`).set('Host', MAIN).type('form').send('password=x'),
+        405,
+      );
       expectHtmlPage(await t.http().post('/').set('Host', MAIN), 405);
     });
   });
@@ -110,10 +122,10 @@ describe('public redirector', () => {
   describe('expiry', () => {
     it('410 page once expired (also for HEAD and POST)', async () => {
       const alias = uniq('exp');
-      await t.db.query(`INSERT INTO links (user_id, alias, url, expires_at) VALUES ($1, $2, 'https://example.com/', now() - interval '1 second')`, [
-        user.id,
-        alias,
-      ]);
+      await t.db.query(
+        `INSERT INTO links (user_id, alias, url, expires_at) VALUES ($1, $2, 'https://example.com/', now() - interval '1 second')`,
+        [user.id, alias],
+      );
       const res = await visit(`/${alias}`);
       expectHtmlPage(res, 410);
       expect(res.text).toContain('expired');
@@ -121,7 +133,10 @@ describe('public redirector', () => {
     });
 
     it('a link expiring while cached turns 410 without any invalidation', async () => {
-      const l = await addLink(t, user, { url: 'https://example.com/soon', expiry: dateTimeIn(2500) });
+      const l = await addLink(t, user, {
+        url: 'https://example.com/soon',
+        expiry: dateTimeIn(2500),
+      });
       await visit(`/${l.alias}`).expect(302);
       await new Promise((r) => setTimeout(r, 3000));
       expectHtmlPage(await visit(`/${l.alias}`), 410);
@@ -130,7 +145,10 @@ describe('public redirector', () => {
 
   describe('password', () => {
     it('GET shows the form; a wrong password is a 401 form with an error; the right one a 302', async () => {
-      const l = await addLink(t, user, { url: 'https://example.com/secret', password: 'open sesame' });
+      const l = await addLink(t, user, {
+        url: 'https://example.com/secret',
+        password: 'open sesame',
+      });
       const form = await visit(`/${l.alias}`);
       const csp = expectHtmlPage(form, 200);
       expect(csp).toContain("form-action 'self' https://example.com");
@@ -140,20 +158,39 @@ describe('public redirector', () => {
       expect(form.text).not.toContain('example.com/secret');
       expect(form.text).not.toContain('Wrong password');
 
-      const wrong = await t.http().post(`/${l.alias}`).set('Host', MAIN).type('form').send({ password: 'nope' });
+      const wrong = await t
+        .http()
+        .post(`/${l.alias}`)
+        .set('Host', MAIN)
+        .type('form')
+        .send({ password: 'nope' });
       expectHtmlPage(wrong, 401);
       expect(wrong.text).toContain('Wrong password');
       expect(wrong.text).not.toContain('example.com/secret');
-      expectHtmlPage(await t.http().post(`/${l.alias}`).set('Host', MAIN).type('form').send({}), 401);
+      expectHtmlPage(
+        await t.http().post(`/${l.alias}`).set('Host', MAIN).type('form').send({}),
+        401,
+      );
 
-      const right = await t.http().post(`/${l.alias}`).set('Host', MAIN).type('form').send({ password: 'open sesame' }).redirects(0);
+      const right = await t
+        .http()
+        .post(`/${l.alias}`)
+        .set('Host', MAIN)
+        .type('form')
+        .send({ password: 'open sesame' })
+        .redirects(0);
       expect(right.status).toBe(302);
       expect(right.headers.location).toBe('https://example.com/secret');
     });
 
     it('refuses a form over 4 KB (413) and a body that is not a form (400)', async () => {
       const l = await addLink(t, user, { url: 'https://example.com/secret', password: 'pw' });
-      const big = await t.http().post(`/${l.alias}`).set('Host', MAIN).type('form').send(`password=${'x'.repeat(5000)}`);
+      const big = await t
+        .http()
+        .post(`/${l.alias}`)
+        .set('Host', MAIN)
+        .type('form')
+        .send(`password=${'x'.repeat(5000)}`);
       expectHtmlPage(big, 413);
       const json = await t.http().post(`/${l.alias}`).set('Host', MAIN).send({ password: 'pw' });
       expectHtmlPage(json, 400);
@@ -162,34 +199,60 @@ describe('public redirector', () => {
     it('pauses a client after 10 wrong passwords (429), even for the right one', async () => {
       const l = await addLink(t, user, { url: 'https://example.com/secret', password: 'right' });
       const post = (password: string) =>
-        t.http().post(`/${l.alias}`).set('Host', MAIN).set('X-Forwarded-For', '203.0.113.9').type('form').send({ password }).redirects(0);
+        t
+          .http()
+          .post(`/${l.alias}`)
+          .set('Host', MAIN)
+          .set('X-Forwarded-For', '203.0.113.9')
+          .type('form')
+          .send({ password })
+          .redirects(0);
       for (let i = 0; i < 10; i++) expect((await post(`wrong${i}`)).status).toBe(401);
       const paused = await post('right');
       expectHtmlPage(paused, 429);
       expect(paused.headers['retry-after']).toBe('600');
       // another client is not affected
-      const other = await t.http().post(`/${l.alias}`).set('Host', MAIN).set('X-Forwarded-For', '203.0.113.10').type('form').send({ password: 'right' }).redirects(0);
+      const other = await t
+        .http()
+        .post(`/${l.alias}`)
+        .set('Host', MAIN)
+        .set('X-Forwarded-For', '203.0.113.10')
+        .type('form')
+        .send({ password: 'right' })
+        .redirects(0);
       expect(other.status).toBe(302);
     });
   });
 
   describe('branded domains', () => {
     it('serves its links by Host; root and unknown aliases go to redirectroot / redirect404', async () => {
-      const domain = await insertDomain(t, user.id, { root: 'https://brand.example/home', notFound: 'https://brand.example/404' });
+      const domain = await insertDomain(t, user.id, {
+        root: 'https://brand.example/home',
+        notFound: 'https://brand.example/404',
+      });
       const l = await addLink(t, user, { url: 'https://example.com/branded', domain: domain.id });
       expect(l.shorturl).toBe(`${domain.url}/${l.alias}`);
-      expect((await visit(`/${l.alias}`, domain.host).expect(302)).headers.location).toBe('https://example.com/branded');
-      expect((await visit(`/${l.alias}`, `${domain.host.toUpperCase()}:443`).expect(302)).headers.location).toBe('https://example.com/branded');
+      expect((await visit(`/${l.alias}`, domain.host).expect(302)).headers.location).toBe(
+        'https://example.com/branded',
+      );
+      expect(
+        (await visit(`/${l.alias}`, `${domain.host.toUpperCase()}:443`).expect(302)).headers
+          .location,
+      ).toBe('https://example.com/branded');
       const root = await visit('/', domain.host).expect(302);
       expect(root.headers.location).toBe('https://brand.example/home');
       const unknown = await visit('/nothing-here', domain.host).expect(302);
       expect(unknown.headers.location).toBe('https://brand.example/404');
       expect(unknown.headers['cache-control']).toBe('no-store');
-      expect((await visit('/r/some-slug', domain.host).expect(302)).headers.location).toBe('https://brand.example/404');
+      expect((await visit('/r/some-slug', domain.host).expect(302)).headers.location).toBe(
+        'https://brand.example/404',
+      );
       // a branded link is not served on the main host, nor a main-host link on the brand
       expectHtmlPage(await visit(`/${l.alias}`, MAIN), 404);
       const plain = await addLink(t, user, { url: 'https://example.com/plain' });
-      expect((await visit(`/${plain.alias}`, domain.host).expect(302)).headers.location).toBe('https://brand.example/404');
+      expect((await visit(`/${plain.alias}`, domain.host).expect(302)).headers.location).toBe(
+        'https://brand.example/404',
+      );
     });
 
     it('without redirectroot / redirect404 the 404 page answers', async () => {
@@ -230,8 +293,16 @@ describe('public redirector', () => {
 
     it('GET /u/<slug>-<id> lists a public campaign (escaped); private, wrong slug or unknown is a 404', async () => {
       const slug = uniq('list-').toLowerCase();
-      const campaign = await insertCampaign(t, user.id, { slug, public: true, name: 'Spring <b>sale</b>' });
-      const a = await addLink(t, user, { url: 'https://example.com/a', campaign, title: 'First <script>alert(1)</script>' });
+      const campaign = await insertCampaign(t, user.id, {
+        slug,
+        public: true,
+        name: 'Spring <b>sale</b>',
+      });
+      const a = await addLink(t, user, {
+        url: 'https://example.com/a',
+        campaign,
+        title: 'First <script>alert(1)</script>',
+      });
       const b = await addLink(t, user, { url: 'https://example.com/b', campaign });
       const res = await visit(`/u/${slug}-${campaign}`);
       expectHtmlPage(res, 200);
@@ -243,7 +314,10 @@ describe('public redirector', () => {
       expect(res.text).not.toContain('https://example.com/a');
 
       expectHtmlPage(await visit(`/u/wrong-${campaign}`), 404);
-      const hidden = await insertCampaign(t, user.id, { slug: uniq('priv-').toLowerCase(), public: false });
+      const hidden = await insertCampaign(t, user.id, {
+        slug: uniq('priv-').toLowerCase(),
+        public: false,
+      });
       await addLink(t, user, { url: 'https://example.com/p', campaign: hidden });
       const [row] = await t.db.query('SELECT slug FROM campaigns WHERE id = $1', [hidden]);
       expectHtmlPage(await visit(`/u/${row.slug}-${hidden}`), 404);
@@ -262,9 +336,13 @@ describe('public redirector', () => {
       const res = await visit(`/${l.alias}`);
       const csp = expectHtmlPage(res, 200);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.text).toContain('src="https://www.facebook.com/tr?id=998877665544&amp;ev=PageView&amp;noscript=1"');
+      expect(res.text).toContain(
+        'src="https://www.facebook.com/tr?id=998877665544&amp;ev=PageView&amp;noscript=1"',
+      );
       expect(res.text).toContain('src="https://bat.bing.com/action/0?ti=abc.DEF%3A1&amp;Ver=2"');
-      expect(res.text).toContain('<meta http-equiv="refresh" content="2;url=https://example.com/pixels">');
+      expect(res.text).toContain(
+        '<meta http-equiv="refresh" content="2;url=https://example.com/pixels">',
+      );
       expect(res.text).toContain('id="go" href="https://example.com/pixels"');
       expect(csp).toContain('img-src https://www.facebook.com https://bat.bing.com');
       expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
@@ -283,7 +361,12 @@ describe('public redirector', () => {
     it('a splash link shows the newest splash page with its countdown', async () => {
       const u = await createUser(t);
       await insertSplash(t, u.id, { title: 'Old', countdown: 9 });
-      await insertSplash(t, u.id, { title: 'Hello <i>you</i>', message: 'Wait & see', countdown: 3, imageUrl: 'https://img.example/a.png' });
+      await insertSplash(t, u.id, {
+        title: 'Hello <i>you</i>',
+        message: 'Wait & see',
+        countdown: 3,
+        imageUrl: 'https://img.example/a.png',
+      });
       const l = await addLink(t, u, { url: 'https://example.com/after-splash', type: 'splash' });
       const res = await visit(`/${l.alias}`);
       const csp = expectHtmlPage(res, 200);
@@ -297,12 +380,18 @@ describe('public redirector', () => {
     });
 
     it('a frame link frames the target; the script in its title is escaped', async () => {
-      const l = await addLink(t, user, { url: 'https://framed.example/page', type: 'frame', title: '<script>alert("x")</script>' });
+      const l = await addLink(t, user, {
+        url: 'https://framed.example/page',
+        type: 'frame',
+        title: '<script>alert("x")</script>',
+      });
       const res = await visit(`/${l.alias}`);
       const csp = expectHtmlPage(res, 200);
       expect(csp).toContain('frame-src https://framed.example');
       expect(res.text).toContain('<iframe class="target" src="https://framed.example/page"');
-      expect(res.text).toContain('<title>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</title>');
+      expect(res.text).toContain(
+        '<title>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</title>',
+      );
       expect(res.text).not.toContain('<script>alert');
       expect(res.text).not.toContain('class="overlay"');
     });
@@ -358,11 +447,21 @@ describe('public redirector', () => {
       // a change behind the cache's back is not seen: the link is served from the caches
       await t.db.query(`UPDATE links SET url = 'https://example.com/sneaky' WHERE id = $1`, [l.id]);
       expect((await visit(`/${l.alias}`)).headers.location).toBe('https://example.com/v1');
-      await t.http().put(`/api/url/${l.id}/update`).set(user.auth).send({ url: 'https://example.com/v2' }).expect(200);
+      await t
+        .http()
+        .put(`/api/url/${l.id}/update`)
+        .set(user.auth)
+        .send({ url: 'https://example.com/v2' })
+        .expect(200);
       expect((await visit(`/${l.alias}`)).headers.location).toBe('https://example.com/v2');
       // a new alias answers at once, the old one is gone
       const renamed = uniq('ren');
-      await t.http().put(`/api/url/${l.id}/update`).set(user.auth).send({ custom: renamed, password: 'pw' }).expect(200);
+      await t
+        .http()
+        .put(`/api/url/${l.id}/update`)
+        .set(user.auth)
+        .send({ custom: renamed, password: 'pw' })
+        .expect(200);
       expectHtmlPage(await visit(`/${l.alias}`), 404);
       expect(expectHtmlPage(await visit(`/${renamed}`), 200)).toContain('form-action');
       await t.http().delete(`/api/url/${l.id}/delete`).set(user.auth).expect(200);
@@ -373,24 +472,46 @@ describe('public redirector', () => {
       const alias = uniq('later');
       expectHtmlPage(await visit(`/${alias}`), 404);
       await addLink(t, user, { url: 'https://example.com/later', custom: alias });
-      expect((await visit(`/${alias}`).expect(302)).headers.location).toBe('https://example.com/later');
+      expect((await visit(`/${alias}`).expect(302)).headers.location).toBe(
+        'https://example.com/later',
+      );
     });
 
     it('a second api instance drops its cached copy when the first one changes or deletes the link', async () => {
       const t2 = await createTestApp();
       try {
         const l = await addLink(t, user, { url: 'https://example.com/one' });
-        expect((await visit(`/${l.alias}`, MAIN, t2).expect(302)).headers.location).toBe('https://example.com/one');
+        expect((await visit(`/${l.alias}`, MAIN, t2).expect(302)).headers.location).toBe(
+          'https://example.com/one',
+        );
         // t2 now serves the link from its own memory
-        await t.db.query(`UPDATE links SET url = 'https://example.com/sneaky' WHERE id = $1`, [l.id]);
+        await t.db.query(`UPDATE links SET url = 'https://example.com/sneaky' WHERE id = $1`, [
+          l.id,
+        ]);
         await t.redis.client.del(t.redis.key('link', l.alias));
-        expect((await visit(`/${l.alias}`, MAIN, t2)).headers.location).toBe('https://example.com/one');
+        expect((await visit(`/${l.alias}`, MAIN, t2)).headers.location).toBe(
+          'https://example.com/one',
+        );
 
-        await t.http().put(`/api/url/${l.id}/update`).set(user.auth).send({ url: 'https://example.com/two' }).expect(200);
-        await eventually(async () => (await visit(`/${l.alias}`, MAIN, t2)).headers.location === 'https://example.com/two', 3000, 20);
+        await t
+          .http()
+          .put(`/api/url/${l.id}/update`)
+          .set(user.auth)
+          .send({ url: 'https://example.com/two' })
+          .expect(200);
+        await eventually(
+          async () =>
+            (await visit(`/${l.alias}`, MAIN, t2)).headers.location === 'https://example.com/two',
+          3000,
+          20,
+        );
 
         await t.http().delete(`/api/url/${l.id}/delete`).set(user.auth).expect(200);
-        await eventually(async () => (await visit(`/${l.alias}`, MAIN, t2)).status === 404, 3000, 20);
+        await eventually(
+          async () => (await visit(`/${l.alias}`, MAIN, t2)).status === 404,
+          3000,
+          20,
+        );
       } finally {
         await t2.close();
       }
@@ -402,18 +523,32 @@ describe('public redirector', () => {
       const host = `${uniq('d')}.brand.test`;
       // visited before it exists: cached as "not a branded domain"
       expect((await visit('/', host).expect(302)).headers.location).toBe('/docs');
-      const added = await t.http().post('/api/domain/add').set(u.auth).send({ domain: `https://${host}`, redirectroot: 'https://brand.example/a' }).expect(200);
+      const added = await t
+        .http()
+        .post('/api/domain/add')
+        .set(u.auth)
+        .send({ domain: `https://${host}`, redirectroot: 'https://brand.example/a' })
+        .expect(200);
       const domainId = added.body.id;
       expect((await visit('/', host).expect(302)).headers.location).toBe('https://brand.example/a');
-      await t.http().put(`/api/domain/${domainId}/update`).set(u.auth).send({ redirectroot: 'https://brand.example/b' }).expect(200);
+      await t
+        .http()
+        .put(`/api/domain/${domainId}/update`)
+        .set(u.auth)
+        .send({ redirectroot: 'https://brand.example/b' })
+        .expect(200);
       expect((await visit('/', host).expect(302)).headers.location).toBe('https://brand.example/b');
 
       const l = await addLink(t, u, { url: 'https://example.com/on-brand', domain: domainId });
-      expect((await visit(`/${l.alias}`, host).expect(302)).headers.location).toBe('https://example.com/on-brand');
+      expect((await visit(`/${l.alias}`, host).expect(302)).headers.location).toBe(
+        'https://example.com/on-brand',
+      );
       expectHtmlPage(await visit(`/${l.alias}`, MAIN), 404);
       await t.http().delete(`/api/domain/${domainId}/delete`).set(u.auth).expect(200);
       // its links fall back to the main host
-      expect((await visit(`/${l.alias}`, MAIN).expect(302)).headers.location).toBe('https://example.com/on-brand');
+      expect((await visit(`/${l.alias}`, MAIN).expect(302)).headers.location).toBe(
+        'https://example.com/on-brand',
+      );
       expect((await visit('/', host).expect(302)).headers.location).toBe('/docs');
     });
 
@@ -422,12 +557,19 @@ describe('public redirector', () => {
       const pixel = await insertPixel(t, u.id, 'vendor03pixel', 'first111');
       const l = await addLink(t, u, { url: 'https://example.com/px', pixels: [pixel] });
       expect((await visit(`/${l.alias}`)).text).toContain('id=first111');
-      await t.http().put(`/api/pixel/${pixel}/update`).set(u.auth).send({ tag: 'second222' }).expect(200);
+      await t
+        .http()
+        .put(`/api/pixel/${pixel}/update`)
+        .set(u.auth)
+        .send({ tag: 'second222' })
+        .expect(200);
       const page = await visit(`/${l.alias}`);
       expect(page.text).toContain('id=second222');
       expect(page.text).not.toContain('first111');
       await t.http().delete(`/api/pixel/${pixel}/delete`).set(u.auth).expect(200);
-      expect((await visit(`/${l.alias}`).expect(302)).headers.location).toBe('https://example.com/px');
+      expect((await visit(`/${l.alias}`).expect(302)).headers.location).toBe(
+        'https://example.com/px',
+      );
     });
 
     it("a deleted user's links stop answering at once", async () => {
@@ -450,11 +592,22 @@ describe('public redirector', () => {
         await visit(`/${cached.alias}`, MAIN, r).expect(302);
         const cold = await addLink(r, u, { url: 'https://example.com/cold' });
         await redis.stop();
-        expect((await visit(`/${cached.alias}`, MAIN, r).expect(302)).headers.location).toBe('https://example.com/cached');
-        expect((await visit(`/${cold.alias}`, MAIN, r).expect(302)).headers.location).toBe('https://example.com/cold');
+        expect((await visit(`/${cached.alias}`, MAIN, r).expect(302)).headers.location).toBe(
+          'https://example.com/cached',
+        );
+        expect((await visit(`/${cold.alias}`, MAIN, r).expect(302)).headers.location).toBe(
+          'https://example.com/cold',
+        );
         expectHtmlPage(await visit('/unknownAlias', MAIN, r), 404);
-        await r.http().put(`/api/url/${cached.id}/update`).set(u.auth).send({ url: 'https://example.com/changed' }).expect(200);
-        expect((await visit(`/${cached.alias}`, MAIN, r).expect(302)).headers.location).toBe('https://example.com/changed');
+        await r
+          .http()
+          .put(`/api/url/${cached.id}/update`)
+          .set(u.auth)
+          .send({ url: 'https://example.com/changed' })
+          .expect(200);
+        expect((await visit(`/${cached.alias}`, MAIN, r).expect(302)).headers.location).toBe(
+          'https://example.com/changed',
+        );
         await redis.start();
       } finally {
         await r.close();
@@ -468,13 +621,18 @@ describe('public redirector', () => {
       try {
         const url = pg.url('linkmgmt_redirector_fault');
         await runMigrations(url);
-        r = await createTestApp({ DATABASE_URL: url, REDIS_PREFIX: `${process.env.REDIS_PREFIX}pg`.slice(0, 32) });
+        r = await createTestApp({
+          DATABASE_URL: url,
+          REDIS_PREFIX: `${process.env.REDIS_PREFIX}pg`.slice(0, 32),
+        });
         const u = await createUser(r);
         const cached = await addLink(r, u, { url: 'https://example.com/cached' });
         const cold = await addLink(r, u, { url: 'https://example.com/cold' });
         await visit(`/${cached.alias}`, MAIN, r).expect(302);
         await pg.stop();
-        expect((await visit(`/${cached.alias}`, MAIN, r).expect(302)).headers.location).toBe('https://example.com/cached');
+        expect((await visit(`/${cached.alias}`, MAIN, r).expect(302)).headers.location).toBe(
+          'https://example.com/cached',
+        );
         await r.redis.client.del(r.redis.key('link', cold.alias));
         const down = await visit(`/${cold.alias}`, MAIN, r);
         expectHtmlPage(down, 503);
@@ -482,7 +640,11 @@ describe('public redirector', () => {
         expect(down.text).not.toMatch(/ECONNREFUSED|SELECT|postgres/i);
         await pg.start();
         const app = r;
-        await eventually(async () => (await visit(`/${cold.alias}`, MAIN, app)).status === 302, 20_000, 250);
+        await eventually(
+          async () => (await visit(`/${cold.alias}`, MAIN, app)).status === 302,
+          20_000,
+          250,
+        );
       } finally {
         await r?.close();
         await pg.destroy();

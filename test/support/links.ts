@@ -5,7 +5,8 @@ import { TestApp, TestUser } from './app';
  * directly, so the link suites do not depend on those APIs.
  */
 let seq = 0;
-export const uniq = (p: string) => `${p}${process.pid.toString(36)}${Date.now().toString(36)}${++seq}`;
+export const uniq = (p: string) =>
+  `${p}${process.pid.toString(36)}${Date.now().toString(36)}${++seq}`;
 
 export async function insertDomain(
   t: TestApp,
@@ -21,8 +22,16 @@ export async function insertDomain(
   return { id: row.id, host, url };
 }
 
-export async function insertPixel(t: TestApp, userId: number, type = 'vendor03pixel', tag = '1234567890'): Promise<number> {
-  const [row] = await t.db.query(`INSERT INTO pixels (user_id, type, name, tag) VALUES ($1, $2, 'px', $3) RETURNING id`, [userId, type, tag]);
+export async function insertPixel(
+  t: TestApp,
+  userId: number,
+  type = 'vendor03pixel',
+  tag = '1234567890',
+): Promise<number> {
+  const [row] = await t.db.query(
+    `INSERT INTO pixels (user_id, type, name, tag) VALUES ($1, $2, 'px', $3) RETURNING id`,
+    [userId, type, tag],
+  );
   return row.id;
 }
 
@@ -31,17 +40,18 @@ export async function insertCampaign(
   userId: number,
   opts: { name?: string; slug?: string | null; public?: boolean } = {},
 ): Promise<number> {
-  const [row] = await t.db.query(`INSERT INTO campaigns (user_id, name, slug, public) VALUES ($1, $2, $3, $4) RETURNING id`, [
-    userId,
-    opts.name ?? 'Campaign',
-    opts.slug ?? null,
-    opts.public ?? false,
-  ]);
+  const [row] = await t.db.query(
+    `INSERT INTO campaigns (user_id, name, slug, public) VALUES ($1, $2, $3, $4) RETURNING id`,
+    [userId, opts.name ?? 'Campaign', opts.slug ?? null, opts.public ?? false],
+  );
   return row.id;
 }
 
 export async function insertChannel(t: TestApp, userId: number): Promise<number> {
-  const [row] = await t.db.query(`INSERT INTO channels (user_id, name) VALUES ($1, 'Channel') RETURNING id`, [userId]);
+  const [row] = await t.db.query(
+    `INSERT INTO channels (user_id, name) VALUES ($1, 'Channel') RETURNING id`,
+    [userId],
+  );
   return row.id;
 }
 
@@ -52,7 +62,13 @@ export async function insertSplash(
 ): Promise<number> {
   const [row] = await t.db.query(
     `INSERT INTO splash_pages (user_id, name, title, message, countdown, image_url) VALUES ($1, 'splash', $2, $3, $4, $5) RETURNING id`,
-    [userId, opts.title ?? 'Welcome', opts.message ?? 'Hello', opts.countdown ?? 5, opts.imageUrl ?? ''],
+    [
+      userId,
+      opts.title ?? 'Welcome',
+      opts.message ?? 'Hello',
+      opts.countdown ?? 5,
+      opts.imageUrl ?? '',
+    ],
   );
   return row.id;
 }
@@ -65,13 +81,23 @@ export async function insertOverlay(
   const [row] = await t.db.query(
     `INSERT INTO overlays (user_id, type, name, message, button_text, button_link, bg_color)
      VALUES ($1, 'message', 'ov', $2, $3, $4, $5) RETURNING id`,
-    [userId, opts.message ?? 'Sign up', opts.buttonText ?? 'Go', opts.buttonLink ?? 'https://cta.example/', opts.bgColor ?? '#ffeeaa'],
+    [
+      userId,
+      opts.message ?? 'Sign up',
+      opts.buttonText ?? 'Go',
+      opts.buttonLink ?? 'https://cta.example/',
+      opts.bgColor ?? '#ffeeaa',
+    ],
   );
   return row.id;
 }
 
 /** Creates a link through the API and returns its id and short URL. */
-export async function addLink(t: TestApp, user: TestUser, body: Record<string, unknown>): Promise<{ id: number; shorturl: string; alias: string }> {
+export async function addLink(
+  t: TestApp,
+  user: TestUser,
+  body: Record<string, unknown>,
+): Promise<{ id: number; shorturl: string; alias: string }> {
   const res = await t.http().post('/api/url/add').set(user.auth).send(body);
   if (res.status !== 200) throw new Error(`url/add ${res.status}: ${JSON.stringify(res.body)}`);
   const alias = (res.body.shorturl as string).split('/').pop() as string;
@@ -79,7 +105,9 @@ export async function addLink(t: TestApp, user: TestUser, body: Record<string, u
 }
 
 export async function linkCount(t: TestApp, userId: number): Promise<number> {
-  const [row] = await t.db.query(`SELECT count(*)::int AS n FROM links WHERE user_id = $1`, [userId]);
+  const [row] = await t.db.query(`SELECT count(*)::int AS n FROM links WHERE user_id = $1`, [
+    userId,
+  ]);
   return row.n;
 }
 

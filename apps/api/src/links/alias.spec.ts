@@ -1,18 +1,51 @@
-import { ALIAS_PATTERN, aliasProblem, generateAlias, GENERATED_ALIAS_LENGTH, isReservedAlias } from './alias';
+import {
+  ALIAS_PATTERN,
+  aliasProblem,
+  generateAlias,
+  GENERATED_ALIAS_LENGTH,
+  isReservedAlias,
+} from './alias';
 
 describe('alias rules', () => {
   it('accepts 3-64 of [A-Za-z0-9_-]', () => {
-    for (const ok of ['abc', 'A_b-9', 'x'.repeat(64), '---', '___']) expect(aliasProblem(ok)).toBeNull();
+    for (const ok of ['abc', 'A_b-9', 'x'.repeat(64), '---', '___'])
+      expect(aliasProblem(ok)).toBeNull();
   });
 
   it('refuses other lengths and characters', () => {
-    for (const bad of ['', 'ab', 'x'.repeat(65), 'a b', 'a.b', 'a/b', 'ü12', 'abc\n', '<script>', 'a%20b']) {
+    for (const bad of [
+      '',
+      'ab',
+      'x'.repeat(65),
+      'a b',
+      'a.b',
+      'a/b',
+      'ü12',
+      'abc\n',
+      '<script>',
+      'a%20b',
+    ]) {
       expect(aliasProblem(bad)).toMatch(/3 to 64 characters/);
     }
   });
 
   it('refuses reserved words, whatever their case', () => {
-    for (const word of ['api', 'auth', 'docs', 'health', 'q', 'r', 'u', 'static', 'assets', 'admin', 'login', 'API', 'Docs', 'ADMIN']) {
+    for (const word of [
+      'api',
+      'auth',
+      'docs',
+      'health',
+      'q',
+      'r',
+      'u',
+      'static',
+      'assets',
+      'admin',
+      'login',
+      'API',
+      'Docs',
+      'ADMIN',
+    ]) {
       expect(isReservedAlias(word)).toBe(true);
     }
     expect(aliasProblem('Admin')).toBe('is reserved');

@@ -1,7 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { ApiErrors, ApiOkFields, ApiOkList, ApiOkMessage, Auth, IdParam, Principal } from '@app/common';
+import {
+  ApiErrors,
+  ApiOkFields,
+  ApiOkList,
+  ApiOkMessage,
+  Auth,
+  IdParam,
+  Principal,
+} from '@app/common';
 
 import { CreateLinkDto } from './dto/create-link.dto';
 import { LinkCreatedView, LinkItemView, LinkReadView, LinkUpdatedView } from './dto/link.views';
@@ -34,7 +42,8 @@ export class LinksController {
   @Get('urls')
   @ApiOperation({
     summary: 'Your short links (list, key urls)',
-    description: 'Newest first, or with order=click most clicked first (click totals as folded into Postgres by the worker every few seconds). q searches the target URL, title and alias; short is an exact alias.',
+    description:
+      'Newest first, or with order=click most clicked first (click totals as folded into Postgres by the worker every few seconds). q searches the target URL, title and alias; short is an exact alias.',
   })
   @ApiOkList('urls', LinkItemView)
   @ApiErrors(400)
@@ -53,7 +62,8 @@ export class LinksController {
   @Put('url/:id/update')
   @ApiOperation({
     summary: 'Change a short link: {error, id, short, shorturl}',
-    description: 'Only the fields sent change. password "" removes the password, expiry null the expiry, domain null the branded domain, campaign null the campaign; pixels replaces the set; channel adds the link to one more channel. Visitors see the change at once on every api instance.',
+    description:
+      'Only the fields sent change. password "" removes the password, expiry null the expiry, domain null the branded domain, campaign null the campaign; pixels replaces the set; channel adds the link to one more channel. Visitors see the change at once on every api instance.',
   })
   @ApiOkFields(LinkUpdatedView)
   @ApiErrors(400, 403, 404, 409)

@@ -15,7 +15,18 @@ import {
   Principal,
 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { Campaign, Channel, ChannelItem, Domain, Link, LinkPixel, LinkType, Overlay, Pixel, SplashPage } from '@app/database';
+import {
+  Campaign,
+  Channel,
+  ChannelItem,
+  Domain,
+  Link,
+  LinkPixel,
+  LinkType,
+  Overlay,
+  Pixel,
+  SplashPage,
+} from '@app/database';
 import { LinkStatistics, StatsReader } from '@app/stats';
 
 import { LinkCache } from '../public/link-cache';
@@ -37,7 +48,8 @@ interface LinkStyle {
 }
 
 const isUniqueViolation = (err: unknown) =>
-  err instanceof QueryFailedError && (err.driverError as { code?: string } | undefined)?.code === '23505';
+  err instanceof QueryFailedError &&
+  (err.driverError as { code?: string } | undefined)?.code === '23505';
 
 /** Short links of kind `link`: create, list, read with statistics, update, delete. */
 @Injectable()
@@ -67,7 +79,10 @@ export class LinksService {
 
       // one creation at a time per user, so the plan's link count holds under concurrency
       await em.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
-      this.plans.assertCanCreateLink(auth, await em.count(Link, { where: { userId, kind: 'link' } }));
+      this.plans.assertCanCreateLink(
+        auth,
+        await em.count(Link, { where: { userId, kind: 'link' } }),
+      );
 
       const values = {
         userId,
@@ -82,14 +97,21 @@ export class LinksService {
         campaignId,
       };
       const { id, alias } = await this.insert(em, values, dto.custom ?? null);
-      if (pixelIds.length) await em.insert(LinkPixel, pixelIds.map((pixelId) => ({ linkId: id, pixelId })));
+      if (pixelIds.length)
+        await em.insert(
+          LinkPixel,
+          pixelIds.map((pixelId) => ({ linkId: id, pixelId })),
+        );
       if (channelId) await this.assignChannel(em, userId, channelId, id);
       return { id, alias, domain };
     });
 
     // a visit before creation may have cached "no such alias"
     await this.cache.forget({ aliases: [created.alias] });
-    return { id: created.id, shorturl: this.shortUrl(created.domain?.domain ?? null, created.alias) };
+    return {
+      id: created.id,
+      shorturl: this.shortUrl(created.domain?.domain ?? null, created.alias),
+    };
   }
 
   async list(auth: Principal, query: ListLinksDto): Promise<Paginated<LinkItemView>> {
@@ -99,9 +121,12 @@ export class LinksService {
       .where('l.user_id = :userId', { userId: auth.user.id })
       .andWhere("l.kind = 'link'");
     if (query.q) {
-      qb.andWhere("(l.url ILIKE :q ESCAPE '\\' OR l.title ILIKE :q ESCAPE '\\' OR l.alias ILIKE :q ESCAPE '\\')", {
-        q: likePattern(query.q),
-      });
+      qb.andWhere(
+        "(l.url ILIKE :q ESCAPE '\\' OR l.title ILIKE :q ESCAPE '\\' OR l.alias ILIKE :q ESCAPE '\\')",
+        {
+          q: likePattern(query.q),
+        },
+      );
     }
     if (query.short !== undefined) qb.andWhere('l.alias = :short', { short: query.short });
     if (query.order === 'click') {
@@ -116,7 +141,10 @@ export class LinksService {
     return new Paginated('urls', items, total, limit, page);
   }
 
-  async get(auth: Principal, id: number): Promise<{ id: number; details: LinkDetailsView; data: LinkStatistics }> {
+  async get(
+    auth: Principal,
+    id: number,
+  ): Promise<{ id: number; details: LinkDetailsView; data: LinkStatistics }> {
     const link = await this.links
       .createQueryBuilder('l')
       .addSelect('l.passwordHash')
@@ -129,7 +157,9 @@ export class LinksService {
       this.db.getRepository(LinkPixel).find({ where: { linkId: id }, order: { pixelId: 'ASC' } }),
       this.stats.forLink(id),
     ]);
-    const domain = link.domainId ? await this.domains.findOne({ where: { id: link.domainId } }) : null;
+    const domain = link.domainId
+      ? await this.domains.findOne({ where: { id: link.domainId } })
+      : null;
     const details: LinkDetailsView = {
       ...item,
       domain: domain ? domain.domain : null,
@@ -144,9 +174,15 @@ export class LinksService {
     return { id, details, data };
   }
 
-  async update(auth: Principal, id: number, dto: UpdateLinkDto): Promise<{ id: number; short: string; shorturl: string }> {
+  async update(
+    auth: Principal,
+    id: number,
+    dto: UpdateLinkDto,
+  ): Promise<{ id: number; short: string; shorturl: string }> {
     if (Object.values(dto).every((v) => v === undefined)) {
-      throw new BadRequestError('Send at least one field to change: url, custom, domain, type, expiry, password, title, description, pixels, campaign, channel');
+      throw new BadRequestError(
+        'Send at least one field to change: url, custom, domain, type, expiry, password, title, description, pixels, campaign, channel',
+      );
     }
     const userId = auth.user.id;
     const link = await this.links.findOne({ where: { id, userId, kind: 'link' } });
@@ -155,7 +191,8 @@ export class LinksService {
     if (newAlias !== null) this.checkCustom(auth, newAlias);
     const changes: Partial<Link> = {};
     if (dto.expiry !== undefined) changes.expiresAt = this.expiry(dto.expiry);
-    if (dto.password !== undefined) changes.passwordHash = dto.password ? await hashPassword(dto.password) : null;
+    if (dto.password !== undefined)
+      changes.passwordHash = dto.password ? await hashPassword(dto.password) : null;
     if (dto.url !== undefined) changes.url = storedUrl(dto.url);
     if (dto.title !== undefined) changes.title = dto.title;
     if (dto.description !== undefined) changes.description = dto.description;
@@ -172,8 +209,10 @@ export class LinksService {
       }
       if (dto.type !== undefined) Object.assign(changes, await this.styleFor(em, auth, dto.type));
       const pixelIds = dto.pixels !== undefined ? await this.pixelsFor(em, auth, dto.pixels) : null;
-      if (dto.campaign !== undefined) changes.campaignId = dto.campaign ? await this.campaignFor(em, userId, dto.campaign) : null;
-      const channelId = dto.channel !== undefined ? await this.channelFor(em, userId, dto.channel) : null;
+      if (dto.campaign !== undefined)
+        changes.campaignId = dto.campaign ? await this.campaignFor(em, userId, dto.campaign) : null;
+      const channelId =
+        dto.channel !== undefined ? await this.channelFor(em, userId, dto.channel) : null;
       if (newAlias !== null) {
         if (await em.exists(Link, { where: { alias: newAlias } })) throw this.aliasTaken();
         changes.alias = newAlias;
@@ -186,7 +225,11 @@ export class LinksService {
       }
       if (pixelIds) {
         await em.delete(LinkPixel, { linkId: id });
-        if (pixelIds.length) await em.insert(LinkPixel, pixelIds.map((pixelId) => ({ linkId: id, pixelId })));
+        if (pixelIds.length)
+          await em.insert(
+            LinkPixel,
+            pixelIds.map((pixelId) => ({ linkId: id, pixelId })),
+          );
       }
       if (channelId) await this.assignChannel(em, userId, channelId, id);
       return current;
@@ -217,7 +260,9 @@ export class LinksService {
   /** The documented link items, with their short URLs and click totals. */
   private async items(rows: Link[]): Promise<LinkItemView[]> {
     if (!rows.length) return [];
-    const domainIds = [...new Set(rows.map((r) => r.domainId).filter((d): d is number => d !== null))];
+    const domainIds = [
+      ...new Set(rows.map((r) => r.domainId).filter((d): d is number => d !== null)),
+    ];
     const [domains, totals] = await Promise.all([
       domainIds.length ? this.domains.find({ where: { id: In(domainIds) } }) : Promise.resolve([]),
       this.stats.totals(rows.map((r) => r.id)),
@@ -256,13 +301,19 @@ export class LinksService {
   private expiry(value: string | null | undefined): Date | null {
     if (value === undefined || value === null) return null;
     const date = parseDateTime(value);
-    if (!date) throw new InvalidFieldError('expiry', 'must be a valid date-time YYYY-MM-DD HH:MM:SS');
-    if (date.getTime() <= Date.now()) throw new InvalidFieldError('expiry', 'must be in the future');
+    if (!date)
+      throw new InvalidFieldError('expiry', 'must be a valid date-time YYYY-MM-DD HH:MM:SS');
+    if (date.getTime() <= Date.now())
+      throw new InvalidFieldError('expiry', 'must be in the future');
     return date;
   }
 
   /** Inserts the row with the custom alias (409 when taken) or a generated one (retried on collision). */
-  private async insert(em: EntityManager, values: Partial<Link>, custom: string | null): Promise<{ id: number; alias: string }> {
+  private async insert(
+    em: EntityManager,
+    values: Partial<Link>,
+    custom: string | null,
+  ): Promise<{ id: number; alias: string }> {
     for (let attempt = 0; attempt < GENERATE_ATTEMPTS; attempt++) {
       const alias = custom ?? generateAlias(attempt);
       const result = await em
@@ -281,7 +332,11 @@ export class LinksService {
   }
 
   /** The caller's branded domain named by id, host name or `http(s)://host`; null for none. */
-  private async domainFor(em: EntityManager, userId: number, ref: number | string | null | undefined): Promise<Domain | null> {
+  private async domainFor(
+    em: EntityManager,
+    userId: number,
+    ref: number | string | null | undefined,
+  ): Promise<Domain | null> {
     if (ref === undefined || ref === null) return null;
     let domain: Domain | null = null;
     if (typeof ref === 'number') {
@@ -294,7 +349,11 @@ export class LinksService {
     return domain;
   }
 
-  private async styleFor(em: EntityManager, auth: Principal, type: string | number): Promise<LinkStyle> {
+  private async styleFor(
+    em: EntityManager,
+    auth: Principal,
+    type: string | number,
+  ): Promise<LinkStyle> {
     const userId = auth.user.id;
     if (type === 'direct' || type === 'frame') return { type, overlayId: null, splashId: null };
     if (type === 'splash') {
@@ -315,17 +374,25 @@ export class LinksService {
     return { type: 'overlay', overlayId: overlay.id, splashId: null };
   }
 
-  private async pixelsFor(em: EntityManager, auth: Principal, ids: number[] | undefined): Promise<number[]> {
+  private async pixelsFor(
+    em: EntityManager,
+    auth: Principal,
+    ids: number[] | undefined,
+  ): Promise<number[]> {
     if (!ids?.length) return [];
     this.plans.assertFeature(auth, 'pixels');
     const unique = [...new Set(ids)];
-    const owned = await em.find(Pixel, { select: { id: true }, where: { id: In(unique), userId: auth.user.id } });
+    const owned = await em.find(Pixel, {
+      select: { id: true },
+      where: { id: In(unique), userId: auth.user.id },
+    });
     if (owned.length !== unique.length) throw new NotFoundError('Pixel');
     return unique.sort((a, b) => a - b);
   }
 
   private async campaignFor(em: EntityManager, userId: number, id: number): Promise<number> {
-    if (!(await em.exists(Campaign, { where: { id, userId } }))) throw new NotFoundError('Campaign');
+    if (!(await em.exists(Campaign, { where: { id, userId } })))
+      throw new NotFoundError('Campaign');
     return id;
   }
 
@@ -335,7 +402,12 @@ export class LinksService {
   }
 
   /** Assigning twice is harmless. */
-  private async assignChannel(em: EntityManager, userId: number, channelId: number, linkId: number): Promise<void> {
+  private async assignChannel(
+    em: EntityManager,
+    userId: number,
+    channelId: number,
+    linkId: number,
+  ): Promise<void> {
     await em
       .createQueryBuilder()
       .insert()

@@ -38,7 +38,8 @@ describe('IPv4 ranges', () => {
     expect(trust('172.15.255.255', 0)).toBe(false);
     expect(trust('8.8.8.8', 0)).toBe(true);
     expect(trust('8.8.8.9', 0)).toBe(false);
-    for (const bad of ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01234.1.1.1', '1..2.3', 'a.b.c.d', '']) expect([bad, trust(bad, 0)]).toEqual([bad, false]);
+    for (const bad of ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01234.1.1.1', '1..2.3', 'a.b.c.d', ''])
+      expect([bad, trust(bad, 0)]).toEqual([bad, false]);
     expect(compileTrust('0.0.0.0/0')('9.9.9.9', 0)).toBe(true);
     expect(compileTrust('0.0.0.0/0x, 1.0.0.0/33')('9.9.9.9', 0)).toBe(false);
     expect(compileTrust('loopback')('::ffff:127.0.0.1', 0)).toBe(true);

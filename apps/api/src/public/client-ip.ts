@@ -51,11 +51,18 @@ export function compileTrust(setting: string | undefined): TrustFn {
   }
   const v4: Array<[number, number]> = [];
   const v6 = new BlockList();
-  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     for (const entry of NAMED[item] ?? [item]) {
       const [addr, bits] = entry.split('/');
       const family = isIP(addr);
-      if (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128))) continue;
+      if (
+        bits !== undefined &&
+        (!/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128))
+      )
+        continue;
       if (family === 4) {
         const prefix = bits === undefined ? 32 : Number(bits);
         const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
@@ -70,7 +77,7 @@ export function compileTrust(setting: string | undefined): TrustFn {
     const a = unmap(address);
     const n = ipv4(a);
     if (n >= 0) {
-      for (const [base, mask] of v4) if (((n & mask) >>> 0) === base) return true;
+      for (const [base, mask] of v4) if ((n & mask) >>> 0 === base) return true;
       return false;
     }
     return isIP(a) === 6 && v6.check(a, 'ipv6');
@@ -81,7 +88,11 @@ export function compileTrust(setting: string | undefined): TrustFn {
  * The client address: the socket peer, or, while that hop is a trusted proxy, the next address
  * of X-Forwarded-For from the right (like proxy-addr).
  */
-export function clientIp(remote: string | undefined, forwardedFor: string | string[] | undefined, trust: TrustFn): string {
+export function clientIp(
+  remote: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  trust: TrustFn,
+): string {
   let address = unmap(remote ?? '');
   if (!forwardedFor || !trust(address, 0)) return address;
   const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;

@@ -16,7 +16,18 @@ describe('Host parsing', () => {
   });
 
   it("gives '' for missing or malformed hosts", () => {
-    for (const bad of [undefined, '', ':80', 'a b', 'host:port', 'host:123456', 'a/b', 'x'.repeat(254), 'évil.com', 'a:1:2']) {
+    for (const bad of [
+      undefined,
+      '',
+      ':80',
+      'a b',
+      'host:port',
+      'host:123456',
+      'a/b',
+      'x'.repeat(254),
+      'évil.com',
+      'a:1:2',
+    ]) {
       expect([bad, parseHost(bad)]).toEqual([bad, '']);
     }
   });

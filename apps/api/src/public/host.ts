@@ -23,5 +23,8 @@ export function parseHost(header: string | undefined): string {
 
 /** Host name of an absolute URL (e.g. PUBLIC_URL), lower-cased, without port. */
 export function hostOfUrl(url: string): string {
-  return new URL(url).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return new URL(url).hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }

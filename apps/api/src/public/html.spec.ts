@@ -4,7 +4,9 @@ import { contentSecurityPolicy, cspHash, escapeHtml, html, originOf, SafeHtml } 
 
 describe('html', () => {
   it('escapeHtml escapes the five special characters and stringifies anything', () => {
-    expect(escapeHtml(`<a href="x" onclick='y'>&amp;</a>`)).toBe('&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;');
+    expect(escapeHtml(`<a href="x" onclick='y'>&amp;</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;',
+    );
     expect(escapeHtml(null)).toBe('');
     expect(escapeHtml(undefined)).toBe('');
     expect(escapeHtml(42)).toBe('42');
@@ -15,7 +17,10 @@ describe('html', () => {
     const evil = '<script>alert("x")</script>';
     const inner = html`<b>${evil}</b>`;
     expect(inner).toBeInstanceOf(SafeHtml);
-    expect(html`<p title="${evil}">${inner}${['<', html`<i>ok</i>`]}${null}${undefined}${false}</p>`.value).toBe(
+    expect(
+      html`<p title="${evil}">${inner}${['<', html`<i>ok</i>`]}${null}${undefined}${false}</p>`
+        .value,
+    ).toBe(
       '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"><b>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</b>&lt;<i>ok</i></p>',
     );
     expect(html`${0}`.value).toBe('0');
@@ -27,7 +32,9 @@ describe('html', () => {
   });
 
   it('contentSecurityPolicy denies by default and allows only what the page declares', () => {
-    expect(contentSecurityPolicy([], [])).toBe("default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'");
+    expect(contentSecurityPolicy([], [])).toBe(
+      "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'",
+    );
     const csp = contentSecurityPolicy(['s'], ['j'], {
       img: ['https://a.example', 'https://a.example'],
       frame: ['https://f.example'],

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** The one escape helper of the public pages: text and attribute values alike. */
 export function escapeHtml(value: unknown): string {
@@ -53,13 +59,21 @@ export interface PageSources {
  * is as tight as a per-response nonce and needs no randomness); images, frames and form targets
  * only from the origins the page needs.
  */
-export function contentSecurityPolicy(styles: string[], scripts: string[], sources: PageSources = {}): string {
+export function contentSecurityPolicy(
+  styles: string[],
+  scripts: string[],
+  sources: PageSources = {},
+): string {
   const parts = ["default-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"];
   if (styles.length) parts.push(`style-src ${styles.map(cspHash).join(' ')}`);
   if (scripts.length) parts.push(`script-src ${scripts.map(cspHash).join(' ')}`);
   if (sources.img?.length) parts.push(`img-src ${[...new Set(sources.img)].join(' ')}`);
   if (sources.frame?.length) parts.push(`frame-src ${[...new Set(sources.frame)].join(' ')}`);
-  parts.push(sources.formAction?.length ? `form-action ${[...new Set(sources.formAction)].join(' ')}` : "form-action 'none'");
+  parts.push(
+    sources.formAction?.length
+      ? `form-action ${[...new Set(sources.formAction)].join(' ')}`
+      : "form-action 'none'",
+  );
   return parts.join('; ');
 }
 

@@ -35,7 +35,8 @@ export type LinkReference = 'domain' | 'pixel' | 'splash' | 'overlay' | 'user';
 
 const ALIASES_USING: Record<LinkReference, string> = {
   domain: 'SELECT alias FROM links WHERE domain_id = $1',
-  pixel: 'SELECT l.alias FROM links l JOIN link_pixels lp ON lp.link_id = l.id WHERE lp.pixel_id = $1',
+  pixel:
+    'SELECT l.alias FROM links l JOIN link_pixels lp ON lp.link_id = l.id WHERE lp.pixel_id = $1',
   splash: 'SELECT alias FROM links WHERE splash_id = $1',
   overlay: 'SELECT alias FROM links WHERE overlay_id = $1',
   user: 'SELECT alias FROM links WHERE user_id = $1',
@@ -102,7 +103,9 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
       if (connectedBefore) this.clearLocal();
       connectedBefore = true;
       // (re)subscribing is idempotent; it also covers a first subscribe that failed
-      sub.subscribe(this.channel).catch((err: Error) => this.warn(`cache invalidation subscribe failed: ${err.message}`));
+      sub
+        .subscribe(this.channel)
+        .catch((err: Error) => this.warn(`cache invalidation subscribe failed: ${err.message}`));
     });
     sub.on('message', (channel: string, message: string) => {
       if (channel === this.channel) this.dropLocal(message);
@@ -166,7 +169,10 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
    * covers a replica that re-filled Redis from a read made just before the commit.
    */
   async forget(target: CacheTargets): Promise<void> {
-    const inv: Invalidation = { a: [...new Set(target.aliases ?? [])], h: [...new Set(target.hosts ?? [])] };
+    const inv: Invalidation = {
+      a: [...new Set(target.aliases ?? [])],
+      h: [...new Set(target.hosts ?? [])],
+    };
     if (!inv.a?.length && !inv.h?.length) return;
     await this.forgetNow(inv);
     const timer = setTimeout(() => {
@@ -186,7 +192,9 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
     const hostSql = HOSTS_OF[reference];
     const [aliases, hosts] = await Promise.all([
       this.db.query(ALIASES_USING[reference], [id]) as Promise<Array<{ alias: string }>>,
-      hostSql ? (this.db.query(hostSql, [id]) as Promise<Array<{ host: string }>>) : Promise.resolve([]),
+      hostSql
+        ? (this.db.query(hostSql, [id]) as Promise<Array<{ host: string }>>)
+        : Promise.resolve([]),
     ]);
     return { aliases: aliases.map((r) => r.alias), hosts: hosts.map((r) => r.host) };
   }
@@ -215,7 +223,12 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
     const rows: ResolveLinkRow[] = await this.db.query(RESOLVE_LINK_SQL, [alias]);
     const link = rows.length ? fromRow(rows[0]) : null;
     const fresh = !this.staleLoads.has(`a:${alias}`);
-    if (fresh) this.redisSet(key, link ? JSON.stringify(link) : MISSING_VALUE, link ? REDIS_TTL : REDIS_MISSING_TTL);
+    if (fresh)
+      this.redisSet(
+        key,
+        link ? JSON.stringify(link) : MISSING_VALUE,
+        link ? REDIS_TTL : REDIS_MISSING_TTL,
+      );
     const cached = link ? toCached(link) : null;
     return fresh ? this.remember(alias, cached) : cached;
   }
@@ -241,13 +254,19 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
       }
     }
     if (resolved === undefined) {
-      const rows: Array<{ id: number; redirect_root: string; redirect_404: string }> = await this.db.query(
-        'SELECT id, redirect_root, redirect_404 FROM domains WHERE host = $1',
-        [host],
-      );
-      resolved = rows.length ? { id: rows[0].id, redirectRoot: rows[0].redirect_root, redirect404: rows[0].redirect_404 } : null;
+      const rows: Array<{ id: number; redirect_root: string; redirect_404: string }> =
+        await this.db.query('SELECT id, redirect_root, redirect_404 FROM domains WHERE host = $1', [
+          host,
+        ]);
+      resolved = rows.length
+        ? { id: rows[0].id, redirectRoot: rows[0].redirect_root, redirect404: rows[0].redirect_404 }
+        : null;
       if (!this.staleLoads.has(`h:${host}`)) {
-        this.redisSet(key, resolved ? JSON.stringify(resolved) : MISSING_VALUE, resolved ? REDIS_TTL : REDIS_MISSING_TTL);
+        this.redisSet(
+          key,
+          resolved ? JSON.stringify(resolved) : MISSING_VALUE,
+          resolved ? REDIS_TTL : REDIS_MISSING_TTL,
+        );
       }
     }
     if (this.hosts && !this.staleLoads.has(`h:${host}`)) {
@@ -268,12 +287,17 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
 
   private redisSet(key: string, value: string, ttl: number): void {
     if (!this.redis.ready) return;
-    this.redis.client.set(key, value, 'EX', ttl).catch((err: Error) => this.warn(`cache write failed: ${err.message}`));
+    this.redis.client
+      .set(key, value, 'EX', ttl)
+      .catch((err: Error) => this.warn(`cache write failed: ${err.message}`));
   }
 
   private async forgetNow(inv: Invalidation): Promise<void> {
     this.dropAll(inv);
-    const keys = [...(inv.a ?? []).map((a) => this.redis.key('link', a)), ...(inv.h ?? []).map((h) => this.redis.key('host', h))];
+    const keys = [
+      ...(inv.a ?? []).map((a) => this.redis.key('link', a)),
+      ...(inv.h ?? []).map((h) => this.redis.key('host', h)),
+    ];
     try {
       if (!this.redis.ready) throw new Error('redis is not connected');
       const tx = this.redis.client.multi();
@@ -281,7 +305,10 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
       await tx.publish(this.channel, JSON.stringify(inv)).exec();
     } catch (err) {
       // retried when Redis is back; other replicas' LRU entries expire within LINK_CACHE_SECONDS
-      this.pending = { a: [...(this.pending.a ?? []), ...(inv.a ?? [])], h: [...(this.pending.h ?? []), ...(inv.h ?? [])] };
+      this.pending = {
+        a: [...(this.pending.a ?? []), ...(inv.a ?? [])],
+        h: [...(this.pending.h ?? []), ...(inv.h ?? [])],
+      };
       this.warn(`cache invalidation deferred: ${(err as Error).message}`);
     }
   }

@@ -13,10 +13,23 @@ describe('public pages', () => {
       ...Object.values(PAGES),
       passwordPage('https://t.example/', true),
       forwardPage('https://t.example/', [{ type: 'vendor05pixel', tag: '42' }]),
-      splashPage('https://t.example/', { title: 'T', message: 'M', imageUrl: '', countdown: 4, buttonText: 'Go' }, []),
+      splashPage(
+        'https://t.example/',
+        { title: 'T', message: 'M', imageUrl: '', countdown: 4, buttonText: 'Go' },
+        [],
+      ),
       framePage(
         'https://t.example/',
-        { type: 'message', message: 'm', buttonText: 'b', buttonLink: 'https://c.example/', bgColor: '#000000', textColor: '#ffffff', buttonColor: '#123456', position: 'tr' },
+        {
+          type: 'message',
+          message: 'm',
+          buttonText: 'b',
+          buttonLink: 'https://c.example/',
+          bgColor: '#000000',
+          textColor: '#ffffff',
+          buttonColor: '#123456',
+          position: 'tr',
+        },
         [],
         'title',
       ),
@@ -31,14 +44,26 @@ describe('public pages', () => {
 
   it('escapes the target everywhere it is printed', () => {
     const target = 'https://t.example/?a="><script>alert(1)</script>&b=1';
-    for (const page of [forwardPage(target, []), framePage(target, null, [], ''), splashPage(target, { title: '', message: '', imageUrl: '', countdown: 0, buttonText: '' }, [])]) {
+    for (const page of [
+      forwardPage(target, []),
+      framePage(target, null, [], ''),
+      splashPage(
+        target,
+        { title: '', message: '', imageUrl: '', countdown: 0, buttonText: '' },
+        [],
+      ),
+    ]) {
       expect(page.html).not.toContain('<script>alert');
       expect(page.html).toContain('&quot;&gt;&lt;script&gt;');
     }
   });
 
   it('a splash page with countdown 0 waits for the click: no refresh, no script', () => {
-    const page = splashPage('https://t.example/', { title: 'T', message: '', imageUrl: 'javascript:alert(1)', countdown: 0, buttonText: '' }, []);
+    const page = splashPage(
+      'https://t.example/',
+      { title: 'T', message: '', imageUrl: 'javascript:alert(1)', countdown: 0, buttonText: '' },
+      [],
+    );
     expect(page.html).not.toContain('http-equiv="refresh"');
     expect(page.html).not.toContain('<script>');
     expect(page.html).not.toContain('javascript:');
@@ -50,7 +75,16 @@ describe('public pages', () => {
   it('the overlay button needs an http(s) link; colours must be #RRGGBB', () => {
     const page = framePage(
       'https://t.example/',
-      { type: 'message', message: 'm', buttonText: 'b', buttonLink: 'javascript:alert(1)', bgColor: 'red', textColor: '#fff', buttonColor: '#12345G', position: 'zz' },
+      {
+        type: 'message',
+        message: 'm',
+        buttonText: 'b',
+        buttonLink: 'javascript:alert(1)',
+        bgColor: 'red',
+        textColor: '#fff',
+        buttonColor: '#12345G',
+        position: 'zz',
+      },
       [],
       '',
     );

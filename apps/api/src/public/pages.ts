@@ -44,28 +44,60 @@ function page(parts: PageParts): Page {
   const styles = [BASE_CSS, ...(parts.styles ?? [])];
   const scripts = parts.scripts ?? [];
   const markup = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex,nofollow"><title>${parts.title}</title>${parts.head}${styles.map(
-    (s) => html`<style>${new SafeHtml(s)}</style>`,
-  )}</head>
-<body>${parts.body}${scripts.map((s) => html`<script>${new SafeHtml(s)}</script>`)}</body></html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <meta name="robots" content="noindex,nofollow" />
+        <title>${parts.title}</title>
+        ${parts.head}${styles.map(
+          (s) =>
+            html`<style>
+              ${new SafeHtml(s)}
+            </style>`,
+        )}
+      </head>
+      <body>
+        ${parts.body}${scripts.map(
+          (s) =>
+            html`<script>
+              ${new SafeHtml(s)};
+            </script>`,
+        )}
+      </body>
+    </html>`;
   return { html: markup.value, csp: contentSecurityPolicy(styles, scripts, parts.sources) };
 }
 
 function message(title: string, text: string): Page {
-  return page({ title, body: html`<main><h1>${title}</h1><p>${text}</p></main>` });
+  return page({
+    title,
+    body: html`<main>
+      <h1>${title}</h1>
+      <p>${text}</p>
+    </main>`,
+  });
 }
 
 /** Fixed pages, built once. */
 export const PAGES = {
   notFound: message('Link not found', 'This short link does not exist or has been removed.'),
   gone: message('Link expired', 'This short link has expired and no longer forwards anywhere.'),
-  methodNotAllowed: message('Method not allowed', 'This address only answers GET and HEAD requests.'),
+  methodNotAllowed: message(
+    'Method not allowed',
+    'This address only answers GET and HEAD requests.',
+  ),
   badRequest: message('Bad request', 'The request could not be understood.'),
   tooLarge: message('Request too large', 'The form sent was too large.'),
-  tooManyAttempts: message('Too many attempts', 'Too many wrong passwords for this link. Try again in a few minutes.'),
+  tooManyAttempts: message(
+    'Too many attempts',
+    'Too many wrong passwords for this link. Try again in a few minutes.',
+  ),
   error: message('Something went wrong', 'The link could not be opened. Try again in a moment.'),
-  unavailable: message('Temporarily unavailable', 'The service is briefly unavailable. Try again in a moment.'),
+  unavailable: message(
+    'Temporarily unavailable',
+    'The service is briefly unavailable. Try again in a moment.',
+  ),
 };
 
 /** Markup and CSP sources of a link's pixels (tags failing the check are left out). */
@@ -85,11 +117,15 @@ export function passwordPage(target: string, failed: boolean): Page {
   const origin = originOf(target);
   return page({
     title: 'Password required',
-    body: html`<main><h1>This link is protected</h1>
-<form method="post" autocomplete="off"><label for="password">Enter the password to continue</label>
-<input id="password" name="password" type="password" required maxlength="128" autofocus>
-${failed ? html`<p class="err" role="alert">Wrong password, try again.</p>` : ''}
-<button class="btn" type="submit">Continue</button></form></main>`,
+    body: html`<main>
+      <h1>This link is protected</h1>
+      <form method="post" autocomplete="off">
+        <label for="password">Enter the password to continue</label>
+        <input id="password" name="password" type="password" required maxlength="128" autofocus />
+        ${failed ? html`<p class="err" role="alert">Wrong password, try again.</p>` : ''}
+        <button class="btn" type="submit">Continue</button>
+      </form>
+    </main>`,
     // the answer to a correct password is a redirect to the target: form-action covers it
     sources: { formAction: ["'self'", ...(origin ? [origin] : [])] },
   });
@@ -100,9 +136,13 @@ export function forwardPage(target: string, pixels: PixelView[]): Page {
   const px = pixelsOf(pixels);
   return page({
     title: 'Redirecting…',
-    head: html`<meta http-equiv="refresh" content="2;url=${target}">`,
-    body: html`<main><h1>Redirecting…</h1><p>You are being forwarded to</p>
-<p class="muted"><a id="go" href="${target}" rel="noreferrer">${target}</a></p></main>${px.markup}`,
+    head: html`<meta http-equiv="refresh" content="2;url=${target}" />`,
+    body: html`<main>
+        <h1>Redirecting…</h1>
+        <p>You are being forwarded to</p>
+        <p class="muted"><a id="go" href="${target}" rel="noreferrer">${target}</a></p>
+      </main>
+      ${px.markup}`,
     scripts: [FORWARD_SCRIPT],
     sources: { img: px.img, frame: px.frame },
   });
@@ -115,13 +155,22 @@ export function splashPage(target: string, splash: SplashView, pixels: PixelView
   const seconds = Math.max(0, Math.min(600, Math.floor(splash.countdown)));
   return page({
     title: splash.title || 'Redirecting…',
-    head: seconds > 0 ? html`<meta http-equiv="refresh" content="${seconds};url=${target}">` : undefined,
-    body: html`<main>${splash.title ? html`<h1>${splash.title}</h1>` : ''}
-${image ? html`<p><img class="hero" src="${splash.imageUrl}" alt=""></p>` : ''}
-${splash.message ? html`<p>${splash.message}</p>` : ''}
-<p><a class="btn" id="go" href="${target}" rel="noreferrer">${splash.buttonText || 'Continue'}</a></p>
-${seconds > 0 ? html`<p class="muted">Forwarding in <span id="count" data-seconds="${seconds}">${seconds}</span> s</p>` : ''}
-</main>${px.markup}`,
+    head:
+      seconds > 0
+        ? html`<meta http-equiv="refresh" content="${seconds};url=${target}" />`
+        : undefined,
+    body: html`<main>
+        ${splash.title ? html`<h1>${splash.title}</h1>` : ''}
+        ${image ? html`<p><img class="hero" src="${splash.imageUrl}" alt="" /></p>` : ''}
+        ${splash.message ? html`<p>${splash.message}</p>` : ''}
+        <p>
+          <a class="btn" id="go" href="${target}" rel="noreferrer"
+            >${splash.buttonText || 'Continue'}</a
+          >
+        </p>
+        ${seconds > 0 ? html`<p class="muted">Forwarding in <span id="count" data-seconds="${seconds}">${seconds}</span> s</p>` : ''}
+      </main>
+      ${px.markup}`,
     scripts: seconds > 0 ? [COUNTDOWN_SCRIPT] : [],
     sources: { img: [...px.img, ...(image ? [image] : [])], frame: px.frame },
   });
@@ -146,35 +195,69 @@ function overlayCss(o: OverlayView): string {
 }
 
 /** The target in a full-page frame (frame links), with the CTA overlay box (overlay links). */
-export function framePage(target: string, overlay: OverlayView | null, pixels: PixelView[], title: string): Page {
+export function framePage(
+  target: string,
+  overlay: OverlayView | null,
+  pixels: PixelView[],
+  title: string,
+): Page {
   const px = pixelsOf(pixels);
   const origin = originOf(target);
   const button = overlay?.buttonText && originOf(overlay.buttonLink) ? overlay : null;
   return page({
     title: title || target,
-    body: html`<iframe class="target" src="${target}" title="${title || target}"
- sandbox="allow-forms allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"></iframe>
-${overlay
-  ? html`<aside class="overlay" role="complementary">${overlay.message ? html`<p>${overlay.message}</p>` : ''}${
-      button ? html`<a class="btn" href="${button.buttonLink}" target="_blank" rel="noopener noreferrer">${button.buttonText}</a>` : ''
-    }</aside>`
-  : ''}${px.markup}`,
+    body: html`<iframe
+        class="target"
+        src="${target}"
+        title="${title || target}"
+        sandbox="allow-forms allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"
+      ></iframe>
+      ${
+        overlay
+          ? html`<aside class="overlay" role="complementary">
+              ${overlay.message ? html`<p>${overlay.message}</p>` : ''}${
+                button
+                  ? html`<a
+                      class="btn"
+                      href="${button.buttonLink}"
+                      target="_blank"
+                      rel="noopener noreferrer"
+                      >${button.buttonText}</a
+                    >`
+                  : ''
+              }
+            </aside>`
+          : ''
+      }${px.markup}`,
     styles: [FRAME_CSS, ...(overlay ? [overlayCss(overlay)] : [])],
     sources: { img: px.img, frame: [...(origin ? [origin] : []), ...px.frame] },
   });
 }
 
 /** A public campaign's list page: its links, title and short URL. */
-export function campaignListPage(name: string, links: Array<{ title: string; shorturl: string }>): Page {
+export function campaignListPage(
+  name: string,
+  links: Array<{ title: string; shorturl: string }>,
+): Page {
   const title = name || 'Links';
   return page({
     title,
-    body: html`<main><h1>${title}</h1>${
-      links.length
-        ? html`<ul>${links.map(
-            (l) => html`<li>${l.title ? html`${l.title}<br>` : ''}<a href="${l.shorturl}">${l.shorturl}</a></li>`,
-          )}</ul>`
-        : html`<p>This campaign has no links yet.</p>`
-    }</main>`,
+    body: html`<main>
+      <h1>${title}</h1>
+      ${
+        links.length
+          ? html`<ul>
+              ${links.map(
+                (l) =>
+                  html`<li>
+                    ${l.title ? html`${l.title}<br />` : ''}<a href="${l.shorturl}"
+                      >${l.shorturl}</a
+                    >
+                  </li>`,
+              )}
+            </ul>`
+          : html`<p>This campaign has no links yet.</p>`
+      }
+    </main>`,
   });
 }

@@ -18,12 +18,19 @@ describe('pixel tags', () => {
     expect(renderPixel('vendor03pixel', '123')?.markup.value).toBe(
       '<img class="px" src="https://www.facebook.com/tr?id=123&amp;ev=PageView&amp;noscript=1" width="1" height="1" alt="" referrerpolicy="no-referrer-when-downgrade">',
     );
-    expect(renderPixel('vendor01pixel', 'GTM-AB12')).toMatchObject({ directive: 'frame', origin: 'https://www.googletagmanager.com' });
+    expect(renderPixel('vendor01pixel', 'GTM-AB12')).toMatchObject({
+      directive: 'frame',
+      origin: 'https://www.googletagmanager.com',
+    });
   });
 
   it('refuses tags outside [A-Za-z0-9_.:-]{1,255} and unknown types', () => {
     for (const bad of ['', 'a b', '"><script>', "x'y", 'a/b', 'a&b=c', 'x'.repeat(256), 'ü']) {
-      expect([bad, PIXEL_TAG_PATTERN.test(bad), renderPixel('vendor03pixel', bad)]).toEqual([bad, false, null]);
+      expect([bad, PIXEL_TAG_PATTERN.test(bad), renderPixel('vendor03pixel', bad)]).toEqual([
+        bad,
+        false,
+        null,
+      ]);
     }
     expect(renderPixel('vendor99', '123')).toBeNull();
     expect(renderPixel('__proto__', '123')).toBeNull();

@@ -30,21 +30,34 @@ const q = encodeURIComponent;
  */
 const TEMPLATES: Record<PixelType, PixelTemplate> = {
   // tag manager container (GTM-XXXX)
-  vendor01pixel: { directive: 'frame', origin: 'https://www.googletagmanager.com', path: (t) => `/ns.html?id=${q(t)}` },
+  vendor01pixel: {
+    directive: 'frame',
+    origin: 'https://www.googletagmanager.com',
+    path: (t) => `/ns.html?id=${q(t)}`,
+  },
   // web analytics measurement id (G-XXXX)
   vendor02pixel: {
     directive: 'img',
     origin: 'https://www.google-analytics.com',
-    path: (t) => `/g/collect?v=2&tid=${q(t)}&en=page_view&cid=${Date.now()}.${Math.floor(Math.random() * 1e9)}`,
+    path: (t) =>
+      `/g/collect?v=2&tid=${q(t)}&en=page_view&cid=${Date.now()}.${Math.floor(Math.random() * 1e9)}`,
   },
-  vendor03pixel: { directive: 'img', origin: 'https://www.facebook.com', path: (t) => `/tr?id=${q(t)}&ev=PageView&noscript=1` },
+  vendor03pixel: {
+    directive: 'img',
+    origin: 'https://www.facebook.com',
+    path: (t) => `/tr?id=${q(t)}&ev=PageView&noscript=1`,
+  },
   // ads conversion id (AW-123 or 123)
   vendor04pixel: {
     directive: 'img',
     origin: 'https://googleads.g.doubleclick.net',
     path: (t) => `/pagead/viewthroughconversion/${q(t.replace(/^AW-/i, ''))}/?guid=ON&script=0`,
   },
-  vendor05pixel: { directive: 'img', origin: 'https://px.ads.linkedin.com', path: (t) => `/collect/?pid=${q(t)}&fmt=gif` },
+  vendor05pixel: {
+    directive: 'img',
+    origin: 'https://px.ads.linkedin.com',
+    path: (t) => `/collect/?pid=${q(t)}&fmt=gif`,
+  },
   vendor06pixel: {
     directive: 'img',
     origin: 'https://analytics.twitter.com',
@@ -56,22 +69,62 @@ const TEMPLATES: Record<PixelType, PixelTemplate> = {
     origin: 'https://d.adroll.com',
     path: (t) => `/ipixel/${t.split(':').map(q).join('/')}?name=page_view`,
   },
-  vendor08pixel: { directive: 'img', origin: 'https://q.quora.com', path: (t) => `/_/ad/${q(t)}/pixel?tag=ViewContent&noscript=1` },
-  vendor09: { directive: 'img', origin: 'https://ct.pinterest.com', path: (t) => `/v3/?event=init&tid=${q(t)}&noscript=1` },
-  vendor10: { directive: 'img', origin: 'https://bat.bing.com', path: (t) => `/action/0?ti=${q(t)}&Ver=2` },
-  vendor11: { directive: 'img', origin: 'https://tr.snapchat.com', path: (t) => `/p?pid=${q(t)}&ev=PAGE_VIEW&noscript=1` },
-  vendor12: { directive: 'img', origin: 'https://alb.reddit.com', path: (t) => `/rp.gif?id=${q(t)}&event=PageVisit` },
-  vendor13: { directive: 'img', origin: 'https://analytics.tiktok.com', path: (t) => `/api/v2/pixel?sdkid=${q(t)}&event=Pageview` },
+  vendor08pixel: {
+    directive: 'img',
+    origin: 'https://q.quora.com',
+    path: (t) => `/_/ad/${q(t)}/pixel?tag=ViewContent&noscript=1`,
+  },
+  vendor09: {
+    directive: 'img',
+    origin: 'https://ct.pinterest.com',
+    path: (t) => `/v3/?event=init&tid=${q(t)}&noscript=1`,
+  },
+  vendor10: {
+    directive: 'img',
+    origin: 'https://bat.bing.com',
+    path: (t) => `/action/0?ti=${q(t)}&Ver=2`,
+  },
+  vendor11: {
+    directive: 'img',
+    origin: 'https://tr.snapchat.com',
+    path: (t) => `/p?pid=${q(t)}&ev=PAGE_VIEW&noscript=1`,
+  },
+  vendor12: {
+    directive: 'img',
+    origin: 'https://alb.reddit.com',
+    path: (t) => `/rp.gif?id=${q(t)}&event=PageVisit`,
+  },
+  vendor13: {
+    directive: 'img',
+    origin: 'https://analytics.tiktok.com',
+    path: (t) => `/api/v2/pixel?sdkid=${q(t)}&event=Pageview`,
+  },
 };
 
 /** The markup of one pixel, or null when its type is unknown or its tag fails the check. */
 export function renderPixel(type: string, tag: string): PixelMarkup | null {
-  const template = Object.prototype.hasOwnProperty.call(TEMPLATES, type) ? TEMPLATES[type as PixelType] : undefined;
+  const template = Object.prototype.hasOwnProperty.call(TEMPLATES, type)
+    ? TEMPLATES[type as PixelType]
+    : undefined;
   if (!template || !PIXEL_TAG_PATTERN.test(tag)) return null;
   const src = template.origin + template.path(tag);
   const markup =
     template.directive === 'frame'
-      ? html`<iframe class="px" src="${src}" width="0" height="0" title="" aria-hidden="true"></iframe>`
-      : html`<img class="px" src="${src}" width="1" height="1" alt="" referrerpolicy="no-referrer-when-downgrade">`;
+      ? html`<iframe
+          class="px"
+          src="${src}"
+          width="0"
+          height="0"
+          title=""
+          aria-hidden="true"
+        ></iframe>`
+      : html`<img
+          class="px"
+          src="${src}"
+          width="1"
+          height="1"
+          alt=""
+          referrerpolicy="no-referrer-when-downgrade"
+        />`;
   return { markup, directive: template.directive, origin: template.origin };
 }

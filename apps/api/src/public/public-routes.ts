@@ -16,7 +16,11 @@ export interface PublicRequestContext {
  * A public route. It answers the request itself; a rejected promise (or a throw) becomes the
  * redirector's 500 / 503 page, so a route never has to catch everything itself.
  */
-export type PublicRoute = (req: IncomingMessage, res: ServerResponse, ctx: PublicRequestContext) => void | Promise<void>;
+export type PublicRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: PublicRequestContext,
+) => void | Promise<void>;
 
 /**
  * Path prefixes served by other features through the redirector (e.g. the QR module registers
@@ -29,8 +33,10 @@ export class PublicRoutes {
 
   /** `prefix` is one path segment between slashes, e.g. `/q/`; `/r/` and `/u/` belong to the redirector. */
   register(prefix: string, route: PublicRoute): void {
-    if (prefix === '/r/' || prefix === '/u/') throw new Error(`public route ${prefix} is the redirector's own`);
-    if (!/^\/[a-z0-9-]+\/$/.test(prefix)) throw new Error(`public route prefix must look like /name/: ${prefix}`);
+    if (prefix === '/r/' || prefix === '/u/')
+      throw new Error(`public route ${prefix} is the redirector's own`);
+    if (!/^\/[a-z0-9-]+\/$/.test(prefix))
+      throw new Error(`public route prefix must look like /name/: ${prefix}`);
     if (this.routes.has(prefix)) throw new Error(`public route ${prefix} is already registered`);
     this.routes.set(prefix, route);
   }

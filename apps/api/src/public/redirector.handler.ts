@@ -14,7 +14,15 @@ import { verifyPassword } from '../users/passwords';
 import { clientIp, compileTrust, TrustFn } from './client-ip';
 import { hostOfUrl, parseHost } from './host';
 import { LinkCache } from './link-cache';
-import { campaignListPage, forwardPage, framePage, Page, PAGES, passwordPage, splashPage } from './pages';
+import {
+  campaignListPage,
+  forwardPage,
+  framePage,
+  Page,
+  PAGES,
+  passwordPage,
+  splashPage,
+} from './pages';
 import { PublicHandler } from './public-handler';
 import { PublicRequestContext, PublicRoutes } from './public-routes';
 import { CachedLink, headerSafeUrl, REDIRECT_CACHE_CONTROL, ResolvedHost } from './resolved-link';
@@ -27,6 +35,7 @@ const PASSWORD_WINDOW_SECONDS = 600;
 /** Links shown on a campaign's list page. */
 const MAX_LIST_LINKS = 500;
 
+// prettier-ignore
 const SECURITY_HEADERS = [
   'X-Content-Type-Options', 'nosniff',
   'Referrer-Policy', 'strict-origin-when-cross-origin',
@@ -43,6 +52,7 @@ function staticPage(page: Page, extra: string[] = []): StaticPage {
   const body = Buffer.from(page.html, 'utf8');
   return {
     body,
+    // prettier-ignore
     headers: [
       'Content-Type', 'text/html; charset=utf-8',
       'Content-Length', String(body.length),
@@ -59,7 +69,10 @@ const GONE = staticPage(PAGES.gone);
 const METHOD_NOT_ALLOWED = staticPage(PAGES.methodNotAllowed, ['Allow', 'GET, HEAD']);
 const BAD_FORM = staticPage(PAGES.badRequest, ['Connection', 'close']);
 const TOO_LARGE = staticPage(PAGES.tooLarge, ['Connection', 'close']);
-const TOO_MANY = staticPage(PAGES.tooManyAttempts, ['Retry-After', String(PASSWORD_WINDOW_SECONDS)]);
+const TOO_MANY = staticPage(PAGES.tooManyAttempts, [
+  'Retry-After',
+  String(PASSWORD_WINDOW_SECONDS),
+]);
 const ERROR = staticPage(PAGES.error);
 const UNAVAILABLE = staticPage(PAGES.unavailable, ['Retry-After', '5']);
 
@@ -99,13 +112,21 @@ export class RedirectorHandler extends PublicHandler {
     this.publicUrl = config.publicUrl;
     this.publicHost = hostOfUrl(config.publicUrl);
     this.trust = compileTrust(process.env.TRUST_PROXY);
-    this.docsHeaders = ['Location', '/docs', 'Cache-Control', REDIRECT_CACHE_CONTROL, 'Content-Length', '0'];
+    this.docsHeaders = [
+      'Location',
+      '/docs',
+      'Cache-Control',
+      REDIRECT_CACHE_CONTROL,
+      'Content-Length',
+      '0',
+    ];
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
     try {
       const method = req.method;
-      if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return this.sendStatic(res, 405, METHOD_NOT_ALLOWED);
+      if (method !== 'GET' && method !== 'HEAD' && method !== 'POST')
+        return this.sendStatic(res, 405, METHOD_NOT_ALLOWED);
       const url = req.url ?? '/';
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
@@ -134,13 +155,21 @@ export class RedirectorHandler extends PublicHandler {
     return host;
   }
 
-  private route(req: IncomingMessage, res: ServerResponse, path: string, host: string, domain: ResolvedHost | null): void {
+  private route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    host: string,
+    domain: ResolvedHost | null,
+  ): void {
     try {
       const method = req.method as string;
       if (path === '/') {
         if (method === 'POST') return this.sendStatic(res, 405, METHOD_NOT_ALLOWED);
         if (!domain) return this.redirect(res, this.docsHeaders);
-        return domain.redirectRoot ? this.redirectTo(res, domain.redirectRoot, REDIRECT_CACHE_CONTROL) : this.sendStatic(res, 404, NOT_FOUND);
+        return domain.redirectRoot
+          ? this.redirectTo(res, domain.redirectRoot, REDIRECT_CACHE_CONTROL)
+          : this.sendStatic(res, 404, NOT_FOUND);
       }
       if (path.indexOf('/', 1) > 0) {
         if (method === 'POST') return this.sendStatic(res, 405, METHOD_NOT_ALLOWED);
@@ -160,7 +189,12 @@ export class RedirectorHandler extends PublicHandler {
   }
 
   /** `/<prefix>/…`: a registered route (QR codes), the rotator, a list page, else unknown. */
-  private namespaced(req: IncomingMessage, res: ServerResponse, ctx: PublicRequestContext, domain: ResolvedHost | null): void {
+  private namespaced(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: PublicRequestContext,
+    domain: ResolvedHost | null,
+  ): void {
     const route = this.routes.match(ctx.path);
     if (route) {
       const result = route(req, res, ctx);
@@ -171,15 +205,25 @@ export class RedirectorHandler extends PublicHandler {
       const rotator = ROTATOR_PATH.exec(ctx.path);
       if (rotator) return void this.rotate(res, rotator[1]).catch((err) => this.fail(res, err));
       const list = LIST_PATH.exec(ctx.path);
-      if (list) return void this.listPage(res, list[1], Number(list[2])).catch((err) => this.fail(res, err));
+      if (list)
+        return void this.listPage(res, list[1], Number(list[2])).catch((err) =>
+          this.fail(res, err),
+        );
     }
     this.unknown(res, domain);
   }
 
-  private serve(req: IncomingMessage, res: ServerResponse, link: CachedLink | null, domain: ResolvedHost | null): void {
+  private serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    link: CachedLink | null,
+    domain: ResolvedHost | null,
+  ): void {
     // a link answers on its own host only; QR codes and bio pages have their own paths
-    if (!link || link.kind !== 'link' || link.domainId !== (domain ? domain.id : null)) return this.unknown(res, domain);
-    if (link.expiresAt !== null && link.expiresAt <= Date.now()) return this.sendStatic(res, 410, GONE);
+    if (!link || link.kind !== 'link' || link.domainId !== (domain ? domain.id : null))
+      return this.unknown(res, domain);
+    if (link.expiresAt !== null && link.expiresAt <= Date.now())
+      return this.sendStatic(res, 410, GONE);
     if (req.method === 'POST') {
       if (!link.protected) return this.sendStatic(res, 405, METHOD_NOT_ALLOWED);
       return void this.unlock(req, res, link).catch((err) => this.fail(res, err));
@@ -195,9 +239,14 @@ export class RedirectorHandler extends PublicHandler {
       res.end();
     } else {
       const target = headerSafeUrl(link.url);
-      if (link.type === 'splash' && link.splash) this.sendPage(res, 200, splashPage(target, link.splash, link.pixels));
+      if (link.type === 'splash' && link.splash)
+        this.sendPage(res, 200, splashPage(target, link.splash, link.pixels));
       else if (link.type === 'frame' || (link.type === 'overlay' && link.overlay))
-        this.sendPage(res, 200, framePage(target, link.type === 'overlay' ? link.overlay : null, link.pixels, link.title));
+        this.sendPage(
+          res,
+          200,
+          framePage(target, link.type === 'overlay' ? link.overlay : null, link.pixels, link.title),
+        );
       else if (link.pixels.length) this.sendPage(res, 200, forwardPage(target, link.pixels));
       else this.redirectTo(res, target, REDIRECT_CACHE_CONTROL);
     }
@@ -226,11 +275,17 @@ export class RedirectorHandler extends PublicHandler {
     const password = form.get('password') ?? '';
     const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.trust);
     const attemptsKey = this.redis.key('pwfail', link.id, ip);
-    if ((await this.failures(attemptsKey)) >= MAX_PASSWORD_FAILURES) return this.sendStatic(res, 429, TOO_MANY);
-    const rows: Array<{ password_hash: string | null }> = await this.db.query('SELECT password_hash FROM links WHERE id = $1', [link.id]);
+    if ((await this.failures(attemptsKey)) >= MAX_PASSWORD_FAILURES)
+      return this.sendStatic(res, 429, TOO_MANY);
+    const rows: Array<{ password_hash: string | null }> = await this.db.query(
+      'SELECT password_hash FROM links WHERE id = $1',
+      [link.id],
+    );
     const hash = rows[0]?.password_hash;
     // a password removed in the meantime: the link is open
-    const ok = hash ? password.length > 0 && password.length <= 128 && (await verifyPassword(hash, password)) : rows.length > 0;
+    const ok = hash
+      ? password.length > 0 && password.length <= 128 && (await verifyPassword(hash, password))
+      : rows.length > 0;
     if (!ok) {
       this.countFailure(attemptsKey);
       return this.sendPage(res, 401, passwordPage(link.url, true));
@@ -245,20 +300,26 @@ export class RedirectorHandler extends PublicHandler {
 
   private countFailure(key: string): void {
     if (!this.redis.ready) return;
-    this.redis.client.multi().incr(key).expire(key, PASSWORD_WINDOW_SECONDS).exec().catch(() => undefined);
+    this.redis.client
+      .multi()
+      .incr(key)
+      .expire(key, PASSWORD_WINDOW_SECONDS)
+      .exec()
+      .catch(() => undefined);
   }
 
   /** `GET /r/<slug>`: the campaign's links in turn (by link id), through each link's short URL. */
   private async rotate(res: ServerResponse, slug: string): Promise<void> {
-    const rows: Array<{ campaign_id: number; alias: string; domain: string | null }> = await this.db.query(
-      `SELECT c.id AS campaign_id, l.alias, d.domain
+    const rows: Array<{ campaign_id: number; alias: string; domain: string | null }> =
+      await this.db.query(
+        `SELECT c.id AS campaign_id, l.alias, d.domain
        FROM campaigns c
        JOIN links l ON l.campaign_id = c.id AND l.kind = 'link' AND (l.expires_at IS NULL OR l.expires_at > now())
        LEFT JOIN domains d ON d.id = l.domain_id
        WHERE c.slug = $1
        ORDER BY l.id`,
-      [slug],
-    );
+        [slug],
+      );
     if (!rows.length) return this.sendStatic(res, 404, NOT_FOUND);
     const turn = await this.nextTurn(rows[0].campaign_id);
     const pick = rows[turn % rows.length];
@@ -286,15 +347,20 @@ export class RedirectorHandler extends PublicHandler {
     );
     const campaign = campaigns[0];
     // with a slug, the list URL carries it; without, the name part is decoration
-    if (!campaign || (campaign.slug && campaign.slug !== prefix)) return this.sendStatic(res, 404, NOT_FOUND);
-    const links: Array<{ alias: string; title: string; domain: string | null }> = await this.db.query(
-      `SELECT l.alias, l.title, d.domain
+    if (!campaign || (campaign.slug && campaign.slug !== prefix))
+      return this.sendStatic(res, 404, NOT_FOUND);
+    const links: Array<{ alias: string; title: string; domain: string | null }> =
+      await this.db.query(
+        `SELECT l.alias, l.title, d.domain
        FROM links l LEFT JOIN domains d ON d.id = l.domain_id
        WHERE l.campaign_id = $1 AND l.kind = 'link' AND (l.expires_at IS NULL OR l.expires_at > now())
        ORDER BY l.id DESC LIMIT ${MAX_LIST_LINKS}`,
-      [id],
-    );
-    const items = links.map((l) => ({ title: l.title, shorturl: `${baseOf(l.domain, this.publicUrl)}/${l.alias}` }));
+        [id],
+      );
+    const items = links.map((l) => ({
+      title: l.title,
+      shorturl: `${baseOf(l.domain, this.publicUrl)}/${l.alias}`,
+    }));
     this.sendPage(res, 200, campaignListPage(campaign.name, items), 'no-cache');
   }
 
@@ -310,7 +376,14 @@ export class RedirectorHandler extends PublicHandler {
   }
 
   private redirectTo(res: ServerResponse, location: string, cacheControl: string): void {
-    res.writeHead(302, ['Location', headerSafeUrl(location), 'Cache-Control', cacheControl, 'Content-Length', '0']);
+    res.writeHead(302, [
+      'Location',
+      headerSafeUrl(location),
+      'Cache-Control',
+      cacheControl,
+      'Content-Length',
+      '0',
+    ]);
     res.end();
   }
 
@@ -319,8 +392,14 @@ export class RedirectorHandler extends PublicHandler {
     res.end(page.body);
   }
 
-  private sendPage(res: ServerResponse, status: number, page: Page, cacheControl = 'no-store'): void {
+  private sendPage(
+    res: ServerResponse,
+    status: number,
+    page: Page,
+    cacheControl = 'no-store',
+  ): void {
     const body = Buffer.from(page.html, 'utf8');
+    // prettier-ignore
     res.writeHead(status, [
       'Content-Type', 'text/html; charset=utf-8',
       'Content-Length', String(body.length),
@@ -336,7 +415,10 @@ export class RedirectorHandler extends PublicHandler {
     const { status } = mapError(err);
     const unavailable = status === 503;
     const e = err as Error;
-    this.logger.error({ err: { name: e?.name, message: e?.message, stack: e?.stack } }, 'public request failed');
+    this.logger.error(
+      { err: { name: e?.name, message: e?.message, stack: e?.stack } },
+      'public request failed',
+    );
     try {
       if (res.headersSent) {
         res.destroy();
@@ -360,7 +442,10 @@ function baseOf(domain: string | null, publicUrl: string): string {
  */
 function readForm(req: IncomingMessage, res: ServerResponse): Promise<URLSearchParams | null> {
   return new Promise((resolve, reject) => {
-    const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = String(req.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     const refuse = (page: StaticPage, status: number) => {
       // stop reading what is left of the body: the connection closes once the answer is out
       res.once('finish', () => req.destroy());

@@ -81,7 +81,14 @@ export function headerSafeUrl(url: string): string {
 export function toCached(link: ResolvedLink): CachedLink {
   const cached = link as CachedLink;
   cached.redirectHeaders = isPlainRedirect(link)
-    ? ['Location', headerSafeUrl(link.url), 'Cache-Control', REDIRECT_CACHE_CONTROL, 'Content-Length', '0']
+    ? [
+        'Location',
+        headerSafeUrl(link.url),
+        'Cache-Control',
+        REDIRECT_CACHE_CONTROL,
+        'Content-Length',
+        '0',
+      ]
     : null;
   return cached;
 }

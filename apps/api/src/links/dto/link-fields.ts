@@ -7,7 +7,8 @@ const MAX_INT = 2147483647;
 export const LINK_TYPES = ['direct', 'frame', 'splash', 'overlay'] as const;
 export type LinkTypeName = (typeof LINK_TYPES)[number];
 
-const isId = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_INT;
+const isId = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_INT;
 
 function rule(name: string, message: string, test: (value: unknown) => boolean) {
   return (options?: ValidationOptions) =>

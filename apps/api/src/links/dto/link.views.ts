@@ -15,12 +15,23 @@ export class LinkItemView {
 
 /** `details` of `GET /api/url/:id`: the item plus its settings. */
 export class LinkDetailsView extends LinkItemView {
-  @ApiProperty({ type: String, nullable: true, description: 'Branded domain URL, null for the main domain' }) domain: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Branded domain URL, null for the main domain',
+  })
+  domain: string | null;
   @ApiProperty({ enum: ['direct', 'frame', 'splash', 'overlay'] }) type: string;
-  @ApiProperty({ type: Number, nullable: true, description: 'Overlay id (type overlay)' }) overlay: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'Splash page id (type splash)' }) splash: number | null;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-01 00:00:00' }) expiry: string | null;
-  @ApiProperty({ description: 'Whether visitors need a password (the password itself is never returned)' }) password: boolean;
+  @ApiProperty({ type: Number, nullable: true, description: 'Overlay id (type overlay)' }) overlay:
+    number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Splash page id (type splash)' })
+  splash: number | null;
+  @ApiProperty({ type: String, nullable: true, example: '2030-01-01 00:00:00' }) expiry:
+    string | null;
+  @ApiProperty({
+    description: 'Whether visitors need a password (the password itself is never returned)',
+  })
+  password: boolean;
   @ApiProperty({ type: [Number] }) pixels: number[];
   @ApiProperty({ type: Number, nullable: true }) campaign: number | null;
 }
@@ -28,11 +39,26 @@ export class LinkDetailsView extends LinkItemView {
 class LinkStatisticsView {
   @ApiProperty() clicks: number;
   @ApiProperty() uniqueClicks: number;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topCountries: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topReferrers: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topBrowsers: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topOs: Record<string, string>;
-  @ApiProperty({ example: { network01: 0, network02: 0, network03: 0 } }) socialCount: Record<string, number>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topCountries: Record<
+    string,
+    string
+  >;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topReferrers: Record<
+    string,
+    string
+  >;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topBrowsers: Record<
+    string,
+    string
+  >;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topOs: Record<
+    string,
+    string
+  >;
+  @ApiProperty({ example: { network01: 0, network02: 0, network03: 0 } }) socialCount: Record<
+    string,
+    number
+  >;
 }
 
 /** `GET /api/url/:id`: `{error, id, details, data}`. */

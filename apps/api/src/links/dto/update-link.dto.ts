@@ -30,15 +30,27 @@ export class UpdateLinkDto {
   @ApiPropertyOptional({ description: `New alias. ${DOC.custom}`, minLength: 3, maxLength: 64 })
   @Present()
   @IsString()
-  @Matches(ALIAS_PATTERN, { message: 'custom must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -' })
+  @Matches(ALIAS_PATTERN, {
+    message: 'custom must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -',
+  })
   custom?: string;
 
-  @ApiPropertyOptional({ description: `${DOC.domain} null moves the link back to the main domain.`, oneOf: [{ type: 'integer' }, { type: 'string' }], nullable: true })
+  @ApiPropertyOptional({
+    description: `${DOC.domain} null moves the link back to the main domain.`,
+    oneOf: [{ type: 'integer' }, { type: 'string' }],
+    nullable: true,
+  })
   @IsOptional()
   @IsDomainRef()
   domain?: number | string | null;
 
-  @ApiPropertyOptional({ description: DOC.type, oneOf: [{ type: 'string', enum: ['direct', 'frame', 'splash', 'overlay'] }, { type: 'integer' }] })
+  @ApiPropertyOptional({
+    description: DOC.type,
+    oneOf: [
+      { type: 'string', enum: ['direct', 'frame', 'splash', 'overlay'] },
+      { type: 'integer' },
+    ],
+  })
   @Present()
   @IsLinkType()
   type?: string | number;
@@ -67,7 +79,10 @@ export class UpdateLinkDto {
   @MaxLength(500)
   description?: string;
 
-  @ApiPropertyOptional({ description: `${DOC.pixels}. Replaces the link's pixels; [] removes them.`, type: [Number] })
+  @ApiPropertyOptional({
+    description: `${DOC.pixels}. Replaces the link's pixels; [] removes them.`,
+    type: [Number],
+  })
   @Present()
   @IsArray()
   @ArrayMaxSize(50)
@@ -76,14 +91,21 @@ export class UpdateLinkDto {
   @Max(MAX_INT, { each: true, message: 'pixels must be an array of pixel ids (integers)' })
   pixels?: number[];
 
-  @ApiPropertyOptional({ description: `${DOC.campaign}. null takes the link out of its campaign.`, type: 'integer', nullable: true })
+  @ApiPropertyOptional({
+    description: `${DOC.campaign}. null takes the link out of its campaign.`,
+    type: 'integer',
+    nullable: true,
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(MAX_INT)
   campaign?: number | null;
 
-  @ApiPropertyOptional({ description: `${DOC.channel} (in addition to channels it is already in)`, type: 'integer' })
+  @ApiPropertyOptional({
+    description: `${DOC.channel} (in addition to channels it is already in)`,
+    type: 'integer',
+  })
   @Present()
   @IsInt()
   @Min(1)
