@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { contentSecurityPolicy, cspHash, escapeHtml, html, originOf, SafeHtml } from './html';
+import { contentSecurityPolicy, cspHash, escapeHtml, escaped, originOf, SafeHtml } from './html';
 
 describe('html', () => {
   it('escapeHtml escapes the five special characters and stringifies anything', () => {
@@ -13,17 +13,17 @@ describe('html', () => {
     expect(escapeHtml('plain text')).toBe('plain text');
   });
 
-  it('html escapes interpolations, joins arrays, keeps SafeHtml and drops empty values', () => {
+  it('escaped escapes interpolations, joins arrays, keeps SafeHtml and drops empty values', () => {
     const evil = '<script>alert("x")</script>';
-    const inner = html`<b>${evil}</b>`;
+    const inner = escaped`<b>${evil}</b>`;
     expect(inner).toBeInstanceOf(SafeHtml);
     expect(
-      html`<p title="${evil}">${inner}${['<', html`<i>ok</i>`]}${null}${undefined}${false}</p>`
+      escaped`<p title="${evil}">${inner}${['<', escaped`<i>ok</i>`]}${null}${undefined}${false}</p>`
         .value,
     ).toBe(
       '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"><b>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</b>&lt;<i>ok</i></p>',
     );
-    expect(html`${0}`.value).toBe('0');
+    expect(escaped`${0}`.value).toBe('0');
   });
 
   it('cspHash is the base64 sha256 of the source', () => {

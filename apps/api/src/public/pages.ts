@@ -1,4 +1,4 @@
-import { contentSecurityPolicy, html, originOf, PageSources, SafeHtml } from './html';
+import { contentSecurityPolicy, escaped, originOf, PageSources, SafeHtml } from './html';
 import { renderPixel } from './pixel-tags';
 import { OverlayView, PixelView, SplashView } from './resolved-link';
 
@@ -43,40 +43,17 @@ interface PageParts {
 function page(parts: PageParts): Page {
   const styles = [BASE_CSS, ...(parts.styles ?? [])];
   const scripts = parts.scripts ?? [];
-  const markup = html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width,initial-scale=1" />
-        <meta name="robots" content="noindex,nofollow" />
-        <title>${parts.title}</title>
-        ${parts.head}${styles.map(
-          (s) =>
-            html`<style>
-              ${new SafeHtml(s)}
-            </style>`,
-        )}
-      </head>
-      <body>
-        ${parts.body}${scripts.map(
-          (s) =>
-            html`<script>
-              ${new SafeHtml(s)};
-            </script>`,
-        )}
-      </body>
-    </html>`;
+  const markup = escaped`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex,nofollow"><title>${parts.title}</title>${parts.head}${styles.map(
+    (s) => escaped`<style>${new SafeHtml(s)}</style>`,
+  )}</head>
+<body>${parts.body}${scripts.map((s) => escaped`<script>${new SafeHtml(s)}</script>`)}</body></html>`;
   return { html: markup.value, csp: contentSecurityPolicy(styles, scripts, parts.sources) };
 }
 
 function message(title: string, text: string): Page {
-  return page({
-    title,
-    body: html`<main>
-      <h1>${title}</h1>
-      <p>${text}</p>
-    </main>`,
-  });
+  return page({ title, body: escaped`<main><h1>${title}</h1><p>${text}</p></main>` });
 }
 
 /** Fixed pages, built once. */
@@ -117,15 +94,11 @@ export function passwordPage(target: string, failed: boolean): Page {
   const origin = originOf(target);
   return page({
     title: 'Password required',
-    body: html`<main>
-      <h1>This link is protected</h1>
-      <form method="post" autocomplete="off">
-        <label for="password">Enter the password to continue</label>
-        <input id="password" name="password" type="password" required maxlength="128" autofocus />
-        ${failed ? html`<p class="err" role="alert">Wrong password, try again.</p>` : ''}
-        <button class="btn" type="submit">Continue</button>
-      </form>
-    </main>`,
+    body: escaped`<main><h1>This link is protected</h1>
+<form method="post" autocomplete="off"><label for="password">Enter the password to continue</label>
+<input id="password" name="password" type="password" required maxlength="128" autofocus>
+${failed ? escaped`<p class="err" role="alert">Wrong password, try again.</p>` : ''}
+<button class="btn" type="submit">Continue</button></form></main>`,
     // the answer to a correct password is a redirect to the target: form-action covers it
     sources: { formAction: ["'self'", ...(origin ? [origin] : [])] },
   });
@@ -136,13 +109,9 @@ export function forwardPage(target: string, pixels: PixelView[]): Page {
   const px = pixelsOf(pixels);
   return page({
     title: 'Redirecting…',
-    head: html`<meta http-equiv="refresh" content="2;url=${target}" />`,
-    body: html`<main>
-        <h1>Redirecting…</h1>
-        <p>You are being forwarded to</p>
-        <p class="muted"><a id="go" href="${target}" rel="noreferrer">${target}</a></p>
-      </main>
-      ${px.markup}`,
+    head: escaped`<meta http-equiv="refresh" content="2;url=${target}">`,
+    body: escaped`<main><h1>Redirecting…</h1><p>You are being forwarded to</p>
+<p class="muted"><a id="go" href="${target}" rel="noreferrer">${target}</a></p></main>${px.markup}`,
     scripts: [FORWARD_SCRIPT],
     sources: { img: px.img, frame: px.frame },
   });
@@ -157,20 +126,14 @@ export function splashPage(target: string, splash: SplashView, pixels: PixelView
     title: splash.title || 'Redirecting…',
     head:
       seconds > 0
-        ? html`<meta http-equiv="refresh" content="${seconds};url=${target}" />`
+        ? escaped`<meta http-equiv="refresh" content="${seconds};url=${target}">`
         : undefined,
-    body: html`<main>
-        ${splash.title ? html`<h1>${splash.title}</h1>` : ''}
-        ${image ? html`<p><img class="hero" src="${splash.imageUrl}" alt="" /></p>` : ''}
-        ${splash.message ? html`<p>${splash.message}</p>` : ''}
-        <p>
-          <a class="btn" id="go" href="${target}" rel="noreferrer"
-            >${splash.buttonText || 'Continue'}</a
-          >
-        </p>
-        ${seconds > 0 ? html`<p class="muted">Forwarding in <span id="count" data-seconds="${seconds}">${seconds}</span> s</p>` : ''}
-      </main>
-      ${px.markup}`,
+    body: escaped`<main>${splash.title ? escaped`<h1>${splash.title}</h1>` : ''}
+${image ? escaped`<p><img class="hero" src="${splash.imageUrl}" alt=""></p>` : ''}
+${splash.message ? escaped`<p>${splash.message}</p>` : ''}
+<p><a class="btn" id="go" href="${target}" rel="noreferrer">${splash.buttonText || 'Continue'}</a></p>
+${seconds > 0 ? escaped`<p class="muted">Forwarding in <span id="count" data-seconds="${seconds}">${seconds}</span> s</p>` : ''}
+</main>${px.markup}`,
     scripts: seconds > 0 ? [COUNTDOWN_SCRIPT] : [],
     sources: { img: [...px.img, ...(image ? [image] : [])], frame: px.frame },
   });
@@ -206,29 +169,17 @@ export function framePage(
   const button = overlay?.buttonText && originOf(overlay.buttonLink) ? overlay : null;
   return page({
     title: title || target,
-    body: html`<iframe
-        class="target"
-        src="${target}"
-        title="${title || target}"
-        sandbox="allow-forms allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"
-      ></iframe>
-      ${
-        overlay
-          ? html`<aside class="overlay" role="complementary">
-              ${overlay.message ? html`<p>${overlay.message}</p>` : ''}${
-                button
-                  ? html`<a
-                      class="btn"
-                      href="${button.buttonLink}"
-                      target="_blank"
-                      rel="noopener noreferrer"
-                      >${button.buttonText}</a
-                    >`
-                  : ''
-              }
-            </aside>`
+    body: escaped`<iframe class="target" src="${target}" title="${title || target}"
+ sandbox="allow-forms allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"></iframe>
+${
+  overlay
+    ? escaped`<aside class="overlay" role="complementary">${overlay.message ? escaped`<p>${overlay.message}</p>` : ''}${
+        button
+          ? escaped`<a class="btn" href="${button.buttonLink}" target="_blank" rel="noopener noreferrer">${button.buttonText}</a>`
           : ''
-      }${px.markup}`,
+      }</aside>`
+    : ''
+}${px.markup}`,
     styles: [FRAME_CSS, ...(overlay ? [overlayCss(overlay)] : [])],
     sources: { img: px.img, frame: [...(origin ? [origin] : []), ...px.frame] },
   });
@@ -242,22 +193,13 @@ export function campaignListPage(
   const title = name || 'Links';
   return page({
     title,
-    body: html`<main>
-      <h1>${title}</h1>
-      ${
-        links.length
-          ? html`<ul>
-              ${links.map(
-                (l) =>
-                  html`<li>
-                    ${l.title ? html`${l.title}<br />` : ''}<a href="${l.shorturl}"
-                      >${l.shorturl}</a
-                    >
-                  </li>`,
-              )}
-            </ul>`
-          : html`<p>This campaign has no links yet.</p>`
-      }
-    </main>`,
+    body: escaped`<main><h1>${title}</h1>${
+      links.length
+        ? escaped`<ul>${links.map(
+            (l) =>
+              escaped`<li>${l.title ? escaped`${l.title}<br>` : ''}<a href="${l.shorturl}">${l.shorturl}</a></li>`,
+          )}</ul>`
+        : escaped`<p>This campaign has no links yet.</p>`
+    }</main>`,
   });
 }

@@ -1,6 +1,6 @@
 import { PixelType } from '@app/database';
 
-import { html, SafeHtml } from './html';
+import { escaped, SafeHtml } from './html';
 
 /** What a pixel tag may contain (CONTRACT): checked again here before it is written into a page. */
 export const PIXEL_TAG_PATTERN = /^[A-Za-z0-9_.:-]{1,255}$/;
@@ -110,21 +110,7 @@ export function renderPixel(type: string, tag: string): PixelMarkup | null {
   const src = template.origin + template.path(tag);
   const markup =
     template.directive === 'frame'
-      ? html`<iframe
-          class="px"
-          src="${src}"
-          width="0"
-          height="0"
-          title=""
-          aria-hidden="true"
-        ></iframe>`
-      : html`<img
-          class="px"
-          src="${src}"
-          width="1"
-          height="1"
-          alt=""
-          referrerpolicy="no-referrer-when-downgrade"
-        />`;
+      ? escaped`<iframe class="px" src="${src}" width="0" height="0" title="" aria-hidden="true"></iframe>`
+      : escaped`<img class="px" src="${src}" width="1" height="1" alt="" referrerpolicy="no-referrer-when-downgrade">`;
   return { markup, directive: template.directive, origin: template.origin };
 }
