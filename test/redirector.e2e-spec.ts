@@ -2,6 +2,7 @@ import request from 'supertest';
 
 import { runMigrations } from '@app/database';
 
+import { cspHash } from '../apps/api/src/public/html';
 import { PublicRoutes } from '../apps/api/src/public/public-routes';
 import { createTestApp, createUser, TestApp, TestUser } from './support/app';
 import {
@@ -29,6 +30,13 @@ function expectHtmlPage(res: request.Response, status: number): string {
   expect(csp).toMatch(/^default-src 'none'; /);
   expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+  // every inline block runs: the policy allows exactly the hashes of what the page carries
+  if (res.text) {
+    for (const [, body] of res.text.matchAll(/<(?:style|script)>([\s\S]*?)<\/(?:style|script)>/g)) {
+      expect(csp).toContain(cspHash(body));
+    }
+    expect(res.text).not.toMatch(/\son[a-z]+=|style="/i);
+  }
   return csp;
 }
 
