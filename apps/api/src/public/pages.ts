@@ -21,9 +21,18 @@ const BASE_CSS =
 const FRAME_CSS =
   'html,body{height:100%;overflow:hidden}iframe.target{position:fixed;inset:0;width:100%;height:100%;border:0}';
 
-/** Forwards once the page (and its pixels) loaded; the meta refresh covers visitors without script. */
+/** Longest a visitor waits on the pixel page for the tags to load (a vendor may never answer). */
+export const FORWARD_MAX_WAIT_MS = 2000;
+
+/**
+ * Forwards once the page (and its pixels) loaded, or after FORWARD_MAX_WAIT_MS: a beacon that
+ * hangs delays the load event, and the meta refresh (for visitors without script) only counts
+ * from the load event, so it cannot stand in for the cap.
+ */
 const FORWARD_SCRIPT =
-  "addEventListener('load',function(){var a=document.getElementById('go');if(a)location.replace(a.href)});";
+  "(function(){var a=document.getElementById('go');if(!a)return;var gone=false;" +
+  'function go(){if(!gone){gone=true;location.replace(a.href)}}' +
+  `addEventListener('load',go);setTimeout(go,${FORWARD_MAX_WAIT_MS})})();`;
 
 /** Counts down the seconds shown in #count, then forwards to #go. */
 const COUNTDOWN_SCRIPT =
