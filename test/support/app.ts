@@ -49,11 +49,23 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   }
 }
 
-/** Boots the worker in-process (BullMQ processors running), for suites that need rendered jobs. */
-export async function createTestWorker(): Promise<INestApplicationContext> {
-  const worker = await createWorker({ logger: process.env.TEST_LOG_LEVEL ? undefined : false });
-  await worker.init();
-  return worker;
+/**
+ * Boots the worker in-process (BullMQ processors running), for suites that need rendered jobs.
+ * `env` works as for createTestApp (applied while the config is read, then restored).
+ */
+export async function createTestWorker(env: Record<string, string> = {}): Promise<INestApplicationContext> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    const worker = await createWorker({ logger: process.env.TEST_LOG_LEVEL ? undefined : false });
+    await worker.init();
+    return worker;
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }
 
 export interface TestUser {

@@ -12,6 +12,7 @@ import { AccountModule } from './account/account.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
 import { PublicModule } from './public/public.module';
+import { QrModule } from './qr/qr.module';
 import { UsersModule } from './users/users.module';
 
 /**
@@ -19,7 +20,7 @@ import { UsersModule } from './users/users.module';
  * apps/api/src with its own module, added to FEATURES; it reaches other features only through
  * what their modules export, and the database through @app/database.
  */
-const FEATURES = [HealthModule, UsersModule, AccountModule, PublicModule];
+const FEATURES = [HealthModule, UsersModule, AccountModule, PublicModule, QrModule];
 
 @Module({
   imports: [

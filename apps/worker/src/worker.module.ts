@@ -6,11 +6,13 @@ import { DatabaseModule } from '@app/database';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 
+import { QrJobsModule } from './qr/qr-jobs.module';
+
 /**
  * The worker: BullMQ processors only, no HTTP listener. Each job family is a module in its own
  * folder (processor + the services it needs), added to JOBS.
  */
-const JOBS: never[] = [];
+const JOBS = [QrJobsModule];
 
 @Module({
   imports: [

@@ -1,0 +1,49 @@
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsDefined, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+import { COLOR_DESCRIPTION, DATA_DESCRIPTION, LOGO_DESCRIPTION } from './create-qr.dto';
+
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+
+/**
+ * `data` is required and checked against the code's type; the type itself cannot change (a body
+ * with `type` is a 400). Sending background, foreground or logo re-renders the image.
+ */
+export class UpdateQrDto {
+  @ApiProperty({
+    description: `The new content, in the shape of the code's type. ${DATA_DESCRIPTION}`,
+    oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }],
+  })
+  @IsDefined({ message: 'required' })
+  data: unknown;
+
+  @ApiPropertyOptional({ description: COLOR_DESCRIPTION, maxLength: 32 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  background?: string | null;
+
+  @ApiPropertyOptional({ description: COLOR_DESCRIPTION, maxLength: 32 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  foreground?: string | null;
+
+  @ApiPropertyOptional({ description: `${LOGO_DESCRIPTION} Omit to keep the current logo.`, maxLength: 2048 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  logo?: string | null;
+
+  @ApiPropertyOptional({ maxLength: 255 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  @Matches(NO_CONTROL, { message: 'must not contain control characters' })
+  name?: string;
+
+  /** Not updatable: declared only so that the service can answer "type: cannot be changed". */
+  @ApiHideProperty()
+  @Allow()
+  type?: unknown;
+}
