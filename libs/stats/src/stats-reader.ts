@@ -1,17 +1,177 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 
+import { RedisService } from '@app/redis';
+
+import { DIM, dayToIso, parseField, StatsKeys } from './keys';
 import { LinkStatistics, LinkTotals } from './types';
 
-/** Reads statistics: totals folded into Postgres plus the deltas still pending in Redis. */
+const TOP = 10;
+const DIM_KEYS: Record<string, 'topCountries' | 'topReferrers' | 'topBrowsers' | 'topOs'> = {
+  [DIM.country]: 'topCountries',
+  [DIM.referrer]: 'topReferrers',
+  [DIM.browser]: 'topBrowsers',
+  [DIM.os]: 'topOs',
+};
+
+/** Pending (not yet folded) counters of one link, summed over its pending hash and in-flight batches. */
+interface Pending {
+  clicks: number;
+  dims: Map<string, Map<string, number>>;
+  /** days (YYYYMMDD) with visits not folded yet */
+  days: Set<string>;
+}
+
+/**
+ * Statistics reads: the totals folded into Postgres plus the deltas still in Redis (pending
+ * hashes and claimed batches not yet applied), so a visit shows up as soon as it is recorded.
+ * If Redis is down, the folded totals alone are returned.
+ */
 @Injectable()
 export class StatsReader {
+  private readonly logger = new Logger(StatsReader.name);
+  private readonly keys: StatsKeys;
+
+  constructor(
+    private readonly redis: RedisService,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {
+    this.keys = new StatsKeys(redis);
+  }
+
   /** The documented statistics object of one link (a QR code's: its link's). */
-  async forLink(_linkId: number): Promise<LinkStatistics> {
-    throw new Error('StatsReader.forLink: being implemented on main by the lead');
+  async forLink(linkId: number): Promise<LinkStatistics> {
+    const [totals, dimRows, pending] = await Promise.all([
+      this.db.query(`SELECT clicks, uniques FROM link_stats_total WHERE link_id = $1`, [linkId]),
+      this.db.query(
+        `SELECT dim, label, SUM(count)::bigint AS count FROM link_stats_dims WHERE link_id = $1 GROUP BY dim, label`,
+        [linkId],
+      ),
+      this.pending([linkId]).then((m) => m.get(linkId)),
+    ]);
+    const dims = new Map<string, Map<string, number>>();
+    for (const r of dimRows as Array<{ dim: string; label: string; count: string }>) {
+      bump(dims, r.dim, r.label, Number(r.count));
+    }
+    for (const [dim, labels] of pending?.dims ?? []) for (const [l, n] of labels) bump(dims, dim, l, n);
+
+    const social = dims.get(DIM.social);
+    const stats: LinkStatistics = {
+      clicks: Number(totals[0]?.clicks ?? 0) + (pending?.clicks ?? 0),
+      uniqueClicks: Number(totals[0]?.uniques ?? 0) + (await this.pendingUniques(linkId, pending)),
+      topCountries: {},
+      topReferrers: {},
+      topBrowsers: {},
+      topOs: {},
+      socialCount: {
+        network01: social?.get('network01') ?? 0,
+        network02: social?.get('network02') ?? 0,
+        network03: social?.get('network03') ?? 0,
+      },
+    };
+    for (const [dim, key] of Object.entries(DIM_KEYS)) stats[key] = top(dims.get(dim));
+    return stats;
   }
 
   /** clicks / uniqueClicks of many links at once (list pages). Missing ids get zeros. */
-  async totals(_linkIds: number[]): Promise<Map<number, LinkTotals>> {
-    throw new Error('StatsReader.totals: being implemented on main by the lead');
+  async totals(linkIds: number[]): Promise<Map<number, LinkTotals>> {
+    const result = new Map<number, LinkTotals>(linkIds.map((id) => [id, { clicks: 0, uniqueClicks: 0 }]));
+    if (!linkIds.length) return result;
+    const [rows, pending] = await Promise.all([
+      this.db.query(`SELECT link_id, clicks, uniques FROM link_stats_total WHERE link_id = ANY($1::int[])`, [linkIds]),
+      this.pending(linkIds),
+    ]);
+    for (const r of rows as Array<{ link_id: number; clicks: string; uniques: string }>) {
+      result.set(r.link_id, { clicks: Number(r.clicks), uniqueClicks: Number(r.uniques) });
+    }
+    await Promise.all(
+      [...pending].map(async ([id, p]) => {
+        const t = result.get(id)!;
+        t.clicks += p.clicks;
+        t.uniqueClicks += await this.pendingUniques(id, p);
+      }),
+    );
+    return result;
   }
+
+  /** Pending deltas per link: its pending hash plus claimed batches not yet applied in Postgres. */
+  private async pending(linkIds: number[]): Promise<Map<number, Pending>> {
+    const out = new Map<number, Pending>();
+    if (!this.redis.ready) return out;
+    try {
+      const inflight = await this.redis.client.smembers(this.keys.inflight);
+      let unapplied: string[] = [];
+      if (inflight.length) {
+        const applied = await this.db.query(`SELECT batch_id FROM stat_batches WHERE batch_id = ANY($1::varchar[])`, [inflight]);
+        const done = new Set((applied as Array<{ batch_id: string }>).map((r) => r.batch_id));
+        unapplied = inflight.filter((b) => !done.has(b));
+      }
+      const pipeline = this.redis.client.pipeline();
+      for (const id of linkIds) {
+        pipeline.hgetall(this.keys.pending(id));
+        for (const b of unapplied) pipeline.hgetall(this.keys.batchLink(b, id));
+      }
+      const replies = (await pipeline.exec()) ?? [];
+      const per = 1 + unapplied.length;
+      linkIds.forEach((id, i) => {
+        for (let j = 0; j < per; j++) {
+          const [err, hash] = replies[i * per + j] ?? [];
+          if (err || !hash) continue;
+          for (const [field, value] of Object.entries(hash as Record<string, string>)) {
+            const f = parseField(field);
+            if (!f) continue;
+            const p = out.get(id) ?? { clicks: 0, dims: new Map(), days: new Set<string>() };
+            out.set(id, p);
+            p.days.add(f.day);
+            if (f.dim === DIM.clicks) p.clicks += Number(value);
+            else if (f.dim !== DIM.uniques) bump(p.dims, f.dim, f.label, Number(value));
+          }
+        }
+      });
+    } catch (err) {
+      this.logger.warn(`pending statistics unavailable: ${(err as Error).message}`);
+    }
+    return out;
+  }
+
+  /**
+   * Unique visitors not yet folded: for each day with pending visits, the day's live HyperLogLog
+   * count minus what Postgres already holds for that day.
+   */
+  private async pendingUniques(linkId: number, pending: Pending | undefined): Promise<number> {
+    if (!pending?.days.size || !this.redis.ready) return 0;
+    const days = [...pending.days];
+    try {
+      const [counts, stored] = await Promise.all([
+        Promise.all(days.map((d) => this.redis.client.pfcount(this.keys.visitors(linkId, d)))),
+        this.db.query(`SELECT to_char(day, 'YYYYMMDD') AS day, uniques FROM link_stats_daily WHERE link_id = $1 AND day = ANY($2::date[])`, [
+          linkId,
+          days.map(dayToIso),
+        ]),
+      ]);
+      const folded = new Map((stored as Array<{ day: string; uniques: string }>).map((r) => [r.day, Number(r.uniques)]));
+      return days.reduce((sum, d, i) => sum + Math.max(0, counts[i] - (folded.get(d) ?? 0)), 0);
+    } catch {
+      return 0;
+    }
+  }
+}
+
+function bump(map: Map<string, Map<string, number>>, dim: string, label: string, n: number): void {
+  const labels = map.get(dim) ?? new Map<string, number>();
+  map.set(dim, labels);
+  labels.set(label, (labels.get(label) ?? 0) + n);
+}
+
+/** At most 10 entries, largest first (ties by label), counts as strings. */
+function top(labels: Map<string, number> | undefined): Record<string, string> {
+  if (!labels) return {};
+  return Object.fromEntries(
+    [...labels.entries()]
+      .filter(([, n]) => n > 0)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, TOP)
+      .map(([l, n]) => [l, String(n)]),
+  );
 }

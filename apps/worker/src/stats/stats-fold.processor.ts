@@ -1,0 +1,45 @@
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Job, Queue } from 'bullmq';
+
+import { AppConfig } from '@app/config';
+import { JOB, QUEUE } from '@app/queue';
+import { RedisService } from '@app/redis';
+import { FoldResult, StatsFolder } from '@app/stats';
+
+const RETENTION_EVERY_SECONDS = 3600;
+
+/**
+ * Folds visit counters into Postgres every STATS_FOLD_SECONDS (a BullMQ job scheduler, so
+ * several workers produce one job per interval), and applies plan retention hourly.
+ */
+@Processor(QUEUE.stats, { concurrency: 1 })
+export class StatsFoldProcessor extends WorkerHost implements OnApplicationBootstrap {
+  private readonly logger = new Logger(StatsFoldProcessor.name);
+
+  constructor(
+    private readonly folder: StatsFolder,
+    private readonly config: AppConfig,
+    private readonly redis: RedisService,
+    @InjectQueue(QUEUE.stats) private readonly queue: Queue,
+  ) {
+    super();
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.upsertJobScheduler(
+      JOB.foldStats,
+      { every: this.config.STATS_FOLD_SECONDS * 1000 },
+      { name: JOB.foldStats, opts: { attempts: 1, removeOnComplete: true, removeOnFail: 100 } },
+    );
+  }
+
+  async process(job: Job): Promise<FoldResult> {
+    if (job.name !== JOB.foldStats) throw new Error(`unknown job ${job.name}`);
+    const result = await this.folder.fold();
+    if (result.clicks) this.logger.log(`folded ${result.clicks} clicks of ${result.links} links in ${result.batches} batches`);
+    const due = await this.redis.client.set(this.redis.key('st', 'retention'), '1', 'EX', RETENTION_EVERY_SECONDS, 'NX');
+    if (due === 'OK') await this.folder.applyRetention();
+    return result;
+  }
+}

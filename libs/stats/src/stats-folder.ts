@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { RedisService } from '@app/redis';
+
+import { DIM, dayToIso, parseField, StatsKeys } from './keys';
+
+/**
+ * Claims up to ARGV[3] dirty links: each pending hash is renamed into the batch, atomically, so
+ * visits recorded meanwhile start a fresh pending hash. KEYS: dirty set, inflight set.
+ * ARGV: key base, batch id, max links. Returns the claimed link ids.
+ */
+const CLAIM = `
+local ids = redis.call('SPOP', KEYS[1], tonumber(ARGV[3]))
+local claimed = {}
+for _, id in ipairs(ids) do
+  local src = ARGV[1] .. ':p:' .. id
+  if redis.call('EXISTS', src) == 1 then
+    redis.call('RENAME', src, ARGV[1] .. ':b:' .. ARGV[2] .. ':' .. id)
+    redis.call('SADD', ARGV[1] .. ':b:' .. ARGV[2], id)
+    table.insert(claimed, id)
+  end
+end
+if #claimed > 0 then redis.call('SADD', KEYS[2], ARGV[2]) end
+return claimed`;
+
+const BATCH_SIZE = 500;
+const MAX_BATCHES_PER_RUN = 50;
+/** Serialises folds across workers (pg advisory lock key). */
+const FOLD_LOCK = 0x5f01d;
+
+type ClaimingRedis = { claimVisits(dirty: string, inflight: string, base: string, batch: string, max: number): Promise<string[]> };
+
+interface DailyRow {
+  linkId: number;
+  day: string;
+  clicks: number;
+  uniques: number | null;
+}
+
+export interface FoldResult {
+  batches: number;
+  links: number;
+  clicks: number;
+}
+
+/**
+ * Folds the Redis visit counters into Postgres, exactly once:
+ * 1. claim: the dirty links' pending hashes are renamed into a batch (atomic, in Redis);
+ * 2. apply: one transaction inserts the batch id into stat_batches and adds the deltas; a batch
+ *    already in stat_batches (a crash after commit) is not applied again;
+ * 3. clean up: the batch's keys are deleted.
+ * A crash after 1 leaves the batch in `st:inflight`: the next run applies it. Unique visitors
+ * are HyperLogLog counts per link and day, stored with GREATEST, so refolding is harmless.
+ */
+@Injectable()
+export class StatsFolder {
+  private readonly logger = new Logger(StatsFolder.name);
+  private readonly keys: StatsKeys;
+  private defined = false;
+
+  constructor(
+    private readonly redis: RedisService,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {
+    this.keys = new StatsKeys(redis);
+  }
+
+  /** Applies leftover batches, then claims and applies until nothing is dirty (bounded). */
+  async fold(): Promise<FoldResult> {
+    const total: FoldResult = { batches: 0, links: 0, clicks: 0 };
+    const leftovers = await this.redis.client.smembers(this.keys.inflight);
+    for (const batch of leftovers) this.add(total, await this.applyBatch(batch));
+    for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+      const batch = `${Date.now()}-${randomUUID()}`;
+      const claimed = await this.client().claimVisits(this.keys.dirty, this.keys.inflight, this.keys.base, batch, BATCH_SIZE);
+      if (!claimed.length) break;
+      this.add(total, await this.applyBatch(batch));
+      if (claimed.length < BATCH_SIZE) break;
+    }
+    return total;
+  }
+
+  /** Step 1 alone (claim one batch without applying it): for crash tests. */
+  async claimOnly(): Promise<string | null> {
+    const batch = `${Date.now()}-${randomUUID()}`;
+    const claimed = await this.client().claimVisits(this.keys.dirty, this.keys.inflight, this.keys.base, batch, BATCH_SIZE);
+    return claimed.length ? batch : null;
+  }
+
+  /** Applies one claimed batch (idempotent), then deletes its keys. */
+  async applyBatch(batch: string, options: { skipCleanup?: boolean } = {}): Promise<FoldResult> {
+    const ids = await this.redis.client.smembers(this.keys.batch(batch));
+    const pipeline = this.redis.client.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.batchLink(batch, id));
+    const hashes = ((await pipeline.exec()) ?? []).map(([err, value]) => {
+      if (err) throw err;
+      return value as Record<string, string>;
+    });
+
+    const daily = new Map<string, DailyRow>();
+    const dims: Array<[number, string, string, string, number]> = [];
+    let clicks = 0;
+    ids.forEach((id, i) => {
+      const linkId = Number(id);
+      for (const [field, value] of Object.entries(hashes[i] ?? {})) {
+        const f = parseField(field);
+        if (!f) continue;
+        const key = `${linkId}|${f.day}`;
+        const row = daily.get(key) ?? { linkId, day: f.day, clicks: 0, uniques: null };
+        daily.set(key, row);
+        if (f.dim === DIM.clicks) {
+          row.clicks += Number(value);
+          clicks += Number(value);
+        } else if (f.dim !== DIM.uniques) {
+          dims.push([linkId, dayToIso(f.day), f.dim, f.label, Number(value)]);
+        }
+      }
+    });
+
+    // Unique visitors of each (link, day) touched: the day's HyperLogLog count.
+    const rows = [...daily.values()];
+    if (rows.length) {
+      const pf = this.redis.client.pipeline();
+      for (const r of rows) pf.pfcount(this.keys.visitors(r.linkId, r.day));
+      ((await pf.exec()) ?? []).forEach(([err, n], i) => {
+        if (!err) rows[i].uniques = Number(n);
+      });
+    }
+
+    const applied = await this.db.transaction((m) => this.write(m, batch, rows, dims));
+    if (!options.skipCleanup) await this.cleanup(batch, ids);
+    return applied ? { batches: 1, links: ids.length, clicks } : { batches: 0, links: 0, clicks: 0 };
+  }
+
+  private async write(m: EntityManager, batch: string, rows: DailyRow[], dims: Array<[number, string, string, string, number]>): Promise<boolean> {
+    await m.query('SELECT pg_advisory_xact_lock($1)', [FOLD_LOCK]);
+    const inserted = await m.query(
+      `INSERT INTO stat_batches (batch_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING batch_id`,
+      [batch],
+    );
+    if (!inserted.length) {
+      this.logger.log(`batch ${batch} was already applied`);
+      return false;
+    }
+    if (!rows.length) return true;
+
+    const linkIds = rows.map((r) => r.linkId);
+    const days = rows.map((r) => dayToIso(r.day));
+    const clicks = rows.map((r) => r.clicks);
+    const uniques = rows.map((r) => r.uniques ?? 0);
+    // Daily rows: clicks add up; uniques take the larger HLL count. The returned old/new
+    // uniques give each link's increase of its total unique visitors. Deleted links are skipped.
+    const changed: Array<{ link_id: number; clicks: string; uniques_delta: string }> = await m.query(
+      `WITH input AS (
+         SELECT i.* FROM unnest($1::int[], $2::date[], $3::bigint[], $4::bigint[]) AS i(link_id, day, clicks, uniques)
+         JOIN links l ON l.id = i.link_id
+       ),
+       before AS (
+         SELECT d.link_id, d.day, d.uniques FROM link_stats_daily d JOIN input USING (link_id, day)
+       ),
+       upserted AS (
+         INSERT INTO link_stats_daily AS d (link_id, day, clicks, uniques)
+         SELECT link_id, day, clicks, uniques FROM input
+         ON CONFLICT (link_id, day) DO UPDATE
+           SET clicks = d.clicks + EXCLUDED.clicks, uniques = GREATEST(d.uniques, EXCLUDED.uniques)
+         RETURNING d.link_id, d.day, d.uniques
+       )
+       SELECT u.link_id, SUM(i.clicks)::bigint AS clicks, SUM(u.uniques - COALESCE(b.uniques, 0))::bigint AS uniques_delta
+         FROM upserted u
+         JOIN input i ON i.link_id = u.link_id AND i.day = u.day
+         LEFT JOIN before b ON b.link_id = u.link_id AND b.day = u.day
+        GROUP BY u.link_id`,
+      [linkIds, days, clicks, uniques],
+    );
+    if (changed.length) {
+      await m.query(
+        `INSERT INTO link_stats_total AS t (link_id, clicks, uniques)
+         SELECT * FROM unnest($1::int[], $2::bigint[], $3::bigint[])
+         ON CONFLICT (link_id) DO UPDATE SET clicks = t.clicks + EXCLUDED.clicks, uniques = t.uniques + EXCLUDED.uniques`,
+        [changed.map((c) => c.link_id), changed.map((c) => c.clicks), changed.map((c) => c.uniques_delta)],
+      );
+    }
+    if (dims.length) {
+      await m.query(
+        `INSERT INTO link_stats_dims AS s (link_id, day, dim, label, count)
+         SELECT i.* FROM unnest($1::int[], $2::date[], $3::varchar[], $4::varchar[], $5::bigint[]) AS i(link_id, day, dim, label, count)
+         JOIN links l ON l.id = i.link_id
+         ON CONFLICT (link_id, dim, label, day) DO UPDATE SET count = s.count + EXCLUDED.count`,
+        [dims.map((d) => d[0]), dims.map((d) => d[1]), dims.map((d) => d[2]), dims.map((d) => d[3]), dims.map((d) => d[4])],
+      );
+    }
+    return true;
+  }
+
+  private async cleanup(batch: string, ids: string[]): Promise<void> {
+    const keys = [...ids.map((id) => this.keys.batchLink(batch, id)), this.keys.batch(batch)];
+    await this.redis.client.multi().unlink(...keys).srem(this.keys.inflight, batch).exec();
+  }
+
+  /**
+   * Drops per-day detail older than each owner's plan retention (days; 0 = forever) and batch
+   * ids older than a week. Lifetime totals stay.
+   */
+  async applyRetention(): Promise<void> {
+    for (const table of ['link_stats_dims', 'link_stats_daily']) {
+      await this.db.query(
+        `DELETE FROM ${table} s USING links l, users u, plans p
+          WHERE s.link_id = l.id AND l.user_id = u.id AND u.plan_id = p.id
+            AND COALESCE((p.limits->>'retention')::int, 0) > 0
+            AND s.day < (now() AT TIME ZONE 'UTC')::date - (p.limits->>'retention')::int`,
+      );
+    }
+    await this.db.query(`DELETE FROM stat_batches WHERE applied_at < now() - interval '7 days'`);
+  }
+
+  private add(total: FoldResult, r: FoldResult): void {
+    total.batches += r.batches;
+    total.links += r.links;
+    total.clicks += r.clicks;
+  }
+
+  private client(): ClaimingRedis {
+    if (!this.defined) {
+      this.redis.client.defineCommand('claimVisits', { numberOfKeys: 2, lua: CLAIM });
+      this.defined = true;
+    }
+    return this.redis.client as unknown as ClaimingRedis;
+  }
+}

@@ -1,0 +1,85 @@
+import { parseField } from './keys';
+import { countryOf, dimensions, isCountable, label, referrerHost, socialNetwork } from './visit-classifier';
+
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+
+describe('visit classification', () => {
+  it('counts browser GETs, not HEAD, bots, preview fetchers or empty user agents', () => {
+    expect(isCountable('GET', CHROME)).toBe(true);
+    expect(isCountable('POST', CHROME)).toBe(true);
+    expect(isCountable('HEAD', CHROME)).toBe(false);
+    expect(isCountable('OPTIONS', CHROME)).toBe(false);
+    expect(isCountable('GET', undefined)).toBe(false);
+    expect(isCountable('GET', '   ')).toBe(false);
+    for (const bot of [
+      'facebookexternalhit/1.1',
+      'Twitterbot/1.0',
+      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+      'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+      'WhatsApp/2.23.20.0',
+      'curl/8.4.0',
+      'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)',
+      'TelegramBot (like TwitterBot)',
+    ]) {
+      expect([bot, isCountable('GET', bot)]).toEqual([bot, false]);
+    }
+  });
+
+  it('reduces the referrer to its host', () => {
+    expect(referrerHost(undefined)).toBe('Direct');
+    expect(referrerHost('not a url')).toBe('Direct');
+    expect(referrerHost('https://www.Example.com/a?b=c')).toBe('example.com');
+    expect(referrerHost('android-app://com.slack/')).toBe('com.slack');
+  });
+
+  it('maps Facebook, X and LinkedIn (and subdomains) to network01..03', () => {
+    expect(socialNetwork('facebook.com')).toBe('network01');
+    expect(socialNetwork('l.facebook.com')).toBe('network01');
+    expect(socialNetwork('t.co')).toBe('network02');
+    expect(socialNetwork('x.com')).toBe('network02');
+    expect(socialNetwork('linkedin.com')).toBe('network03');
+    expect(socialNetwork('lnkd.in')).toBe('network03');
+    expect(socialNetwork('notfacebook.com')).toBeNull();
+    expect(socialNetwork('example.com')).toBeNull();
+  });
+
+  it('looks countries up offline and degrades to Unknown', () => {
+    expect(countryOf('8.8.8.8')).toBe('United States');
+    expect(countryOf('::ffff:8.8.8.8')).toBe('United States');
+    expect(countryOf('127.0.0.1')).toBe('Unknown');
+    expect(countryOf('10.1.2.3')).toBe('Unknown');
+    expect(countryOf('garbage')).toBe('Unknown');
+  });
+
+  it('derives every dimension of a visit', () => {
+    expect(dimensions('8.8.8.8', IPHONE, 'https://m.facebook.com/story')).toEqual({
+      country: 'United States',
+      referrer: 'm.facebook.com',
+      browser: 'Mobile Safari',
+      os: 'iOS',
+      social: 'network01',
+    });
+    expect(dimensions('127.0.0.1', 'weird agent', undefined)).toEqual({
+      country: 'Unknown',
+      referrer: 'Direct',
+      browser: 'Other',
+      os: 'Other',
+      social: null,
+    });
+  });
+
+  it('keeps labels safe for counter field names', () => {
+    expect(label('a|b\nc', 'x')).toBe('a b c');
+    expect(label('', 'x')).toBe('x');
+    expect(label('y'.repeat(300), 'x')).toHaveLength(100);
+  });
+
+  it('parses pending counter fields', () => {
+    expect(parseField('20261122|c')).toEqual({ day: '20261122', dim: 'c', label: '' });
+    expect(parseField('20261122|re|example.com')).toEqual({ day: '20261122', dim: 're', label: 'example.com' });
+    expect(parseField('20261122|co|Korea, Republic of')).toEqual({ day: '20261122', dim: 'co', label: 'Korea, Republic of' });
+    expect(parseField('bad')).toBeNull();
+  });
+});

@@ -1,0 +1,178 @@
+import { createPlan, createTestApp, createTestWorker, createUser, TestApp, TestUser } from './support/app';
+import {
+  BROWSER_UA,
+  eventually,
+  foldStats,
+  insertLink,
+  PREVIEW_UA,
+  readStats,
+  recordVisit,
+  statsFolder,
+} from './support/stats';
+
+const EMPTY = {
+  clicks: 0,
+  uniqueClicks: 0,
+  topCountries: {},
+  topReferrers: {},
+  topBrowsers: {},
+  topOs: {},
+  socialCount: { network01: 0, network02: 0, network03: 0 },
+};
+
+describe('visit statistics: recording, reads, folding', () => {
+  let t: TestApp;
+  let user: TestUser;
+  let n = 0;
+  const newLink = () => insertLink(t, user.id, `st${process.pid}x${Date.now().toString(36)}${++n}`);
+  const stored = async (linkId: number) => {
+    const [row] = await t.db.query(`SELECT clicks::int, uniques::int FROM link_stats_total WHERE link_id = $1`, [linkId]);
+    return row ?? { clicks: 0, uniques: 0 };
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    user = await createUser(t);
+  });
+  afterAll(() => t.close());
+
+  it('a new link has the documented empty statistics', async () => {
+    expect(await readStats(t, await newLink())).toEqual(EMPTY);
+  });
+
+  it('a visit shows up before the fold, with every dimension, and stays the same after it', async () => {
+    const linkId = await newLink();
+    expect(await recordVisit(t, { linkId, userId: user.id, referer: 'https://www.facebook.com/some/post' })).toBe(true);
+    const expected = {
+      clicks: 1,
+      uniqueClicks: 1,
+      topCountries: { 'United States': '1' },
+      topReferrers: { 'facebook.com': '1' },
+      topBrowsers: { Chrome: '1' },
+      topOs: { Windows: '1' },
+      socialCount: { network01: 1, network02: 0, network03: 0 },
+    };
+    expect(await readStats(t, linkId)).toEqual(expected);
+    await foldStats(t);
+    expect(await stored(linkId)).toEqual({ clicks: 1, uniques: 1 });
+    expect(await readStats(t, linkId)).toEqual(expected);
+  });
+
+  it('bots, preview fetchers and HEAD requests are not counted', async () => {
+    const linkId = await newLink();
+    expect(await recordVisit(t, { linkId, userId: user.id, userAgent: PREVIEW_UA })).toBe(false);
+    expect(await recordVisit(t, { linkId, userId: user.id, userAgent: 'Twitterbot/1.0' })).toBe(false);
+    expect(await recordVisit(t, { linkId, userId: user.id, method: 'HEAD' })).toBe(false);
+    await foldStats(t);
+    expect(await readStats(t, linkId)).toEqual(EMPTY);
+  });
+
+  it('unique visitors stay unique (same IP and agent), across folds on the same day', async () => {
+    const linkId = await newLink();
+    await recordVisit(t, { linkId, userId: user.id, ip: '1.1.1.1' });
+    await recordVisit(t, { linkId, userId: user.id, ip: '1.1.1.1' });
+    await foldStats(t);
+    await recordVisit(t, { linkId, userId: user.id, ip: '1.1.1.1' });
+    await recordVisit(t, { linkId, userId: user.id, ip: '9.9.9.9' });
+    expect(await readStats(t, linkId)).toMatchObject({ clicks: 4, uniqueClicks: 2 });
+    await foldStats(t);
+    expect(await stored(linkId)).toEqual({ clicks: 4, uniques: 2 });
+    expect(await readStats(t, linkId)).toMatchObject({ clicks: 4, uniqueClicks: 2 });
+  });
+
+  it('no raw IP is stored in Redis or Postgres', async () => {
+    const linkId = await newLink();
+    await recordVisit(t, { linkId, userId: user.id, ip: '203.0.113.77' });
+    const keys = await t.redis.client.keys(`${t.redis.prefix}:st:*`);
+    for (const key of keys) {
+      const type = await t.redis.client.type(key);
+      const dump = type === 'hash' ? JSON.stringify(await t.redis.client.hgetall(key)) : type === 'set' ? JSON.stringify(await t.redis.client.smembers(key)) : '';
+      expect(`${key} ${dump}`).not.toContain('203.0.113.77');
+    }
+    await foldStats(t);
+    const [dump] = await t.db.query(`SELECT string_agg(label, ',') AS labels FROM link_stats_dims WHERE link_id = $1`, [linkId]);
+    expect(dump.labels).not.toContain('203.0.113.77');
+  });
+
+  it('top maps list at most 10 entries, largest first, counts as strings', async () => {
+    const linkId = await newLink();
+    for (let i = 0; i < 12; i++) {
+      for (let k = 0; k <= (i === 11 ? 2 : 0); k++) {
+        await recordVisit(t, { linkId, userId: user.id, referer: `https://site${String(i).padStart(2, '0')}.example/` });
+      }
+    }
+    const stats = await readStats(t, linkId);
+    expect(Object.keys(stats.topReferrers)).toHaveLength(10);
+    expect(Object.entries(stats.topReferrers)[0]).toEqual(['site11.example', '3']);
+    expect(stats.clicks).toBe(14);
+    await foldStats(t);
+    expect((await readStats(t, linkId)).topReferrers).toEqual(stats.topReferrers);
+  });
+
+  it('two folds running concurrently count every visit exactly once', async () => {
+    const ids = [await newLink(), await newLink(), await newLink()];
+    for (const linkId of ids) for (let i = 0; i < 5; i++) await recordVisit(t, { linkId, userId: user.id, ip: `5.5.5.${i}` });
+    await Promise.all([foldStats(t), foldStats(t), foldStats(t)]);
+    for (const linkId of ids) expect(await stored(linkId)).toEqual({ clicks: 5, uniques: 5 });
+  });
+
+  it('a crash after claiming (before the Postgres write) loses nothing: the next fold applies the batch', async () => {
+    const linkId = await newLink();
+    await recordVisit(t, { linkId, userId: user.id });
+    await recordVisit(t, { linkId, userId: user.id, ip: '4.4.4.4' });
+    const batch = await statsFolder(t).claimOnly();
+    expect(batch).not.toBeNull();
+    // claimed but not applied: reads still see the visits
+    expect((await readStats(t, linkId)).clicks).toBe(2);
+    await recordVisit(t, { linkId, userId: user.id });
+    await foldStats(t);
+    expect(await stored(linkId)).toEqual({ clicks: 3, uniques: 2 });
+    expect(await t.redis.client.smembers(`${t.redis.prefix}:st:inflight`)).toEqual([]);
+  });
+
+  it('a crash after the Postgres commit (before cleanup) does not count twice', async () => {
+    const linkId = await newLink();
+    await recordVisit(t, { linkId, userId: user.id });
+    const folder = statsFolder(t);
+    const batch = (await folder.claimOnly()) as string;
+    await folder.applyBatch(batch, { skipCleanup: true });
+    expect(await stored(linkId)).toEqual({ clicks: 1, uniques: 1 });
+    // the batch is still in Redis, but reads must not add it on top of Postgres
+    expect((await readStats(t, linkId)).clicks).toBe(1);
+    await foldStats(t);
+    expect(await stored(linkId)).toEqual({ clicks: 1, uniques: 1 });
+    expect((await readStats(t, linkId)).clicks).toBe(1);
+  });
+
+  it('visits of a link deleted before the fold are dropped without failing the batch', async () => {
+    const gone = await newLink();
+    const kept = await newLink();
+    await recordVisit(t, { linkId: gone, userId: user.id });
+    await recordVisit(t, { linkId: kept, userId: user.id });
+    await t.db.query(`DELETE FROM links WHERE id = $1`, [gone]);
+    await foldStats(t);
+    expect(await stored(kept)).toEqual({ clicks: 1, uniques: 1 });
+    expect(await stored(gone)).toEqual({ clicks: 0, uniques: 0 });
+  });
+
+  it("past the plan's monthly clicks cap, visits are not counted", async () => {
+    const planId = await createPlan(t, { clicks: 2 });
+    const capped = await createUser(t, { planId, expires: null });
+    const linkId = await insertLink(t, capped.id, `cap${Date.now().toString(36)}`);
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await recordVisit(t, { linkId, userId: capped.id, ip: `7.7.7.${i}` }));
+    expect(results).toEqual([true, true, false, false]);
+    expect((await readStats(t, linkId)).clicks).toBe(2);
+  });
+
+  it('the worker folds on its schedule (STATS_FOLD_SECONDS)', async () => {
+    const worker = await createTestWorker();
+    try {
+      const linkId = await newLink();
+      await recordVisit(t, { linkId, userId: user.id, userAgent: BROWSER_UA });
+      await eventually(async () => (await stored(linkId)).clicks === 1, 15_000);
+    } finally {
+      await worker.close();
+    }
+  });
+});

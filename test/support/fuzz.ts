@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+
+/** Values of every wrong kind: types, sizes, unicode, nulls, nesting, SQL and HTML fragments. */
+export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    2147483648,
+    -2147483649,
+    1e308,
+    Number.MAX_SAFE_INTEGER,
+    '',
+    ' ',
+    '0',
+    '-1',
+    'NaN',
+    'null',
+    'true',
+    "' OR '1'='1",
+    "'; DROP TABLE users; --",
+    '1; SELECT pg_sleep(1)',
+    '<script>alert(1)</script>',
+    '"><img src=x onerror=alert(1)>',
+    '../../../../etc/passwd',
+    '%00',
+    '\u0000',
+    'javascript:alert(1)',
+    'http://127.0.0.1:6379/',
+    'rgb(999,999,999)',
+    '#GGGGGG',
+    '9999-99-99 99:99:99',
+    '2026-02-30 10:00:00',
+    '💥🔥'.repeat(50),
+    'a'.repeat(5000),
+    [],
+    {},
+    [null],
+    { $gt: '' },
+    { __proto__: { admin: true } },
+  ),
+  fc.string({ maxLength: 300 }),
+  fc.string({ unit: 'grapheme', maxLength: 100 }),
+  fc.string({ unit: 'binary', maxLength: 100 }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 }),
+  fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+);
+
+/** A path id: numbers of every size and sign, and strings that are not numbers. */
+export const hostileId: fc.Arbitrary<string> = fc.oneof(
+  fc.integer({ min: -5, max: 5000 }).map(String),
+  fc.constantFrom('0', '-1', '1.5', '1e3', '99999999999', '2147483648', 'abc', "1'--", '%27', '%00', 'null', '1%20OR%201=1', '..%2F..'),
+  fc.string({ maxLength: 20 }).map((s) => encodeURIComponent(s) || 'x'),
+);
+
+/** A body built from a route's own field names (so validators run) plus stray keys, or raw bytes. */
+export function hostileBody(fields: string[]): fc.Arbitrary<{ raw?: string; json?: unknown }> {
+  const known = fields.length
+    ? fc.dictionary(fc.constantFrom(...fields), hostileValue, { maxKeys: fields.length })
+    : fc.constant({});
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.tuple(known, fc.dictionary(fc.string({ maxLength: 12 }), hostileValue, { maxKeys: 2 })).map(([a, b]) => ({ json: { ...b, ...a } })) },
+    { weight: 3, arbitrary: known.map((json) => ({ json })) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((json) => ({ json })) },
+    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', 'null', '[]', '"str"', '123', '{"a":1}}', '\u0000', '{"__proto__":{"x":1}}').map((raw) => ({ raw })) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 200 }).map((raw) => ({ raw })) },
+  );
+}
+
+/** A query string from the route's parameters plus strays, values hostile. */
+export function hostileQuery(params: string[]): fc.Arbitrary<Record<string, string | string[]>> {
+  const names = [...params, 'limit', 'page', 'x'];
+  const value = fc.oneof(
+    hostileValue.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')),
+    fc.array(fc.string({ maxLength: 10 }), { minLength: 2, maxLength: 3 }),
+  );
+  return fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 3 });
+}
+
+/** What a failure body must never contain: stack frames, SQL, driver or internal error text. */
+export const LEAK = /\bat [\w.<>]+ \(|\.ts:\d+|node_modules|QueryFailedError|TypeORMError|\bSELECT\b.*\bFROM\b|\bINSERT INTO\b|\bUPDATE\b.*\bSET\b|syntax error at|duplicate key|violates|ECONNREFUSED|relation "|column "|Cannot read prop|undefined is not|is not a function|argon2|\$argon2/i;

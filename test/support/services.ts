@@ -1,0 +1,124 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not come up within ${ms} ms`);
+}
+
+/**
+ * A Redis server of the test's own on a free port (the shared one keeps running), which the test
+ * may stop and start again on the same port.
+ */
+export class TestRedis {
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<TestRedis> {
+    const r = new TestRedis(await freePort());
+    await r.start();
+    return r;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes'], {
+      stdio: 'ignore',
+    });
+    await waitFor(async () => (await run('redis-cli', ['-p', String(this.port), 'ping'])).stdout.trim() === 'PONG', 10_000, 'redis');
+  }
+
+  async stop(): Promise<void> {
+    await run('redis-cli', ['-p', String(this.port), 'shutdown', 'nosave']).catch(() => undefined);
+    await waitFor(async () => {
+      try {
+        await run('redis-cli', ['-p', String(this.port), 'ping']);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 10_000, 'redis shutdown');
+  }
+}
+
+function pgBin(name: string): string {
+  const base = '/usr/lib/postgresql';
+  const version = readdirSync(base).sort().pop();
+  return join(base, version as string, 'bin', name);
+}
+
+/** Runs a Postgres binary as the postgres user when we are root (Postgres refuses to run as root). */
+function asPostgres(bin: string, args: string[]): [string, string[]] {
+  return process.getuid && process.getuid() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+}
+
+/**
+ * A Postgres cluster of the test's own (initdb in a temp folder, trust auth, a free port), which
+ * the test may stop and start again. Slower than Redis (~2-3 s to init), so one per suite.
+ */
+export class TestPostgres {
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+  ) {}
+
+  static available(): boolean {
+    return existsSync('/usr/lib/postgresql') && readdirSync('/usr/lib/postgresql').length > 0;
+  }
+
+  static async start(): Promise<TestPostgres> {
+    const dir = mkdtempSync(join(tmpdir(), 'lm-pg-'));
+    await run('chown', ['postgres', dir]).catch(() => undefined);
+    const pg = new TestPostgres(await freePort(), dir);
+    const [cmd, args] = asPostgres(pgBin('initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    await run(cmd, args);
+    await pg.start();
+    return pg;
+  }
+
+  url(database: string): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
+  }
+
+  async start(): Promise<void> {
+    const [cmd, args] = asPostgres(pgBin('pg_ctl'), [
+      '-D', join(this.dir, 'data'), '-l', join(this.dir, 'log'), '-w', '-t', '20',
+      '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start',
+    ]);
+    await run(cmd, args);
+  }
+
+  async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    const [cmd, args] = asPostgres(pgBin('pg_ctl'), ['-D', join(this.dir, 'data'), '-m', mode, '-w', 'stop']);
+    await run(cmd, args).catch(() => undefined);
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop('immediate');
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
