@@ -145,7 +145,8 @@ export class QrPublicHandler {
     }
     try {
       const info = await file.stat();
-      const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+      // Every render renames a new file into place: a new inode, so the tag changes even within one millisecond.
+      const etag = `"${info.ino.toString(16)}-${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
       const headers: Record<string, string> = {
         'Content-Type': IMAGE_TYPES[format],
         'Cache-Control': IMAGE_CACHE,

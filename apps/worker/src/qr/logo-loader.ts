@@ -151,23 +151,30 @@ export class LogoLoader {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const timer = setTimeout(() => fail(this.timeout()), Math.max(0, deadline - Date.now()));
+      let settled = false;
       const fail = (err: Error) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        res.destroy();
         reject(err);
+        res.destroy();
       };
+      // Past the deadline, whatever broke the stream (the request's abort signal included) is a timeout.
+      const broken = (err: NodeJS.ErrnoException) => fail(Date.now() >= deadline ? this.timeout() : this.networkError(err));
+      const timer = setTimeout(() => fail(this.timeout()), Math.max(0, deadline - Date.now()));
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > this.limits.maxBytes) return fail(new LogoError(this.tooLarge(), true));
         chunks.push(chunk);
       });
       res.once('end', () => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         resolve(Buffer.concat(chunks, size));
       });
-      res.once('error', (err: NodeJS.ErrnoException) => fail(this.networkError(err)));
-      res.once('aborted', () => fail(this.networkError(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))));
+      res.once('error', broken);
+      res.once('aborted', () => broken(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
     });
   }
 
