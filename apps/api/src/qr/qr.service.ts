@@ -136,19 +136,21 @@ export class QrService {
     for (let attempt = 1; ; attempt++) {
       const code = randomString(CODE_LENGTH);
       try {
-        const qr = await this.db.transaction(async (m) => {
-          const link = await m.getRepository(Link).save(
-            m.getRepository(Link).create({ userId: auth.user.id, kind: 'qr', alias: code, url: target ?? payload, title: name }),
-          );
-          return m.getRepository(QrCode).save(
-            m.getRepository(QrCode).create({ userId: auth.user.id, linkId: link.id, name, type: dto.type, data, ...look }),
-          );
-        });
+        // Both rows in one statement (one round trip, atomic): the short link, then its QR code.
+        const [qr] = (await this.db.query(
+          `WITH link AS (
+             INSERT INTO links (user_id, kind, alias, url, title) VALUES ($1, 'qr', $2, $3, $4) RETURNING id
+           )
+           INSERT INTO qr_codes (user_id, link_id, name, type, data, background, foreground, logo)
+           SELECT $1, link.id, $4, $5, $6::jsonb, $7, $8, $9 FROM link
+           RETURNING id, link_id, render_version`,
+          [auth.user.id, code, target ?? payload, name, dto.type, JSON.stringify(data), look.background, look.foreground, look.logo],
+        )) as Array<{ id: number; link_id: number; render_version: number }>;
         try {
-          await this.enqueueRender(qr.id, qr.renderVersion);
+          await this.enqueueRender(qr.id, qr.render_version);
         } catch (err) {
           // Nothing half-made stays behind: without a render job the code would stay pending forever.
-          await this.links.delete({ id: qr.linkId }).catch(() => undefined);
+          await this.links.delete({ id: qr.link_id }).catch(() => undefined);
           throw err;
         }
         return { id: qr.id, link: this.link(code) };

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -109,6 +109,19 @@ describe('LogoLoader', () => {
       expect(await failure(loader(false).load('dir.png'))).toEqual({ message: 'logo: no file "dir.png" in the assets folder', permanent: true });
       expect(await failure(loader(false).load('none.png'))).toEqual({ message: 'logo: no file "none.png" in the assets folder', permanent: true });
       expect(await failure(loader(false).load('fake.png'))).toEqual({ message: 'logo: not a PNG or JPEG image', permanent: true });
+    });
+
+    it('reads a file once while it is unchanged, and again once it is replaced', async () => {
+      const l = loader(false);
+      const first = await l.load('logo.png');
+      expect(await l.load('logo.png')).toBe(first);
+      const other = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#0000ff' } }).png().toBuffer();
+      await writeFile(join(storage, 'assets', 'swap.png.tmp'), other);
+      await rename(join(storage, 'assets', 'swap.png.tmp'), join(storage, 'assets', 'logo.png'));
+      expect(Buffer.compare(await l.load('logo.png'), other)).toBe(0);
+      await writeFile(join(storage, 'assets', 'logo.png'), 'not an image any more');
+      expect(await failure(l.load('logo.png'))).toEqual({ message: 'logo: not a PNG or JPEG image', permanent: true });
+      await writeFile(join(storage, 'assets', 'logo.png'), png);
     });
 
     it('refuses a file over the size cap', async () => {

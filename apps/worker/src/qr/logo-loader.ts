@@ -1,14 +1,16 @@
 import { LookupAddress, lookup as dnsLookup } from 'node:dns';
-import { realpath, stat, readFile } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
+import { resolve } from 'node:path';
 
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import sharp from 'sharp';
 
 import { AppConfig } from '@app/config';
-import { assetPath, assetsDir, isInside, isPublicAddress, LogoSourceError, parseLogoSource } from '@app/qr';
+import { assetsDir, isInside, isPublicAddress, LogoSourceError, parseLogoSource } from '@app/qr';
 
 import { LogoError } from './logo-error';
 
@@ -33,6 +35,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 @Injectable()
 export class LogoLoader {
   limits: LogoLimits = LOGO_LIMITS;
+  private readonly assets = new LRUCache<string, Buffer>({ max: 32 });
+  private root?: Promise<string>;
 
   constructor(private readonly config: AppConfig) {}
 
@@ -44,26 +48,48 @@ export class LogoLoader {
       if (err instanceof LogoSourceError) throw new LogoError(`logo: ${err.message}`, true);
       throw err;
     }
-    const bytes = source.kind === 'asset' ? await this.readAsset(source.name) : await this.fetch(source.url);
+    if (source.kind === 'asset') return this.readAsset(source.name);
+    const bytes = await this.fetch(source.url);
     await this.assertImage(bytes);
     return bytes;
   }
 
+  /**
+   * A file of the assets folder. The folder's real path is resolved once; the file itself is
+   * lstat'ed, and a symlink must resolve inside the folder. Checked files are kept by identity
+   * (inode, size, mtime), so the same logo on many codes is read and decoded once.
+   */
   private async readAsset(name: string): Promise<Buffer> {
     const missing = () => new LogoError(`logo: no file "${name}" in the assets folder`, true);
-    let dir: string;
-    let file: string;
-    try {
-      dir = await realpath(assetsDir(this.config.STORAGE_DIR));
-      file = await realpath(assetPath(this.config.STORAGE_DIR, name));
-    } catch {
+    const dir = await this.assetsRoot().catch(() => {
       throw missing();
+    });
+    const path = resolve(dir, name);
+    if (!isInside(dir, path)) throw new LogoError('logo: the file must stay inside the assets folder', true);
+    let info = await lstat(path).catch(() => null);
+    if (info?.isSymbolicLink()) {
+      const real = await realpath(path).catch(() => null);
+      if (!real) throw missing();
+      if (!isInside(dir, real)) throw new LogoError('logo: the file must stay inside the assets folder', true);
+      info = await stat(real);
     }
-    if (!isInside(dir, file)) throw new LogoError('logo: the file must stay inside the assets folder', true);
-    const info = await stat(file);
-    if (!info.isFile()) throw missing();
+    if (!info?.isFile()) throw missing();
     if (info.size > this.limits.maxBytes) throw new LogoError(this.tooLarge(), true);
-    return readFile(file);
+    const key = `${name}|${info.ino}|${info.size}|${info.mtimeMs}`;
+    const known = this.assets.get(key);
+    if (known) return known;
+    const bytes = await readFile(path);
+    await this.assertImage(bytes);
+    this.assets.set(key, bytes);
+    return bytes;
+  }
+
+  private assetsRoot(): Promise<string> {
+    this.root ??= realpath(assetsDir(this.config.STORAGE_DIR)).catch((err: Error) => {
+      this.root = undefined;
+      throw err;
+    });
+    return this.root;
   }
 
   private tooLarge(): string {

@@ -24,6 +24,7 @@ const FORMATS: QrImageFormat[] = ['png', 'svg'];
 export class QrImageStore {
   private readonly storage: string;
   private readonly dir: string;
+  private ready?: Promise<void>;
 
   constructor(config: AppConfig) {
     this.storage = config.STORAGE_DIR;
@@ -31,19 +32,39 @@ export class QrImageStore {
   }
 
   async stage(code: string, images: Record<QrImageFormat, Buffer | string>): Promise<StagedImages> {
-    await mkdir(this.dir, { recursive: true });
     const tag = randomBytes(6).toString('hex');
     const staged: StagedImages = {
       code,
       files: FORMATS.map((format) => ({ temp: join(this.dir, `.${code}.${tag}.${format}.tmp`), final: qrImagePath(this.storage, code, format) })),
     };
+    const write = () => Promise.all(staged.files.map((f, i) => writeFile(f.temp, images[FORMATS[i]], { flag: 'wx', mode: 0o644 })));
     try {
-      await Promise.all(staged.files.map((f, i) => writeFile(f.temp, images[FORMATS[i]], { flag: 'wx', mode: 0o644 })));
+      await this.folder();
+      await write().catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        // the folder was removed since it was made: make it again, once
+        this.ready = undefined;
+        await this.discard(staged);
+        await this.folder();
+        await write();
+      });
     } catch (err) {
       await this.discard(staged);
       throw err;
     }
     return staged;
+  }
+
+  /** Creates the image folder once per process. */
+  private folder(): Promise<void> {
+    this.ready ??= mkdir(this.dir, { recursive: true }).then(
+      () => undefined,
+      (err: Error) => {
+        this.ready = undefined;
+        throw err;
+      },
+    );
+    return this.ready;
   }
 
   async commit(staged: StagedImages): Promise<void> {

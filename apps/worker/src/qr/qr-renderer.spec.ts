@@ -1,6 +1,8 @@
 import jsQR from 'jsqr';
 import sharp from 'sharp';
 
+import { AppConfig } from '@app/config';
+
 import { QR_SIZE, QrRenderer } from './qr-renderer';
 
 const WHITE = { r: 255, g: 255, b: 255 };
@@ -18,7 +20,7 @@ async function decode(image: Buffer): Promise<{ text: string | null; width: numb
 }
 
 describe('QrRenderer', () => {
-  const renderer = new QrRenderer();
+  const renderer = new QrRenderer(Object.assign(new AppConfig(), { QR_CONCURRENCY: 2 }));
   const text = 'http://short.test/q/Ab3dE9xZ';
   let logo: Buffer;
 

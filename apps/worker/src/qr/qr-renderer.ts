@@ -1,13 +1,22 @@
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
 
+import { AppConfig } from '@app/config';
 import { Rgb, rgbToHex } from '@app/qr';
 
+import { RenderSlots } from './render-slots';
+
 export const QR_SIZE = 512;
+
+/** Renders in flight per worker process: QR_CONCURRENCY, or one per CPU core when it is 0. */
+export function renderConcurrency(config: AppConfig): number {
+  return config.QR_CONCURRENCY > 0 ? config.QR_CONCURRENCY : availableParallelism();
+}
 /** The logo fits a box of 20 % of the image width, on a square of background colour 24 % wide. */
 const LOGO_SHARE = 0.2;
 const PAD_SHARE = 0.24;
@@ -47,14 +56,23 @@ export class QrRenderer {
   /** Prepared logos by content digest and background: one logo on many codes is resized once. */
   private readonly logos = new LRUCache<string, PreparedLogo>({ max: 64 });
 
-  constructor() {
-    // Configured once for the process: jobs run in parallel (one per core), so each sharp
+  /** Renders in flight: QR_CONCURRENCY, or one per core. */
+  readonly slots: RenderSlots;
+
+  constructor(config: AppConfig) {
+    this.slots = new RenderSlots(renderConcurrency(config));
+    // Configured once for the process: renders run in parallel (one per core), so each sharp
     // pipeline gets one libvips thread; no operation cache, every input is new.
     sharp.cache(false);
     sharp.concurrency(1);
   }
 
-  async render(input: RenderInput): Promise<RenderedQr> {
+  /** Waits for a render slot: jobs may be many (their I/O overlaps), renders stay at one per core. */
+  render(input: RenderInput): Promise<RenderedQr> {
+    return this.slots.run(() => this.draw(input));
+  }
+
+  private async draw(input: RenderInput): Promise<RenderedQr> {
     const logo = input.logo ? await this.prepare(input.logo, input.background) : null;
     const svg = await QRCode.toString(input.text, {
       type: 'svg',
@@ -63,7 +81,8 @@ export class QrRenderer {
       width: QR_SIZE,
       color: { dark: `${rgbToHex(input.foreground)}ff`, light: `${rgbToHex(input.background)}ff` },
     });
-    let image = sharp(Buffer.from(svg)).resize(QR_SIZE, QR_SIZE);
+    // The SVG is QR_SIZE wide: librsvg draws it at that size, no resampling pass.
+    let image = sharp(Buffer.from(svg));
     if (logo) {
       const offset = Math.round((QR_SIZE - logo.tileSize) / 2);
       image = image.composite([{ input: logo.tile, raw: { width: logo.tileSize, height: logo.tileSize, channels: 4 }, top: offset, left: offset }]);

@@ -4,6 +4,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Job, UnrecoverableError } from 'bullmq';
+import { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '@app/config';
@@ -12,7 +13,7 @@ import { DeleteQrImagesPayload, JOB, QUEUE, RenderQrPayload } from '@app/queue';
 
 import { LogoError } from './logo-error';
 import { LogoLoader } from './logo-loader';
-import { QrImageStore } from './qr-image-store';
+import { QrImageStore, StagedImages } from './qr-image-store';
 import { QrRenderer } from './qr-renderer';
 
 interface QrRow {
@@ -24,10 +25,12 @@ interface QrRow {
   render_version: number;
 }
 
-/** QR_CONCURRENCY, or one render per core when it is 0. */
-export function qrConcurrency(config: AppConfig): number {
-  return config.QR_CONCURRENCY > 0 ? config.QR_CONCURRENCY : availableParallelism();
-}
+/**
+ * Jobs in flight per render slot. A job also waits on things that use no CPU (a logo URL up to
+ * 5 s, the database, file writes); with several jobs per slot those waits overlap while the
+ * renders themselves stay at one per slot (QrRenderer.slots), so the cores stay busy.
+ */
+export const JOBS_PER_RENDER_SLOT = 4;
 
 /**
  * Renders QR images and deletes them. A render lands only for the row's current render_version:
@@ -36,7 +39,7 @@ export function qrConcurrency(config: AppConfig): number {
  * delete leaves no files behind. After the last attempt (or at once for a permanent failure, such
  * as a refused logo) the row is marked failed with the reason.
  */
-@Processor(QUEUE.qr, { concurrency: availableParallelism() })
+@Processor(QUEUE.qr, { concurrency: availableParallelism() * JOBS_PER_RENDER_SLOT })
 export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger(QrProcessor.name);
 
@@ -51,7 +54,7 @@ export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
   }
 
   onApplicationBootstrap(): void {
-    this.worker.concurrency = qrConcurrency(this.config);
+    this.worker.concurrency = this.renderer.slots.size * JOBS_PER_RENDER_SLOT;
   }
 
   async process(job: Job): Promise<string> {
@@ -83,21 +86,43 @@ export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
         logo,
       });
       const staged = await this.store.stage(row.code, { png, svg });
-      const landed = await this.db
-        .transaction(async (m) => {
-          const [current] = await m.query(`SELECT render_version FROM qr_codes WHERE id = $1 FOR UPDATE`, [qrId]);
-          if (!current || current.render_version !== version) return false;
-          await this.store.commit(staged);
-          await m.query(`UPDATE qr_codes SET status = 'ready', error = NULL, updated_at = now() WHERE id = $1 AND render_version = $2`, [
-            qrId,
-            version,
-          ]);
-          return true;
-        })
-        .finally(() => this.store.discard(staged));
+      let landed = false;
+      try {
+        landed = await this.land(qrId, version, staged);
+      } finally {
+        if (!landed) await this.store.discard(staged);
+      }
       return landed ? 'ready' : 'stale';
     } catch (err) {
       return this.failed(job, err);
+    }
+  }
+
+  /**
+   * Under the row's lock: if the row is still at `version`, renames the staged files into place
+   * and marks it ready. Two round trips (BEGIN with the locking read; the update with COMMIT):
+   * only integers of the job are written into the SQL text.
+   */
+  private async land(qrId: number, version: number, staged: StagedImages): Promise<boolean> {
+    if (!Number.isSafeInteger(qrId) || !Number.isSafeInteger(version)) throw new UnrecoverableError('invalid render job');
+    const runner = this.db.createQueryRunner();
+    const client = (await runner.connect()) as PoolClient;
+    try {
+      const results = (await client.query(`BEGIN; SELECT render_version FROM qr_codes WHERE id = ${qrId} FOR UPDATE`)) as unknown as QueryResult[];
+      if (results[1].rows[0]?.render_version !== version) {
+        await client.query('ROLLBACK');
+        return false;
+      }
+      await this.store.commit(staged);
+      await client.query(
+        `UPDATE qr_codes SET status = 'ready', error = NULL, updated_at = now() WHERE id = ${qrId} AND render_version = ${version}; COMMIT`,
+      );
+      return true;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
     }
   }
 
