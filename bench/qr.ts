@@ -1,19 +1,22 @@
 /**
  * QR rendering benchmark: `npm run bench:qr` (QR_BENCH_COUNT, QR_BENCH_CLIENTS, QR_CONCURRENCY).
  *
- * 1. Boots the real api in this process (createApi, listening on a loopback port) and the real
- *    worker as a child process (apps/worker/src/main.ts), on a database, Redis prefix and storage
- *    folder of their own (dropped at the end).
- * 2. Sends N `POST /api/qr/add` with a logo (from the assets folder), from a few concurrent
- *    clients, and times each answer while the worker is busy rendering.
- * 3. Takes the time each code became ready from BullMQ's completed events: images/s of the whole
- *    pipeline (api → queue → worker → files → row ready) and p50/p99 from qr/add to ready.
- * 4. Renders the same N payloads with the bare pipeline (qrcode SVG string + sharp rasterise and
- *    composite, no queue, no database, no files) at the same concurrency, in this process: the
- *    baseline.
- * 5. Decodes every PNG the worker wrote (sharp raw + jsQR) and checks it is its short link.
+ * Boots the real api in this process (createApi on a loopback port) and the real worker as a
+ * child process (apps/worker/src/main.ts), on a database, Redis prefix and storage folder of
+ * their own (all dropped at the end). Every code is a link with a logo from the assets folder.
  *
- * Results go to stdout and bench-results/qr.json.
+ * 1. qr/add while the worker is idle (reference): 50 adds from one client, queue paused.
+ * 2. Throughput: COUNT adds from CLIENTS clients while the queue is paused, then the queue is
+ *    resumed and the worker drains everything: images/s from resume to the last row marked
+ *    ready (queue → render → files → row ready). Meanwhile one client keeps adding a code every
+ *    25 ms: qr/add latency while the worker is busy.
+ * 3. Latency: 100 codes added at half the measured throughput; p50/p99 from qr/add to ready.
+ * 4. Baseline: the same COUNT payloads through the bare pipeline (qrcode SVG string + sharp
+ *    rasterise and composite; no queue, database or files) at the same render concurrency.
+ * 5. Every PNG the worker wrote is decoded (sharp raw + jsQR) and must be its short link.
+ *
+ * Ready times are read from the rows (updated_at when the worker marks them ready) on a
+ * connection of the bench's own. Results go to stdout and bench-results/qr.json.
  */
 import 'reflect-metadata';
 
@@ -24,9 +27,10 @@ import { AddressInfo } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import jsQR from 'jsqr';
+import { Pool } from 'pg';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
@@ -156,7 +160,7 @@ async function main(): Promise<void> {
 
   let worker: ChildProcess | undefined;
   let api: Awaited<ReturnType<typeof createApi>> | undefined;
-  let events: QueueEvents | undefined;
+  const closers: Array<() => Promise<unknown>> = [];
   try {
     await runMigrations(env.DATABASE_URL);
     const logo = await makeLogo();
@@ -169,98 +173,124 @@ async function main(): Promise<void> {
     const { apiKey } = await api.app.get(UsersService).create({ email: `bench${RUN}@example.com`, username: `bench${RUN}`.slice(0, 32), password: 'password1' });
 
     worker = await startWorker(env);
-    events = new QueueEvents(QUEUE.qr, { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${env.REDIS_PREFIX}:bull` });
-    await events.waitUntilReady();
-    const readyAt = new Map<string, number>();
-    const failed: string[] = [];
-    events.on('completed', ({ jobId, returnvalue }) => {
-      if (String(returnvalue) === 'ready') readyAt.set(jobId, performance.now());
-    });
-    events.on('failed', ({ jobId, failedReason }) => failed.push(`${jobId}: ${failedReason}`));
+    // Ready times come from the rows (updated_at when the worker marks them ready), read on a
+    // connection of the bench's own: nothing but the api's own work runs on the api's event loop.
+    const watcher = new Pool({ connectionString: env.DATABASE_URL, max: 1 });
+    closers.push(() => watcher.end());
+    const readyAt = new Map<number, number>();
+    const poll = async () => {
+      const { rows } = await watcher.query(
+        `SELECT id, status, error, (extract(epoch FROM updated_at) * 1000)::float8 AS at FROM qr_codes WHERE status <> 'pending'`,
+      );
+      for (const row of rows) {
+        if (row.status === 'failed') throw new Error(`qr ${row.id} failed: ${row.error}`);
+        readyAt.set(row.id, row.at);
+      }
+    };
+    const waitReady = async (ids: number[]) => {
+      const deadline = Date.now() + 10 * 60_000;
+      for (;;) {
+        await poll();
+        if (ids.every((id) => readyAt.has(id))) return;
+        if (Date.now() > deadline) throw new Error('renders did not finish within 10 minutes');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
 
     // warm-up: the api's first requests and the worker's first renders (not counted)
     const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+    const warm: number[] = [];
     for (let i = 0; i < 4; i++) {
       const r = await post(port, agent, '/api/qr/add', apiKey, { type: 'link', data: 'https://example.com/warmup', logo: 'logo.png' });
       if (r.status !== 200) throw new Error(`warm-up qr/add answered ${r.status}: ${JSON.stringify(r.body)}`);
+      warm.push(r.body.id);
     }
-    while (readyAt.size < 4) await new Promise((r) => setTimeout(r, 20));
-    readyAt.clear();
+    await waitReady(warm);
 
-    const links = new Map<string, string>();
-    const sent = new Map<string, number>();
-    const addOne = async (i: number, label: string): Promise<{ job: string; latency: number }> => {
+    const links = new Map<number, string>();
+    const sentAt = new Map<number, number>();
+    const addOne = async (i: number, label: string): Promise<{ id: number; latency: number }> => {
+      const wall = Date.now();
       const t0 = performance.now();
       const res = await post(port, agent, '/api/qr/add', apiKey, { type: 'link', data: `https://example.com/${label}/${i}`, logo: 'logo.png', name: `${label} ${i}` });
       const latency = performance.now() - t0;
       if (res.status !== 200) throw new Error(`qr/add answered ${res.status}: ${JSON.stringify(res.body)}`);
-      const job = `qr-${res.body.id}-v1`;
-      sent.set(job, t0);
-      links.set(job, res.body.link);
-      return { job, latency };
-    };
-    const waitReady = async (jobs: string[]) => {
-      const deadline = Date.now() + 10 * 60_000;
-      while (jobs.some((j) => !readyAt.has(j))) {
-        if (failed.length) throw new Error(`renders failed: ${failed.slice(0, 3).join('; ')}`);
-        if (Date.now() > deadline) throw new Error('renders did not finish within 10 minutes');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      sentAt.set(res.body.id, wall);
+      links.set(res.body.id, res.body.link);
+      return { id: res.body.id, latency };
     };
 
-    // 1. Throughput: N codes are added (from CLIENTS clients) while the queue is paused, then the
-    //    worker drains them. Meanwhile one client keeps adding (sequentially): qr/add while busy.
+    // 1. Throughput: COUNT codes are added (from CLIENTS clients) while the queue is paused, then
+    //    the worker drains them; meanwhile one client keeps adding: qr/add while the worker is busy.
     const queue = new Queue(QUEUE.qr, { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${env.REDIS_PREFIX}:bull` });
+    closers.push(() => queue.close());
     await queue.pause();
-    const burst: string[] = [];
+    // reference: qr/add from one client while the worker is idle (these codes render with the burst)
+    const idleAdds: number[] = [];
+    const idle: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const { id, latency } = await addOne(i, 'idle');
+      idle.push(id);
+      idleAdds.push(latency);
+      await new Promise((r) => setTimeout(r, PROBE_GAP));
+    }
+    const burst: number[] = [];
     let next = 0;
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
-        while (next < COUNT) burst.push((await addOne(next++, 'burst')).job);
+        while (next < COUNT) burst.push((await addOne(next++, 'burst')).id);
       }),
     );
     const workerCpu0 = await processCpuMs(worker.pid);
-    const resumed = performance.now();
+    const resumedAt = Date.now();
     await queue.resume();
     const busyAdds: number[] = [];
-    const probes: string[] = [];
-    // one client adds a code every PROBE_GAP ms while at least a fifth of the backlog is left,
-    // so every probe meets a busy worker
-    while (burst.filter((j) => !readyAt.has(j)).length > COUNT / 5) {
-      const { job, latency } = await addOne(probes.length, 'probe');
-      probes.push(job);
+    const probes: number[] = [];
+    // one client adds a code every PROBE_GAP ms while at least a fifth of the burst is left, so
+    // every probe meets a busy worker (the backlog is counted every 250 ms)
+    let left = burst.length;
+    const counter = setInterval(() => {
+      poll().then(
+        () => (left = burst.filter((id) => !readyAt.has(id)).length),
+        () => undefined,
+      );
+    }, 250);
+    while (left > COUNT / 5) {
+      const { id, latency } = await addOne(probes.length, 'probe');
+      probes.push(id);
       busyAdds.push(latency);
       await new Promise((r) => setTimeout(r, PROBE_GAP));
     }
-    await waitReady([...burst, ...probes]);
-    const drained = Math.max(...[...burst, ...probes].map((j) => readyAt.get(j) as number));
-    const pipelineSeconds = (drained - resumed) / 1000;
-    const rendered = burst.length + probes.length;
+    clearInterval(counter);
+    const drainedIds = [...idle, ...burst, ...probes];
+    await waitReady(drainedIds);
+    const drained = Math.max(...drainedIds.map((id) => readyAt.get(id) as number));
+    const pipelineSeconds = (drained - resumedAt) / 1000;
+    const rendered = drainedIds.length;
     const workerCpu1 = await processCpuMs(worker.pid);
     const workerCpuPerImage = workerCpu0 !== null && workerCpu1 !== null ? (workerCpu1 - workerCpu0) / rendered : null;
 
-    // 2. Latency: codes added one at a time at half the measured throughput; add → ready.
-    const paced: string[] = [];
+    // 3. Latency: codes added one at a time at half the measured throughput; add → ready.
+    const paced: number[] = [];
     const gap = 1000 / ((rendered / pipelineSeconds) / 2);
     const pacedCount = Math.min(100, COUNT);
     const pacedRuns: Promise<void>[] = [];
     for (let i = 0; i < pacedCount; i++) {
-      pacedRuns.push(addOne(i, 'paced').then(({ job }) => void paced.push(job)));
+      pacedRuns.push(addOne(i, 'paced').then(({ id }) => void paced.push(id)));
       await new Promise((r) => setTimeout(r, gap));
     }
     await Promise.all(pacedRuns);
     await waitReady(paced);
-    const toReady = paced.map((j) => (readyAt.get(j) as number) - (sent.get(j) as number));
-    await queue.close();
+    const toReady = paced.map((id) => (readyAt.get(id) as number) - (sentAt.get(id) as number));
 
-    // 3. The baseline: the same payloads, the same concurrency, in this process
-    const base = await baseline(burst.map((j) => links.get(j) as string), logo);
+    // 4. The baseline: the same payloads, the same concurrency, in this process
+    const base = await baseline(burst.map((id) => links.get(id) as string), logo);
 
-    // 4. Every image decodes back to its short link
+    // 5. Every image decodes back to its short link
     const db = api.app.get(DataSource);
     const rows: Array<{ id: number; code: string; status: string }> = await db.query(
       `SELECT q.id, l.alias AS code, q.status FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = ANY($1)`,
-      [[...sent.keys()].map((j) => Number(j.split('-')[1]))],
+      [[...sentAt.keys()]],
     );
     let decoded = 0;
     const mismatches: string[] = [];
@@ -272,7 +302,7 @@ async function main(): Promise<void> {
 
     const workerRate = rendered / pipelineSeconds;
     const baseRate = burst.length / base.seconds;
-    const total = sent.size;
+    const total = sentAt.size;
     const result = {
       machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavg: loadavg().map((n) => Number(n.toFixed(2))) },
       settings: { images: total, burst: COUNT, clients: CLIENTS, workerConcurrency: CONCURRENCY, size: 512, logo: true },
@@ -291,6 +321,7 @@ async function main(): Promise<void> {
       },
       ratio: Number((workerRate / baseRate).toFixed(2)),
       addToReadyMs: { codes: paced.length, arrivalsPerSecond: Number((1000 / gap).toFixed(1)), p50: Number(pct(toReady, 50).toFixed(1)), p99: Number(pct(toReady, 99).toFixed(1)) },
+      qrAddWhileWorkerIdleMs: { requests: idleAdds.length, p50: Number(pct(idleAdds, 50).toFixed(1)), p99: Number(pct(idleAdds, 99).toFixed(1)) },
       qrAddWhileWorkerBusyMs: { requests: busyAdds.length, p50: Number(pct(busyAdds, 50).toFixed(1)), p99: Number(pct(busyAdds, 99).toFixed(1)), max: Number(Math.max(...busyAdds).toFixed(1)) },
       decode: { checked: rows.length, ok: decoded, mismatches: mismatches.slice(0, 5) },
       targets: {
@@ -306,12 +337,13 @@ async function main(): Promise<void> {
     console.log(`  ratio             ${result.ratio} (target ≥ 0.8)`);
     console.log(`  add → ready       p50 ${ms(result.addToReadyMs.p50)}  p99 ${ms(result.addToReadyMs.p99)} (${paced.length} codes at ${result.addToReadyMs.arrivalsPerSecond}/s)`);
     console.log(`  qr/add, busy      p50 ${ms(result.qrAddWhileWorkerBusyMs.p50)}  p99 ${ms(result.qrAddWhileWorkerBusyMs.p99)}  max ${ms(result.qrAddWhileWorkerBusyMs.max)} (${busyAdds.length} requests; target p99 < 20 ms)`);
+    console.log(`  qr/add, idle      p50 ${ms(result.qrAddWhileWorkerIdleMs.p50)}  p99 ${ms(result.qrAddWhileWorkerIdleMs.p99)} (${idleAdds.length} requests, same pacing, worker idle)`);
     console.log(`  decode            ${decoded}/${total} images decode to their short link`);
     await mkdir(join(__dirname, '..', 'bench-results'), { recursive: true });
     await writeFile(join(__dirname, '..', 'bench-results', 'qr.json'), `${JSON.stringify(result, null, 2)}\n`);
     if (decoded !== total) process.exitCode = 1;
   } finally {
-    await events?.close().catch(() => undefined);
+    for (const close of closers.reverse()) await close().catch(() => undefined);
     if (worker && worker.exitCode === null) {
       const exited = new Promise((r) => worker!.once('exit', r));
       worker.kill('SIGTERM');
