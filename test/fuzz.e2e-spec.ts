@@ -29,7 +29,12 @@ interface Route {
 
 type Schema = { $ref?: string; properties?: Record<string, unknown>; allOf?: Schema[] };
 
-function routesFrom(doc: { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, Schema> } }): Route[] {
+interface Operation {
+  parameters?: Array<{ in: string; name: string }>;
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+}
+
+function routesFrom(doc: { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } }): Route[] {
   const schemas = doc.components?.schemas ?? {};
   const fieldsOf = (s: Schema | undefined): string[] => {
     if (!s) return [];
@@ -40,11 +45,11 @@ function routesFrom(doc: { paths: Record<string, Record<string, any>>; component
   for (const [template, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       if (!['get', 'post', 'put', 'delete'].includes(method)) continue;
-      const parameters = (op.parameters ?? []) as Array<{ in: string; name: string }>;
+      const parameters = op.parameters ?? [];
       routes.push({
         method: method as Route['method'],
         template,
-        params: parameters.filter((p) => p.in === 'path').map((p) => p.name),
+        params: [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
         query: parameters.filter((p) => p.in === 'query').map((p) => p.name),
         fields: fieldsOf(op.requestBody?.content?.['application/json']?.schema),
       });

@@ -72,6 +72,12 @@ describe('platform: envelope, auth, errors, health, docs', () => {
       expectError(res, 400, /JSON object/);
     });
 
+    it('400 naming the path id when it is not plain decimal digits', async () => {
+      for (const id of ['1e3', '0x10', '-1', '0', '1.5', '99999999999', ' 1']) {
+        expectError(await t.http().delete(`/api/pixel/${encodeURIComponent(id)}/delete`).set(user.auth), 400, /^id: must be a positive integer$/);
+      }
+    });
+
     it('400 for unknown fields, naming them', async () => {
       expectError(await t.http().put('/api/account/update').set(user.auth).send({ email: 'a@b.co', admin: true }), 400, /admin: unknown field/);
     });
@@ -128,6 +134,11 @@ describe('platform: envelope, auth, errors, health, docs', () => {
       expectError(await t.http().put('/api/account/update').set(user.auth).send({ email: 'nope' }), 400, /^email/);
       expectError(await t.http().put('/api/account/update').set(user.auth).send({ password: '1234' }), 400, /^password/);
       expectError(await t.http().put('/api/account/update').set(user.auth).send({ password: 12345 }), 400, /^password/);
+    });
+
+    it('400 (not 500) for null fields', async () => {
+      expectError(await t.http().put('/api/account/update').set(user.auth).send({ email: null }), 400, /^email/);
+      expectError(await t.http().put('/api/account/update').set(user.auth).send({ password: null }), 400, /^password/);
     });
 
     it('409 when the e-mail belongs to someone else (case-insensitive)', async () => {

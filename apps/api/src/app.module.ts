@@ -9,10 +9,18 @@ import { RedisModule } from '@app/redis';
 import { StatsModule } from '@app/stats';
 
 import { AccountModule } from './account/account.module';
+import { CampaignsModule } from './campaigns/campaigns.module';
+import { ChannelsModule } from './channels/channels.module';
+import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
 import { loggerParams } from './logging';
+import { LoginLinksModule } from './login-links/login-links.module';
+import { OverlaysModule } from './overlays/overlays.module';
+import { PixelsModule } from './pixels/pixels.module';
+import { PlansModule } from './plans/plans.module';
 import { PublicModule } from './public/public.module';
 import { QrModule } from './qr/qr.module';
+import { SplashModule } from './splash/splash.module';
 import { UsersModule } from './users/users.module';
 
 /**
@@ -20,7 +28,21 @@ import { UsersModule } from './users/users.module';
  * apps/api/src with its own module, added to FEATURES; it reaches other features only through
  * what their modules export, and the database through @app/database.
  */
-const FEATURES = [HealthModule, UsersModule, AccountModule, PublicModule, QrModule];
+const FEATURES = [
+  HealthModule,
+  UsersModule,
+  AccountModule,
+  PlansModule,
+  LoginLinksModule,
+  PublicModule,
+  DomainsModule,
+  OverlaysModule,
+  CampaignsModule,
+  ChannelsModule,
+  SplashModule,
+  PixelsModule,
+  QrModule,
+];
 
 @Module({
   imports: [

@@ -2,22 +2,42 @@ import { createHash } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { QueryFailedError, Repository } from 'typeorm';
 
 import {
   ConflictError,
   decryptSecret,
   encryptSecret,
+  ForbiddenError,
   formatDateTime,
   generateApiKey,
   InvalidFieldError,
+  NotFoundError,
+  PageDefaults,
+  pageRequest,
   PlanService,
+  Principal,
   sha256,
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { Plan, PlanType, User } from '@app/database';
 
+import { CreateUserDto } from './dto/create-user.dto';
+import { ListUsersQueryDto } from './dto/list-users-query.dto';
+import { parseExpiration } from './expiration';
 import { hashPassword } from './passwords';
+
+/** `GET /api/users` pages: 100 users by default, at most 1000 (CONTRACT "Pagination"). */
+export const USERS_PAGE: PageDefaults = { limit: 100, max: 1000 };
+
+/** Unique indexes of `users` and the field each one guards. */
+const UNIQUE_FIELDS: Record<string, 'email' | 'username'> = { users_email_uq: 'email', users_username_uq: 'username' };
+
+const EMAIL_TAKEN = 'email: a user with this e-mail already exists';
+const USERNAME_TAKEN = 'username: this username is already taken';
+
+/** `%`, `_` and `\` match themselves in a LIKE pattern. */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export interface NewUser {
   email: string;
@@ -69,35 +89,95 @@ export class UsersService {
     if (email !== undefined) {
       const qb = this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email });
       if (exceptId) qb.andWhere('u.id <> :exceptId', { exceptId });
-      if (await qb.getExists()) throw new ConflictError('email: a user with this e-mail already exists');
+      if (await qb.getExists()) throw new ConflictError(EMAIL_TAKEN);
     }
     if (username !== undefined) {
       const qb = this.users.createQueryBuilder('u').where('lower(u.username) = lower(:username)', { username });
       if (exceptId) qb.andWhere('u.id <> :exceptId', { exceptId });
-      if (await qb.getExists()) throw new ConflictError('username: this username is already taken');
+      if (await qb.getExists()) throw new ConflictError(USERNAME_TAKEN);
     }
   }
 
+  /**
+   * Creates a user with a new API key. An unknown `planId` is a 400 naming `planid`; a taken
+   * e-mail or user name a 409 naming the field, also when a concurrent request wins the race
+   * (the unique indexes decide). A free plan never expires: `expires` is dropped for it.
+   */
   async create(input: NewUser): Promise<{ user: User; apiKey: string }> {
+    const plan =
+      input.planId === undefined
+        ? await this.planService.getFreePlan()
+        : await this.plans.findOneBy({ id: input.planId });
+    if (!plan) throw new InvalidFieldError('planid', 'no plan with this id');
     await this.assertUnique(input.email, input.username);
-    let planId = input.planId;
-    if (planId === undefined) planId = (await this.planService.getFreePlan()).id;
-    else if (!(await this.plans.existsBy({ id: planId }))) throw new InvalidFieldError('planid', 'no plan with this id');
     const apiKey = input.apiKey ?? generateApiKey();
     const user = this.users.create({
       email: input.email,
       username: input.username,
       passwordHash: await hashPassword(input.password),
       isAdmin: input.isAdmin ?? false,
-      planId,
-      planType: input.planType ?? null,
-      expires: input.expires ?? null,
+      planId: plan.id,
+      planType: plan.free ? null : (input.planType ?? null),
+      expires: plan.free ? null : (input.expires ?? null),
       apiKeyHash: sha256(apiKey),
       apiKeyEnc: encryptSecret(apiKey, this.config.secret),
       apiKeyExpires: null,
     });
-    await this.users.save(user);
+    try {
+      await this.users.save(user);
+    } catch (err) {
+      const constraint = err instanceof QueryFailedError ? (err.driverError as { constraint?: string }).constraint : undefined;
+      const field = constraint ? UNIQUE_FIELDS[constraint] : undefined;
+      if (field) throw new ConflictError(field === 'email' ? EMAIL_TAKEN : USERNAME_TAKEN);
+      throw err;
+    }
     return { user, apiKey };
+  }
+
+  /** `POST /api/user/add`: the documented `{id, email, username}` of the new user. */
+  async add(dto: CreateUserDto): Promise<{ id: number; email: string; username: string }> {
+    const expires = dto.expiration === undefined ? null : parseExpiration(dto.expiration);
+    const { user } = await this.create({
+      email: dto.email,
+      username: dto.username,
+      password: dto.password,
+      planId: dto.planid,
+      expires,
+    });
+    return { id: user.id, email: user.email, username: user.username };
+  }
+
+  /**
+   * `GET /api/users`: newest first, filtered by status (`pro` = paid plan not past `expires`,
+   * `free` = free plan or lapsed paid plan, `admin` = admins) and by an e-mail substring.
+   */
+  async list(query: ListUsersQueryDto): Promise<UserView[]> {
+    const { limit, offset } = pageRequest(query, USERS_PAGE);
+    const qb = this.users.createQueryBuilder('u').innerJoinAndSelect('u.plan', 'plan').addSelect('u.apiKeyEnc');
+    if (query.filter === 'admin') qb.andWhere('u.isAdmin = true');
+    if (query.filter === 'pro') qb.andWhere('plan.free = false AND (u.expires IS NULL OR u.expires > now())');
+    if (query.filter === 'free') qb.andWhere('(plan.free = true OR u.expires <= now())');
+    if (query.email) qb.andWhere(`u.email ILIKE :email ESCAPE '\\'`, { email: `%${escapeLike(query.email)}%` });
+    const rows = await qb.orderBy('u.id', 'DESC').offset(offset).limit(limit).getMany();
+    return Promise.all(rows.map((u) => this.adminView(u)));
+  }
+
+  /** `GET /api/user/:id`: the admin view, 404 for an unknown id. */
+  async view(id: number): Promise<UserView> {
+    const user = await this.findWithPlan({ id }, true);
+    if (!user) throw new NotFoundError('User');
+    return this.adminView(user);
+  }
+
+  /**
+   * `DELETE /api/user/:id/delete`: one statement; the foreign keys cascade to everything the
+   * user owns (links, QR codes, domains, campaigns, channels, pixels, overlays, splash pages,
+   * login links). An admin cannot delete itself (403).
+   */
+  async remove(auth: Principal, id: number): Promise<void> {
+    if (id === auth.user.id) throw new ForbiddenError('You cannot delete your own account');
+    const result = await this.users.delete({ id });
+    if (!result.affected) throw new NotFoundError('User');
   }
 
   /** Loads a user with its plan (and the encrypted key when `withKey`). */
@@ -123,10 +203,8 @@ export class UsersService {
 
   /** The admin view; `user` must have been loaded with its plan and `apiKeyEnc`. */
   async adminView(user: User): Promise<UserView> {
-    return {
-      ...(await this.accountView(user)),
-      planid: user.planId,
-      apikey: decryptSecret(user.apiKeyEnc, this.config.secret),
-    };
+    const { id, email, username, avatar, status, expires, registered } = await this.accountView(user);
+    const apikey = decryptSecret(user.apiKeyEnc, this.config.secret);
+    return { id, email, username, avatar, status, planid: user.planId, expires, registered, apikey };
   }
 }

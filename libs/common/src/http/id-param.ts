@@ -1,20 +1,33 @@
-import { Param, PipeTransform } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
 
 import { InvalidFieldError } from './errors';
 
 const MAX_ID = 2147483647;
 
-/** Parses a path id: a positive 32-bit integer, else 400 naming the parameter. */
-export class IdPipe implements PipeTransform<string, number> {
-  constructor(private readonly name: string) {}
-
-  transform(value: string): number {
-    if (!/^[0-9]{1,10}$/.test(value ?? '')) throw new InvalidFieldError(this.name, 'must be a positive integer');
-    const n = Number(value);
-    if (n < 1 || n > MAX_ID) throw new InvalidFieldError(this.name, 'must be a positive integer');
-    return n;
-  }
+/** A path id: a positive 32-bit integer written in plain decimal digits, else 400 naming it. */
+export function parseId(name: string, value: unknown): number {
+  if (typeof value !== 'string' || !/^[0-9]{1,10}$/.test(value)) throw new InvalidFieldError(name, 'must be a positive integer');
+  const n = Number(value);
+  if (n < 1 || n > MAX_ID) throw new InvalidFieldError(name, 'must be a positive integer');
+  return n;
 }
 
-/** `@IdParam('id') id: number`: a validated integer path parameter. */
-export const IdParam = (name: string) => Param(name, new IdPipe(name));
+const RawId = createParamDecorator((name: string, ctx: ExecutionContext): number =>
+  parseId(name, ctx.switchToHttp().getRequest<{ params: Record<string, string> }>().params[name]),
+);
+
+/**
+ * `@IdParam('id') id: number`: a validated integer path parameter, documented in OpenAPI. It reads
+ * the raw path segment (a custom decorator, so the global ValidationPipe cannot turn `1e3` or
+ * `0x10` into a number first).
+ */
+export const IdParam =
+  (name: string): ParameterDecorator =>
+  (target, key, index) => {
+    RawId(name)(target, key, index);
+    if (key !== undefined) {
+      const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
+      ApiParam({ name, type: Number, required: true, description: 'positive integer id' })(target, key, descriptor);
+    }
+  };

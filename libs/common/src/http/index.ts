@@ -6,3 +6,4 @@ export * from './id-param';
 export * from './validation';
 export * from './json-body.middleware';
 export * from './openapi';
+export * from './optional';

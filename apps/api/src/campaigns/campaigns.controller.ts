@@ -1,0 +1,89 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import {
+  ApiErrors,
+  ApiOkFields,
+  ApiOkList,
+  ApiOkMessage,
+  Auth,
+  IdParam,
+  PageQueryDto,
+  Principal,
+} from '@app/common';
+
+import { CampaignsService } from './campaigns.service';
+import { AddCampaignDto } from './dto/add-campaign.dto';
+import { CampaignSavedView } from './dto/campaign-saved.view';
+import { CampaignView } from './dto/campaign.view';
+import { UpdateCampaignDto } from './dto/update-campaign.dto';
+
+const SAVED_SHAPE =
+  'Answers {error, id, domain, name, public, rotator, list}: `domain` holds the campaign name (documented quirk), ' +
+  '`name` carries it too. rotator = <PUBLIC_URL>/r/<slug> or false without a slug; list = ' +
+  '<PUBLIC_URL>/u/<slug or slugified name>-<id> (slugified: lower-case, runs of other characters as "-", "campaign" when empty).';
+
+@ApiTags('campaigns')
+@ApiBearerAuth()
+@Controller('api')
+export class CampaignsController {
+  constructor(private readonly campaigns: CampaignsService) {}
+
+  @Get('campaigns')
+  @ApiOperation({ summary: "The caller's campaigns, newest first" })
+  @ApiOkList('campaigns', CampaignView)
+  @ApiErrors(400, 403)
+  list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
+    return this.campaigns.list(auth, query);
+  }
+
+  @Post('campaign/add')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create a campaign',
+    description: `All fields optional; slug unique across the service (409). ${SAVED_SHAPE}`,
+  })
+  @ApiOkFields(CampaignSavedView)
+  @ApiErrors(400, 403, 409)
+  add(@Auth() auth: Principal, @Body() dto: AddCampaignDto) {
+    return this.campaigns.add(auth, dto);
+  }
+
+  @Post('campaign/:campaignid/assign/:linkid')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Put a short link into a campaign',
+    description:
+      "The link must be one of the caller's short links (404 otherwise). A link is in at most one campaign: assigning moves it.",
+  })
+  @ApiOkMessage()
+  @ApiErrors(400, 403, 404)
+  async assign(
+    @Auth() auth: Principal,
+    @IdParam('campaignid') campaignId: number,
+    @IdParam('linkid') linkId: number,
+  ) {
+    await this.campaigns.assign(auth, campaignId, linkId);
+    return { message: 'Link has been assigned to the campaign successfully.' };
+  }
+
+  @Put('campaign/:id/update')
+  @ApiOperation({
+    summary: 'Update a campaign',
+    description: `name required; slug and public optional. ${SAVED_SHAPE}`,
+  })
+  @ApiOkFields(CampaignSavedView)
+  @ApiErrors(400, 403, 404, 409)
+  update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateCampaignDto) {
+    return this.campaigns.update(auth, id, dto);
+  }
+
+  @Delete('campaign/:id/delete')
+  @ApiOperation({ summary: 'Delete a campaign', description: 'Its links are kept and unassigned.' })
+  @ApiOkMessage()
+  @ApiErrors(400, 403, 404)
+  async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
+    await this.campaigns.remove(auth, id);
+    return { message: 'Campaign has been deleted successfully.' };
+  }
+}

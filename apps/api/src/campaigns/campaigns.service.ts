@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { QueryFailedError, Repository } from 'typeorm';
+
+import {
+  ConflictError,
+  NotFoundError,
+  PageQueryDto,
+  paginate,
+  Paginated,
+  Principal,
+} from '@app/common';
+import { AppConfig } from '@app/config';
+import { Campaign, Link } from '@app/database';
+
+import { listUrl, rotatorUrl } from './campaign-urls';
+import { AddCampaignDto } from './dto/add-campaign.dto';
+import { CampaignSavedView } from './dto/campaign-saved.view';
+import { CampaignView } from './dto/campaign.view';
+import { UpdateCampaignDto } from './dto/update-campaign.dto';
+
+const DUPLICATE_SLUG = 'slug: another campaign already uses this slug';
+
+const dbCode = (err: unknown) =>
+  err instanceof QueryFailedError
+    ? (err.driverError as { code?: string } | undefined)?.code
+    : undefined;
+
+@Injectable()
+export class CampaignsService {
+  constructor(
+    @InjectRepository(Campaign) private readonly campaigns: Repository<Campaign>,
+    @InjectRepository(Link) private readonly links: Repository<Link>,
+    private readonly config: AppConfig,
+  ) {}
+
+  view(c: Campaign): CampaignView {
+    const base = this.config.publicUrl;
+    return {
+      id: c.id,
+      name: c.name,
+      public: c.public,
+      rotator: rotatorUrl(base, c.slug),
+      list: listUrl(base, c),
+    };
+  }
+
+  saved(c: Campaign): CampaignSavedView {
+    const { id, ...rest } = this.view(c);
+    return { id, domain: c.name, ...rest };
+  }
+
+  list(auth: Principal, query: PageQueryDto): Promise<Paginated<CampaignView>> {
+    const qb = this.campaigns
+      .createQueryBuilder('c')
+      .where('c.userId = :userId', { userId: auth.user.id });
+    return paginate(qb, query, 'campaigns', (c) => this.view(c));
+  }
+
+  async add(auth: Principal, dto: AddCampaignDto): Promise<CampaignSavedView> {
+    const slug = dto.slug || null;
+    await this.assertSlugFree(slug);
+    const campaign = this.campaigns.create({
+      userId: auth.user.id,
+      name: dto.name ?? '',
+      slug,
+      public: dto.public ?? false,
+    });
+    return this.saved(await this.save(campaign));
+  }
+
+  async update(auth: Principal, id: number, dto: UpdateCampaignDto): Promise<CampaignSavedView> {
+    const campaign = await this.campaigns.findOneBy({ id, userId: auth.user.id });
+    if (!campaign) throw new NotFoundError('Campaign');
+    if (dto.slug !== undefined && (dto.slug || null) !== campaign.slug) {
+      campaign.slug = dto.slug || null;
+      await this.assertSlugFree(campaign.slug);
+    }
+    campaign.name = dto.name;
+    if (dto.public !== undefined) campaign.public = dto.public;
+    return this.saved(await this.save(campaign));
+  }
+
+  /** Its links stay, unassigned (links.campaign_id is ON DELETE SET NULL). */
+  async remove(auth: Principal, id: number): Promise<void> {
+    const result = await this.campaigns.delete({ id, userId: auth.user.id });
+    if (!result.affected) throw new NotFoundError('Campaign');
+  }
+
+  /** A link is in at most one campaign: assigning moves it. Only the caller's plain links qualify. */
+  async assign(auth: Principal, campaignId: number, linkId: number): Promise<void> {
+    if (!(await this.campaigns.existsBy({ id: campaignId, userId: auth.user.id })))
+      throw new NotFoundError('Campaign');
+    let affected: number | undefined;
+    try {
+      ({ affected } = await this.links.update(
+        { id: linkId, userId: auth.user.id, kind: 'link' },
+        { campaignId },
+      ));
+    } catch (err) {
+      // The campaign was deleted between the check and the update.
+      if (dbCode(err) === '23503') throw new NotFoundError('Campaign');
+      throw err;
+    }
+    if (!affected) throw new NotFoundError('Link');
+  }
+
+  private async assertSlugFree(slug: string | null): Promise<void> {
+    if (slug && (await this.campaigns.existsBy({ slug }))) throw new ConflictError(DUPLICATE_SLUG);
+  }
+
+  /** Saves, turning a unique-index race on the slug into the same 409 as the check before it. */
+  private async save(campaign: Campaign): Promise<Campaign> {
+    try {
+      return await this.campaigns.save(campaign);
+    } catch (err) {
+      if (dbCode(err) === '23505') throw new ConflictError(DUPLICATE_SLUG);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { QueryFailedError, Repository } from 'typeorm';
+
+import {
+  BadRequestError,
+  formatDay,
+  NotFoundError,
+  PageQueryDto,
+  paginate,
+  Paginated,
+  pageRequest,
+  Principal,
+} from '@app/common';
+import { AppConfig } from '@app/config';
+import { Channel, ChannelItem, ChannelItemType, Domain, Link, QrCode } from '@app/database';
+
+import { AddChannelDto } from './dto/add-channel.dto';
+import { ChannelItemView } from './dto/channel-item.view';
+import { ChannelView } from './dto/channel.view';
+import { UpdateChannelDto } from './dto/update-channel.dto';
+
+/** One row of the channel item query. */
+interface ItemRow {
+  id: number;
+  type: ChannelItemType;
+  itemId: number;
+  assignedAt: Date;
+  linkAlias: string | null;
+  linkTitle: string | null;
+  linkUrl: string | null;
+  linkDomain: string | null;
+  qrName: string | null;
+  qrAlias: string | null;
+}
+
+const isForeignKeyViolation = (err: unknown) =>
+  err instanceof QueryFailedError &&
+  (err.driverError as { code?: string } | undefined)?.code === '23503';
+
+@Injectable()
+export class ChannelsService {
+  constructor(
+    @InjectRepository(Channel) private readonly channels: Repository<Channel>,
+    @InjectRepository(ChannelItem) private readonly channelItems: Repository<ChannelItem>,
+    @InjectRepository(Link) private readonly links: Repository<Link>,
+    @InjectRepository(QrCode) private readonly qrCodes: Repository<QrCode>,
+    private readonly config: AppConfig,
+  ) {}
+
+  static view(c: Channel): ChannelView {
+    return {
+      id: c.id,
+      name: c.name,
+      description: c.description,
+      color: c.color,
+      starred: c.starred,
+    };
+  }
+
+  list(auth: Principal, query: PageQueryDto): Promise<Paginated<ChannelView>> {
+    const qb = this.channels
+      .createQueryBuilder('c')
+      .where('c.userId = :userId', { userId: auth.user.id });
+    return paginate(qb, query, 'channels', ChannelsService.view);
+  }
+
+  /**
+   * The channel's items, newest assignment first. Items whose link, bio page or QR code no longer
+   * exists (deleted by their own module) are left out by the joins, counters included.
+   */
+  async items(
+    auth: Principal,
+    id: number,
+    query: PageQueryDto,
+  ): Promise<Paginated<ChannelItemView>> {
+    await this.assertChannel(auth, id);
+    const { limit, page, offset } = pageRequest(query);
+    const qb = this.channelItems
+      .createQueryBuilder('ci')
+      .leftJoin(
+        Link,
+        'l',
+        // (one line: TypeORM only maps `alias.property` names followed by a space, `=`, `)` or `,`)
+        `ci.itemType IN ('links', 'bio') AND l.id = ci.itemId AND l.userId = ci.userId AND ` +
+          `l.kind = (CASE WHEN ci.itemType = 'links' THEN 'link' ELSE 'bio' END)`,
+      )
+      .leftJoin(Domain, 'd', 'd.id = l.domainId')
+      .leftJoin(QrCode, 'q', `ci.itemType = 'qr' AND q.id = ci.itemId AND q.userId = ci.userId`)
+      .leftJoin(Link, 'ql', 'ql.id = q.linkId')
+      .where('ci.channelId = :id AND ci.userId = :userId', { id, userId: auth.user.id })
+      .andWhere('(l.id IS NOT NULL OR ql.id IS NOT NULL)');
+    const total = await qb.clone().getCount();
+    const rows: ItemRow[] = await qb
+      .select('ci.id', 'id')
+      .addSelect('ci.itemType', 'type')
+      .addSelect('ci.itemId', 'itemId')
+      .addSelect('ci.createdAt', 'assignedAt')
+      .addSelect('l.alias', 'linkAlias')
+      .addSelect('l.title', 'linkTitle')
+      .addSelect('l.url', 'linkUrl')
+      .addSelect('d.domain', 'linkDomain')
+      .addSelect('q.name', 'qrName')
+      .addSelect('ql.alias', 'qrAlias')
+      .orderBy('ci.id', 'DESC')
+      .offset(offset)
+      .limit(limit)
+      .getRawMany();
+    return new Paginated(
+      'items',
+      rows.map((r) => this.itemView(r)),
+      total,
+      limit,
+      page,
+    );
+  }
+
+  async add(auth: Principal, dto: AddChannelDto): Promise<ChannelView> {
+    const channel = await this.channels.save(
+      this.channels.create({
+        userId: auth.user.id,
+        name: dto.name,
+        description: dto.description ?? '',
+        color: dto.color ?? '#000000',
+        starred: dto.starred ?? false,
+      }),
+    );
+    return ChannelsService.view(channel);
+  }
+
+  async update(auth: Principal, id: number, dto: UpdateChannelDto): Promise<void> {
+    const changes: Partial<Channel> = {};
+    if (dto.name !== undefined) changes.name = dto.name;
+    if (dto.description !== undefined) changes.description = dto.description;
+    if (dto.color !== undefined) changes.color = dto.color;
+    if (dto.starred !== undefined) changes.starred = dto.starred;
+    if (!Object.keys(changes).length) {
+      throw new BadRequestError('name, description, color or starred: send at least one of them');
+    }
+    const result = await this.channels.update({ id, userId: auth.user.id }, changes);
+    if (!result.affected) throw new NotFoundError('Channel');
+  }
+
+  /** The items themselves stay; their assignments go with the channel (ON DELETE CASCADE). */
+  async remove(auth: Principal, id: number): Promise<void> {
+    const result = await this.channels.delete({ id, userId: auth.user.id });
+    if (!result.affected) throw new NotFoundError('Channel');
+  }
+
+  /** Assigning an item that is already in the channel changes nothing and succeeds. */
+  async assign(
+    auth: Principal,
+    channelId: number,
+    type: ChannelItemType,
+    itemId: number,
+  ): Promise<void> {
+    await this.assertChannel(auth, channelId);
+    const userId = auth.user.id;
+    if (type === 'qr') {
+      if (!(await this.qrCodes.existsBy({ id: itemId, userId })))
+        throw new NotFoundError('QR code');
+    } else if (
+      !(await this.links.existsBy({ id: itemId, userId, kind: type === 'links' ? 'link' : 'bio' }))
+    ) {
+      throw new NotFoundError(type === 'links' ? 'Link' : 'Bio page');
+    }
+    try {
+      await this.channelItems
+        .createQueryBuilder()
+        .insert()
+        .into(ChannelItem)
+        .values({ channelId, userId, itemType: type, itemId })
+        .orIgnore()
+        .execute();
+    } catch (err) {
+      // The channel was deleted between the check and the insert.
+      if (isForeignKeyViolation(err)) throw new NotFoundError('Channel');
+      throw err;
+    }
+  }
+
+  private async assertChannel(auth: Principal, id: number): Promise<void> {
+    if (!(await this.channels.existsBy({ id, userId: auth.user.id })))
+      throw new NotFoundError('Channel');
+  }
+
+  private itemView(r: ItemRow): ChannelItemView {
+    const base = this.config.publicUrl;
+    const date = formatDay(new Date(r.assignedAt));
+    if (r.type === 'qr') {
+      const link = `${base}/q/${r.qrAlias}`;
+      return {
+        type: r.type,
+        id: r.itemId,
+        title: r.qrName || (r.qrAlias as string),
+        preview: `${link}.png`,
+        link,
+        date,
+      };
+    }
+    const link = `${r.linkDomain ?? base}/${r.linkAlias}`;
+    return {
+      type: r.type,
+      id: r.itemId,
+      title: r.linkTitle || (r.linkAlias as string),
+      preview: r.type === 'links' ? (r.linkUrl as string) : link,
+      link,
+      date,
+    };
+  }
+}

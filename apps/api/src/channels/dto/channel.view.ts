@@ -1,0 +1,19 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** The documented Channel (also the create answer, with `error: 0`). */
+export class ChannelView {
+  @ApiProperty({ example: 1 })
+  id: number;
+
+  @ApiProperty({ example: 'Newsletter' })
+  name: string;
+
+  @ApiProperty({ example: '' })
+  description: string;
+
+  @ApiProperty({ example: '#1e90ff', description: 'HEX #RRGGBB' })
+  color: string;
+
+  @ApiProperty({ example: false })
+  starred: boolean;
+}

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+
+import { InvalidFieldError } from '@app/common';
+import { AppConfig } from '@app/config';
+
+import { DnsLookupError, DnsResolver } from './dns.resolver';
+
+/** Canonical text of an IP address (IPv6 compressed and lower-cased) for comparisons. */
+export function normalizeIp(ip: string): string {
+  const value = ip.trim().toLowerCase();
+  if (!value.includes(':')) return value;
+  try {
+    return new URL(`http://[${value}]/`).hostname.slice(1, -1);
+  } catch {
+    return value;
+  }
+}
+
+const normalizeHost = (host: string) => host.trim().toLowerCase().replace(/\.$/, '');
+
+/**
+ * "The domain being added must already point to the service's servers": with DOMAIN_VERIFY=dns
+ * the host must resolve to one of SERVICE_IPS (A or AAAA) or be a CNAME of SERVICE_HOST.
+ * DOMAIN_VERIFY=off skips the check.
+ */
+@Injectable()
+export class DomainVerifier {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dns: DnsResolver,
+  ) {}
+
+  async assertPointsHere(host: string): Promise<void> {
+    if (this.config.DOMAIN_VERIFY === 'off') return;
+    const ips = new Set(this.config.SERVICE_IPS.map(normalizeIp));
+    const serviceHost = this.config.SERVICE_HOST
+      ? normalizeHost(this.config.SERVICE_HOST)
+      : undefined;
+    const expected = [
+      ips.size ? `an A/AAAA record in ${[...ips].join(', ')}` : undefined,
+      serviceHost ? `a CNAME to ${serviceHost}` : undefined,
+    ].filter(Boolean);
+    const fail = (found: string) =>
+      new InvalidFieldError(
+        'domain',
+        `does not point to this service (${found}; expected ${expected.length ? expected.join(' or ') : 'nothing: the service has no SERVICE_IPS or SERVICE_HOST configured'})`,
+      );
+
+    let answer;
+    try {
+      answer = await this.dns.lookup(host);
+    } catch (err) {
+      if (err instanceof DnsLookupError) {
+        throw fail(
+          err.code === 'ETIMEOUT'
+            ? 'the DNS lookup timed out'
+            : `the DNS lookup failed: ${err.code}`,
+        );
+      }
+      throw err;
+    }
+    const addresses = [...answer.a, ...answer.aaaa].map(normalizeIp);
+    const cnames = answer.cname.map(normalizeHost);
+    if (addresses.some((ip) => ips.has(ip))) return;
+    if (serviceHost && cnames.includes(serviceHost)) return;
+
+    const seen = [
+      addresses.length ? `resolves to ${addresses.join(', ')}` : undefined,
+      cnames.length ? `is a CNAME of ${cnames.join(', ')}` : undefined,
+    ].filter(Boolean);
+    throw fail(seen.length ? seen.join(' and ') : 'no A, AAAA or CNAME record found');
+  }
+}

@@ -1,0 +1,75 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import {
+  ApiErrors,
+  ApiOkFields,
+  ApiOkList,
+  ApiOkMessage,
+  Auth,
+  IdParam,
+  PageQueryDto,
+  Principal,
+} from '@app/common';
+
+import { DomainsService } from './domains.service';
+import { AddDomainDto } from './dto/add-domain.dto';
+import { DomainCreatedView } from './dto/domain-created.view';
+import { DomainView } from './dto/domain.view';
+import { UpdateDomainDto } from './dto/update-domain.dto';
+
+@ApiTags('branded domains')
+@ApiBearerAuth()
+@Controller('api')
+export class DomainsController {
+  constructor(private readonly domains: DomainsService) {}
+
+  @Get('domains')
+  @ApiOperation({ summary: "The caller's branded domains, newest first" })
+  @ApiOkList('domains', DomainView)
+  @ApiErrors(400, 403)
+  list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
+    return this.domains.list(auth, query);
+  }
+
+  @Post('domain/add')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Add a branded domain',
+    description:
+      '`domain` is http(s)://host (no path, query, credentials or port), unique across the service: 409 when taken. ' +
+      "The service's own host name is refused. With DOMAIN_VERIFY=dns the host must resolve (A/AAAA) to one of " +
+      'SERVICE_IPS or be a CNAME of SERVICE_HOST, else 400 "domain: does not point to this service (...)" (lookup ' +
+      "timeout 3 s). 403 past the plan's `domain` count or when the plan has branded domains disabled.",
+  })
+  @ApiOkFields(DomainCreatedView)
+  @ApiErrors(400, 403, 409)
+  add(@Auth() auth: Principal, @Body() dto: AddDomainDto) {
+    return this.domains.add(auth, dto);
+  }
+
+  @Put('domain/:id/update')
+  @ApiOperation({
+    summary: 'Change the root and 404 redirects of a branded domain',
+    description:
+      'Both fields optional; an empty string removes a redirect; an empty body changes nothing.',
+  })
+  @ApiOkMessage()
+  @ApiErrors(400, 403, 404)
+  async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateDomainDto) {
+    await this.domains.update(auth, id, dto);
+    return { message: 'Domain has been updated successfully.' };
+  }
+
+  @Delete('domain/:id/delete')
+  @ApiOperation({
+    summary: 'Delete a branded domain',
+    description: "Links on it fall back to the service's own domain.",
+  })
+  @ApiOkMessage()
+  @ApiErrors(400, 403, 404)
+  async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
+    await this.domains.remove(auth, id);
+    return { message: 'Domain has been deleted successfully.' };
+  }
+}

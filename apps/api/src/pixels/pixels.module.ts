@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+
+import { PixelsController } from './pixels.controller';
+import { PixelsService } from './pixels.service';
+
+/** Tracking pixels: /api/pixels, /api/pixel/add, /api/pixel/:id/update|delete. */
+@Module({ controllers: [PixelsController], providers: [PixelsService] })
+export class PixelsModule {}

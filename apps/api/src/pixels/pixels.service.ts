@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+
+import {
+  formatDateTime,
+  NotFoundError,
+  PageQueryDto,
+  paginate,
+  Paginated,
+  PlanService,
+  Principal,
+} from '@app/common';
+import { Pixel } from '@app/database';
+
+import { AddPixelDto } from './dto/add-pixel.dto';
+import { PixelView } from './dto/pixel.view';
+import { UpdatePixelDto } from './dto/update-pixel.dto';
+
+@Injectable()
+export class PixelsService {
+  constructor(
+    @InjectRepository(Pixel) private readonly pixels: Repository<Pixel>,
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly plans: PlanService,
+  ) {}
+
+  static view(p: Pixel): PixelView {
+    return {
+      id: p.id,
+      type: p.type,
+      name: p.name,
+      tag: p.tag,
+      date: formatDateTime(p.createdAt) as string,
+    };
+  }
+
+  list(auth: Principal, query: PageQueryDto): Promise<Paginated<PixelView>> {
+    const qb = this.pixels
+      .createQueryBuilder('p')
+      .where('p.userId = :userId', { userId: auth.user.id });
+    return paginate(qb, query, 'pixels', PixelsService.view);
+  }
+
+  /** 403 past the plan's `pixels` count, counted under a per-user lock so concurrent adds cannot pass it. */
+  async add(auth: Principal, dto: AddPixelDto): Promise<{ id: number }> {
+    return this.db.transaction(async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock(hashtext('pixels'), $1)`, [auth.user.id]);
+      this.plans.assertCanCreate(auth, 'pixels', await em.countBy(Pixel, { userId: auth.user.id }));
+      const saved = await em.save(
+        em.create(Pixel, { userId: auth.user.id, type: dto.type, name: dto.name, tag: dto.tag }),
+      );
+      return { id: saved.id };
+    });
+  }
+
+  async update(auth: Principal, id: number, dto: UpdatePixelDto): Promise<void> {
+    const changes: Partial<Pixel> = { tag: dto.tag };
+    if (dto.name !== undefined) changes.name = dto.name;
+    const result = await this.pixels.update({ id, userId: auth.user.id }, changes);
+    if (!result.affected) throw new NotFoundError('Pixel');
+  }
+
+  /** Links using the pixel stop firing it (link_pixels rows go with it). */
+  async remove(auth: Principal, id: number): Promise<void> {
+    const result = await this.pixels.delete({ id, userId: auth.user.id });
+    if (!result.affected) throw new NotFoundError('Pixel');
+  }
+}

@@ -1,0 +1,46 @@
+import { Body, Controller, Get, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import { AdminOnly, ApiErrors, ApiOkData, ApiOkMessage, IdParam } from '@app/common';
+
+import { PlanResponse } from './dto/plan.response';
+import { SubscribePlanDto } from './dto/subscribe-plan.dto';
+import { PlansService } from './plans.service';
+
+@ApiTags('plans')
+@ApiBearerAuth()
+@AdminOnly()
+@Controller('api')
+export class PlansController {
+  constructor(private readonly plans: PlansService) {}
+
+  @Get('plans')
+  @ApiOperation({
+    summary: 'List plans (admin): {error, data: [Plan]}',
+    description: 'Not paginated; newest first.',
+  })
+  @ApiOkData(PlanResponse, true)
+  @ApiErrors(403)
+  async list() {
+    return { data: await this.plans.list() };
+  }
+
+  @Put('plan/:planid/user/:userid')
+  @ApiOperation({
+    summary: 'Subscribe a user to a plan (admin): {error, message}',
+    description:
+      "Without `expiration`: monthly = now + 1 calendar month (clamped to the month's last day), yearly = now + 12 " +
+      'months, lifetime = no expiry. A free plan never expires. Once a paid membership is past its expiry the user ' +
+      'falls back to the free plan (status `free`). Unknown plan or user: 404.',
+  })
+  @ApiOkMessage()
+  @ApiErrors(400, 403, 404)
+  async subscribe(
+    @IdParam('planid') planId: number,
+    @IdParam('userid') userId: number,
+    @Body() dto: SubscribePlanDto,
+  ) {
+    await this.plans.subscribe(planId, userId, dto);
+    return { message: 'User has been subscribed to the plan successfully.' };
+  }
+}

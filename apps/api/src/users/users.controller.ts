@@ -1,0 +1,75 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import {
+  AdminOnly,
+  ApiErrors,
+  ApiOkData,
+  ApiOkFields,
+  ApiOkMessage,
+  Auth,
+  IdParam,
+  Principal,
+} from '@app/common';
+
+import { CreateUserDto } from './dto/create-user.dto';
+import { CreatedUserResponse } from './dto/created-user.response';
+import { ListUsersQueryDto } from './dto/list-users-query.dto';
+import { UserResponse } from './dto/user.response';
+import { UsersService } from './users.service';
+
+@ApiTags('users')
+@ApiBearerAuth()
+@AdminOnly()
+@Controller('api')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get('users')
+  @ApiOperation({
+    summary: 'List users (admin): {error, data: [User]}',
+    description:
+      'Newest first. `data` is an array (not the paginated envelope); `limit` (default 100, max 1000) and `page` ' +
+      '(default 1) select a slice. `email` is a case-insensitive substring search.',
+  })
+  @ApiOkData(UserResponse, true)
+  @ApiErrors(400, 403)
+  async list(@Query() query: ListUsersQueryDto) {
+    return { data: await this.users.list(query) };
+  }
+
+  @Get('user/:id')
+  @ApiOperation({ summary: 'One user (admin): {error, data: User}' })
+  @ApiOkData(UserResponse)
+  @ApiErrors(400, 403, 404)
+  async get(@IdParam('id') id: number) {
+    return { data: await this.users.view(id) };
+  }
+
+  @Post('user/add')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create a user (admin): {error, message, data: {id, email, username}}',
+    description:
+      'A new API key is generated. Duplicate e-mail (case-insensitive) or username: 409 naming the field.',
+  })
+  @ApiOkFields(CreatedUserResponse)
+  @ApiErrors(400, 403, 409)
+  async add(@Body() dto: CreateUserDto) {
+    return { message: 'User has been created successfully.', data: await this.users.add(dto) };
+  }
+
+  @Delete('user/:id/delete')
+  @ApiOperation({
+    summary: 'Delete a user and everything it owns (admin): {error, message}',
+    description:
+      'Links, QR codes, domains, campaigns, channels, pixels, overlays, splash pages and login links go too. ' +
+      'An admin cannot delete itself (403).',
+  })
+  @ApiOkMessage()
+  @ApiErrors(400, 403, 404)
+  async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
+    await this.users.remove(auth, id);
+    return { message: 'User has been deleted successfully.' };
+  }
+}

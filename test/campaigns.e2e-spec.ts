@@ -1,0 +1,340 @@
+import { createTestApp, createUser, expectError, TestApp, TestUser } from './support/app';
+import { countOwned, expectPagination, insertLink, insertQr, uniq } from './support/resources';
+
+const BASE = 'http://short.test';
+
+describe('campaigns', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const add = (u: TestUser, body: object) =>
+    t.http().post('/api/campaign/add').set(u.auth).send(body);
+  const update = (u: TestUser, id: number | string, body: object) =>
+    t.http().put(`/api/campaign/${id}/update`).set(u.auth).send(body);
+  const assign = (u: TestUser, campaignId: number | string, linkId: number | string) =>
+    t.http().post(`/api/campaign/${campaignId}/assign/${linkId}`).set(u.auth);
+  const list = (u: TestUser) => t.http().get('/api/campaigns').set(u.auth);
+  const row = async (id: number) =>
+    (await t.db.query(`SELECT user_id, name, slug, public FROM campaigns WHERE id = $1`, [id]))[0];
+  const campaignOf = async (linkId: number) =>
+    (await t.db.query(`SELECT campaign_id FROM links WHERE id = $1`, [linkId]))[0].campaign_id;
+
+  it('401 on every route without a key', async () => {
+    expectError(await t.http().get('/api/campaigns'), 401);
+    expectError(await t.http().post('/api/campaign/add').send({}), 401);
+    expectError(await t.http().put('/api/campaign/1/update').send({ name: 'x' }), 401);
+    expectError(await t.http().delete('/api/campaign/1/delete'), 401);
+    expectError(await t.http().post('/api/campaign/1/assign/1'), 401);
+  });
+
+  it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
+    const { paths } = (await t.http().get('/docs-json').expect(200)).body;
+    for (const [path, method] of [
+      ['/api/campaigns', 'get'],
+      ['/api/campaign/add', 'post'],
+      ['/api/campaign/{campaignid}/assign/{linkid}', 'post'],
+      ['/api/campaign/{id}/update', 'put'],
+      ['/api/campaign/{id}/delete', 'delete'],
+    ]) {
+      const op = paths[path]?.[method];
+      expect({ path, method, documented: Boolean(op) }).toEqual({ path, method, documented: true });
+      expect(op.responses['200'].content['application/json'].schema).toBeDefined();
+      expect(op.responses['401']).toBeDefined();
+    }
+    const list = paths['/api/campaigns'].get.responses['200'].content['application/json'].schema;
+    expect(list.properties.error).toMatchObject({ type: 'string', example: '0' });
+    expect(list.properties.data.properties['campaigns'].type).toBe('array');
+  });
+
+  describe('POST /api/campaign/add', () => {
+    it('creates a campaign with every field, answering the documented shape', async () => {
+      const u = await createUser(t);
+      const slug = uniq('spring-');
+      const res = await add(u, { name: 'Spring Sale', slug, public: true }).expect(200);
+      const id = res.body.id;
+      expect(res.body).toEqual({
+        error: 0,
+        id: expect.any(Number),
+        domain: 'Spring Sale',
+        name: 'Spring Sale',
+        public: true,
+        rotator: `${BASE}/r/${slug}`,
+        list: `${BASE}/u/${slug}-${id}`,
+      });
+      expect(await row(id)).toEqual({ user_id: u.id, name: 'Spring Sale', slug, public: true });
+    });
+
+    it('creates a campaign from an empty body: no rotator, list from "campaign"', async () => {
+      const u = await createUser(t);
+      const res = await add(u, {}).expect(200);
+      expect(res.body).toEqual({
+        error: 0,
+        id: expect.any(Number),
+        domain: '',
+        name: '',
+        public: false,
+        rotator: false,
+        list: `${BASE}/u/campaign-${res.body.id}`,
+      });
+    });
+
+    it('without a slug the list URL uses the slugified name', async () => {
+      const u = await createUser(t);
+      const res = await add(u, { name: '  Black Friday 2024!! ' }).expect(200);
+      expect(res.body).toMatchObject({
+        rotator: false,
+        list: `${BASE}/u/black-friday-2024-${res.body.id}`,
+      });
+    });
+
+    it.each([
+      ['a numeric name', { name: 5 }, /^name: /],
+      ['an empty name', { name: '' }, /^name: must be 1 to 100/],
+      ['a 101-character name', { name: 'n'.repeat(101) }, /^name: must be 1 to 100/],
+      ['a null name', { name: null }, /^name: /],
+      ['slug "Ab"', { slug: 'Ab' }, /^slug: must be 3 to 50 of a-z, 0-9 and -/],
+      ['slug "ab"', { slug: 'ab' }, /^slug: /],
+      ['an upper-case slug', { slug: 'Promo' }, /^slug: /],
+      ['a slug with a space', { slug: 'my promo' }, /^slug: /],
+      ['a slug with a slash', { slug: 'a/b/c' }, /^slug: /],
+      ['a 51-character slug', { slug: 'a'.repeat(51) }, /^slug: /],
+      ['a numeric slug', { slug: 12345 }, /^slug: /],
+      ['public "yes"', { public: 'yes' }, /^public: must be a boolean/],
+      ['public 1', { public: 1 }, /^public: /],
+      ['public null', { public: null }, /^public: /],
+      ['an unknown field', { rotator: 'x' }, /rotator: unknown field/],
+    ])('400 for %s, storing nothing', async (_label, body, message) => {
+      const u = await createUser(t);
+      expectError(await add(u, body), 400, message);
+      expect(await countOwned(t, 'campaigns', u.id)).toBe(0);
+    });
+
+    it('accepts 3- and 50-character slugs', async () => {
+      const u = await createUser(t);
+      const long = uniq('').padEnd(50, '-');
+      expect((await add(u, { slug: long }).expect(200)).body.rotator).toBe(`${BASE}/r/${long}`);
+      await t.db.query(`DELETE FROM campaigns WHERE slug = 'a-3'`);
+      expect((await add(u, { slug: 'a-3' }).expect(200)).body.rotator).toBe(`${BASE}/r/a-3`);
+    });
+
+    it('409 for a slug used by any campaign', async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const slug = uniq('dup-');
+      await add(u, { slug }).expect(200);
+      expectError(await add(other, { slug }), 409, /^slug: /);
+      expectError(await add(u, { slug }), 409, /^slug: /);
+      expect(await countOwned(t, 'campaigns', other.id)).toBe(0);
+    });
+
+    it('concurrent creates with one slug: exactly one wins, the others get 409', async () => {
+      const users = await Promise.all([createUser(t), createUser(t), createUser(t)]);
+      const slug = uniq('race-');
+      const results = await Promise.all(users.map((u) => add(u, { slug })));
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+      for (const r of results.filter((x) => x.status === 409)) expectError(r, 409, /^slug: /);
+    });
+  });
+
+  describe('GET /api/campaigns', () => {
+    it('lists the documented items', async () => {
+      const u = await createUser(t);
+      const slug = uniq('l-');
+      const a = (await add(u, { name: 'First', slug, public: true }).expect(200)).body.id;
+      const b = (await add(u, { name: 'Second' }).expect(200)).body.id;
+      expect((await list(u).expect(200)).body).toEqual({
+        error: '0',
+        data: {
+          result: 2,
+          perpage: 15,
+          currentpage: 1,
+          nextpage: 0,
+          maxpage: 1,
+          campaigns: [
+            { id: b, name: 'Second', public: false, rotator: false, list: `${BASE}/u/second-${b}` },
+            {
+              id: a,
+              name: 'First',
+              public: true,
+              rotator: `${BASE}/r/${slug}`,
+              list: `${BASE}/u/${slug}-${a}`,
+            },
+          ],
+        },
+      });
+    });
+
+    it("paginates the caller's campaigns only", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      await add(other, { name: 'theirs' }).expect(200);
+      const ids: number[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await add(u, { name: `c${i}` }).expect(200)).body.id);
+      await expectPagination(t, u, '/api/campaigns', 'campaigns', ids);
+    });
+  });
+
+  describe('PUT /api/campaign/:id/update', () => {
+    it('updates name, slug and public, answering the documented shape', async () => {
+      const u = await createUser(t);
+      const { id } = (await add(u, { name: 'Old', slug: uniq('old-') }).expect(200)).body;
+      const slug = uniq('new-');
+      const res = await update(u, id, { name: 'New name', slug, public: true }).expect(200);
+      expect(res.body).toEqual({
+        error: 0,
+        id,
+        domain: 'New name',
+        name: 'New name',
+        public: true,
+        rotator: `${BASE}/r/${slug}`,
+        list: `${BASE}/u/${slug}-${id}`,
+      });
+      expect(await row(id)).toEqual({ user_id: u.id, name: 'New name', slug, public: true });
+    });
+
+    it('keeps slug and public when omitted, keeps its own slug, and "" removes the rotator', async () => {
+      const u = await createUser(t);
+      const slug = uniq('keep-');
+      const { id } = (await add(u, { name: 'A', slug, public: true }).expect(200)).body;
+      expect((await update(u, id, { name: 'B' }).expect(200)).body).toMatchObject({
+        name: 'B',
+        public: true,
+        rotator: `${BASE}/r/${slug}`,
+      });
+      await update(u, id, { name: 'B', slug }).expect(200);
+      expect((await update(u, id, { name: 'C d', slug: '' }).expect(200)).body).toMatchObject({
+        rotator: false,
+        list: `${BASE}/u/c-d-${id}`,
+      });
+      expect(await row(id)).toMatchObject({ name: 'C d', slug: null, public: true });
+    });
+
+    it('400 without a name and for invalid fields; nothing changes', async () => {
+      const u = await createUser(t);
+      const slug = uniq('fixed-');
+      const { id } = (await add(u, { name: 'Fixed', slug }).expect(200)).body;
+      expectError(await update(u, id, {}), 400, /^name: /);
+      expectError(await update(u, id, { slug: uniq('s-') }), 400, /^name: /);
+      expectError(await update(u, id, { name: '' }), 400, /^name: /);
+      expectError(await update(u, id, { name: 'x', slug: 'Ab' }), 400, /^slug: /);
+      expectError(await update(u, id, { name: 'x', public: 'yes' }), 400, /^public: /);
+      expectError(await update(u, id, { name: 'x', domain: 'y' }), 400, /domain: unknown field/);
+      expectError(await update(u, 'abc', { name: 'x' }), 400, /^id: /);
+      expect(await row(id)).toEqual({ user_id: u.id, name: 'Fixed', slug, public: false });
+    });
+
+    it("409 for another campaign's slug; nothing changes", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const taken = uniq('taken-');
+      await add(other, { slug: taken }).expect(200);
+      const { id } = (await add(u, { name: 'Mine' }).expect(200)).body;
+      expectError(await update(u, id, { name: 'Renamed', slug: taken }), 409, /^slug: /);
+      expect(await row(id)).toEqual({ user_id: u.id, name: 'Mine', slug: null, public: false });
+    });
+
+    it("404 for an unknown id and another user's campaign, which stays unchanged", async () => {
+      const owner = await createUser(t);
+      const intruder = await createUser(t);
+      const { id } = (await add(owner, { name: 'Owned' }).expect(200)).body;
+      expectError(await update(intruder, id, { name: 'Stolen' }), 404, /^Campaign not found$/);
+      expectError(await update(owner, 2147483647, { name: 'x' }), 404, /^Campaign not found$/);
+      expect(await row(id)).toMatchObject({ name: 'Owned' });
+    });
+  });
+
+  describe('POST /api/campaign/:campaignid/assign/:linkid', () => {
+    it('assigns a link; assigning it elsewhere moves it', async () => {
+      const u = await createUser(t);
+      const a = (await add(u, { name: 'A' }).expect(200)).body.id;
+      const b = (await add(u, { name: 'B' }).expect(200)).body.id;
+      const link = await insertLink(t, u.id);
+      const res = await assign(u, a, link.id).expect(200);
+      expect(res.body).toEqual({ error: 0, message: expect.any(String) });
+      expect(await campaignOf(link.id)).toBe(a);
+      await assign(u, b, link.id).expect(200);
+      expect(await campaignOf(link.id)).toBe(b);
+      await assign(u, b, link.id).expect(200);
+      expect(await campaignOf(link.id)).toBe(b);
+    });
+
+    it("404 for another user's link, a bio page, a QR link, an unknown link; nothing changes", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const c = (await add(u, { name: 'Mine' }).expect(200)).body.id;
+      const theirs = await insertLink(t, other.id);
+      const bio = await insertLink(t, u.id, { kind: 'bio' });
+      const qr = await insertQr(t, u.id);
+      expectError(await assign(u, c, theirs.id), 404, /^Link not found$/);
+      expectError(await assign(u, c, bio.id), 404, /^Link not found$/);
+      expectError(await assign(u, c, qr.linkId), 404, /^Link not found$/);
+      expectError(await assign(u, c, 2147483647), 404, /^Link not found$/);
+      for (const id of [theirs.id, bio.id, qr.linkId]) expect(await campaignOf(id)).toBeNull();
+    });
+
+    it("404 for your link into another user's campaign or an unknown one; the link stays where it was", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const mine = (await add(u, { name: 'Mine' }).expect(200)).body.id;
+      const theirs = (await add(other, { name: 'Theirs' }).expect(200)).body.id;
+      const link = await insertLink(t, u.id);
+      await assign(u, mine, link.id).expect(200);
+      expectError(await assign(u, theirs, link.id), 404, /^Campaign not found$/);
+      expectError(await assign(u, 2147483647, link.id), 404, /^Campaign not found$/);
+      expect(await campaignOf(link.id)).toBe(mine);
+    });
+
+    it('400 naming a malformed path id', async () => {
+      const u = await createUser(t);
+      expectError(await assign(u, 'x', 1), 400, /^campaignid: /);
+      expectError(await assign(u, 1, '1.5'), 400, /^linkid: /);
+      expectError(await assign(u, 0, 1), 400, /^campaignid: /);
+    });
+  });
+
+  describe('DELETE /api/campaign/:id/delete', () => {
+    it('deletes the campaign and unassigns its links, which stay', async () => {
+      const u = await createUser(t);
+      const slug = uniq('gone-');
+      const { id } = (await add(u, { name: 'Gone', slug }).expect(200)).body;
+      const l1 = await insertLink(t, u.id);
+      const l2 = await insertLink(t, u.id);
+      await assign(u, id, l1.id).expect(200);
+      await assign(u, id, l2.id).expect(200);
+      const res = await t.http().delete(`/api/campaign/${id}/delete`).set(u.auth).expect(200);
+      expect(res.body).toEqual({ error: 0, message: expect.any(String) });
+      expect(
+        await t.db.query(`SELECT id, campaign_id FROM links WHERE id = ANY($1) ORDER BY id`, [
+          [l1.id, l2.id],
+        ]),
+      ).toEqual([
+        { id: l1.id, campaign_id: null },
+        { id: l2.id, campaign_id: null },
+      ]);
+      expect((await list(u)).body.data).toMatchObject({ result: 0, campaigns: [] });
+      expectError(await t.http().delete(`/api/campaign/${id}/delete`).set(u.auth), 404);
+      // the slug is free again
+      await add(u, { slug }).expect(200);
+    });
+
+    it("404 for another user's campaign, which stays with its links", async () => {
+      const owner = await createUser(t);
+      const intruder = await createUser(t);
+      const { id } = (await add(owner, { name: 'Kept' }).expect(200)).body;
+      const link = await insertLink(t, owner.id);
+      await assign(owner, id, link.id).expect(200);
+      expectError(
+        await t.http().delete(`/api/campaign/${id}/delete`).set(intruder.auth),
+        404,
+        /^Campaign not found$/,
+      );
+      expectError(await t.http().delete('/api/campaign/nope/delete').set(owner.auth), 400, /^id: /);
+      expect(await countOwned(t, 'campaigns', owner.id)).toBe(1);
+      expect(await campaignOf(link.id)).toBe(id);
+    });
+  });
+});

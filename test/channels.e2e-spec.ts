@@ -1,0 +1,455 @@
+import { formatDay } from '@app/common';
+
+import { createTestApp, createUser, expectError, TestApp, TestUser } from './support/app';
+import { countOwned, expectPagination, insertLink, insertQr, uniq } from './support/resources';
+
+const BASE = 'http://short.test';
+
+describe('channels', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const add = (u: TestUser, body: object) =>
+    t.http().post('/api/channel/add').set(u.auth).send(body);
+  const update = (u: TestUser, id: number | string, body: object) =>
+    t.http().put(`/api/channel/${id}/update`).set(u.auth).send(body);
+  const assign = (u: TestUser, channelId: number | string, type: string, itemId: number | string) =>
+    t.http().post(`/api/channel/${channelId}/assign/${type}/${itemId}`).set(u.auth);
+  const items = (u: TestUser, id: number, query = '') =>
+    t.http().get(`/api/channel/${id}${query}`).set(u.auth);
+  const row = async (id: number) =>
+    (
+      await t.db.query(
+        `SELECT user_id, name, description, color, starred FROM channels WHERE id = $1`,
+        [id],
+      )
+    )[0];
+  const newChannel = async (u: TestUser, name = 'Channel') =>
+    (await add(u, { name }).expect(200)).body.id as number;
+  const today = () => formatDay(new Date());
+
+  it('401 on every route without a key', async () => {
+    expectError(await t.http().get('/api/channels'), 401);
+    expectError(await t.http().get('/api/channel/1'), 401);
+    expectError(await t.http().post('/api/channel/add').send({ name: 'x' }), 401);
+    expectError(await t.http().put('/api/channel/1/update').send({ name: 'x' }), 401);
+    expectError(await t.http().delete('/api/channel/1/delete'), 401);
+    expectError(await t.http().post('/api/channel/1/assign/links/1'), 401);
+  });
+
+  it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
+    const { paths } = (await t.http().get('/docs-json').expect(200)).body;
+    for (const [path, method] of [
+      ['/api/channels', 'get'],
+      ['/api/channel/{id}', 'get'],
+      ['/api/channel/add', 'post'],
+      ['/api/channel/{channelid}/assign/{type}/{itemid}', 'post'],
+      ['/api/channel/{id}/update', 'put'],
+      ['/api/channel/{id}/delete', 'delete'],
+    ]) {
+      const op = paths[path]?.[method];
+      expect({ path, method, documented: Boolean(op) }).toEqual({ path, method, documented: true });
+      expect(op.responses['200'].content['application/json'].schema).toBeDefined();
+      expect(op.responses['401']).toBeDefined();
+    }
+    const list = paths['/api/channels'].get.responses['200'].content['application/json'].schema;
+    expect(list.properties.error).toMatchObject({ type: 'string', example: '0' });
+    expect(list.properties.data.properties['channels'].type).toBe('array');
+  });
+
+  describe('POST /api/channel/add and GET /api/channels', () => {
+    it('creates a channel with defaults, answering the documented shape', async () => {
+      const u = await createUser(t);
+      const res = await add(u, { name: 'News' }).expect(200);
+      expect(res.body).toEqual({
+        error: 0,
+        id: expect.any(Number),
+        name: 'News',
+        description: '',
+        color: '#000000',
+        starred: false,
+      });
+      expect(await row(res.body.id)).toEqual({
+        user_id: u.id,
+        name: 'News',
+        description: '',
+        color: '#000000',
+        starred: false,
+      });
+    });
+
+    it('creates a channel with every field and lists it', async () => {
+      const u = await createUser(t);
+      const body = {
+        name: 'Weekly',
+        description: 'd'.repeat(500),
+        color: '#1E90ff',
+        starred: true,
+      };
+      const res = await add(u, body).expect(200);
+      expect(res.body).toEqual({ error: 0, id: expect.any(Number), ...body });
+      expect((await t.http().get('/api/channels').set(u.auth).expect(200)).body).toEqual({
+        error: '0',
+        data: {
+          result: 1,
+          perpage: 15,
+          currentpage: 1,
+          nextpage: 0,
+          maxpage: 1,
+          channels: [{ id: res.body.id, ...body }],
+        },
+      });
+    });
+
+    it("paginates the caller's channels only", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      await newChannel(other);
+      const ids = [await newChannel(u, 'a'), await newChannel(u, 'b'), await newChannel(u, 'c')];
+      await expectPagination(t, u, '/api/channels', 'channels', ids);
+    });
+
+    it.each([
+      ['no name', {}, /^name: /],
+      ['an empty name', { name: '' }, /^name: must be 1 to 100/],
+      ['a 101-character name', { name: 'n'.repeat(101) }, /^name: must be 1 to 100/],
+      ['a numeric name', { name: 1 }, /^name: /],
+      [
+        'a 501-character description',
+        { name: 'n', description: 'd'.repeat(501) },
+        /^description: must be at most 500/,
+      ],
+      ['a numeric description', { name: 'n', description: 3 }, /^description: /],
+      ['color "red"', { name: 'n', color: 'red' }, /^color: must be a HEX colour #RRGGBB/],
+      ['color "#fff"', { name: 'n', color: '#fff' }, /^color: /],
+      ['color "#GGGGGG"', { name: 'n', color: '#GGGGGG' }, /^color: /],
+      ['color without #', { name: 'n', color: '1e90ff' }, /^color: /],
+      ['starred 1', { name: 'n', starred: 1 }, /^starred: must be a boolean/],
+      ['starred "true"', { name: 'n', starred: 'true' }, /^starred: /],
+      ['starred null', { name: 'n', starred: null }, /^starred: /],
+      ['an unknown field', { name: 'n', items: [] }, /items: unknown field/],
+    ])('400 for %s, storing nothing', async (_label, body, message) => {
+      const u = await createUser(t);
+      expectError(await add(u, body), 400, message);
+      expect(await countOwned(t, 'channels', u.id)).toBe(0);
+    });
+  });
+
+  describe('PUT /api/channel/:id/update', () => {
+    it('changes any field alone or together', async () => {
+      const u = await createUser(t);
+      const id = (await add(u, { name: 'Old', description: 'old', color: '#111111' }).expect(200))
+        .body.id;
+      expect((await update(u, id, { starred: true }).expect(200)).body).toEqual({
+        error: 0,
+        message: expect.any(String),
+      });
+      expect(await row(id)).toEqual({
+        user_id: u.id,
+        name: 'Old',
+        description: 'old',
+        color: '#111111',
+        starred: true,
+      });
+      await update(u, id, {
+        name: 'New',
+        description: '',
+        color: '#ABCDEF',
+        starred: false,
+      }).expect(200);
+      expect(await row(id)).toEqual({
+        user_id: u.id,
+        name: 'New',
+        description: '',
+        color: '#ABCDEF',
+        starred: false,
+      });
+    });
+
+    it('400 for an empty body and invalid fields; nothing changes', async () => {
+      const u = await createUser(t);
+      const id = (await add(u, { name: 'Same', color: '#222222' }).expect(200)).body.id;
+      const before = await row(id);
+      expectError(await update(u, id, {}), 400, /send at least one/);
+      expectError(await update(u, id, { name: '' }), 400, /^name: /);
+      expectError(await update(u, id, { color: 'red' }), 400, /^color: /);
+      expectError(await update(u, id, { starred: 1 }), 400, /^starred: /);
+      expectError(await update(u, id, { name: null }), 400, /^name: /);
+      expectError(await update(u, id, { name: 'ok', user_id: 2 }), 400, /user_id: unknown field/);
+      expectError(await update(u, '1x', { name: 'ok' }), 400, /^id: /);
+      expect(await row(id)).toEqual(before);
+    });
+
+    it("404 for an unknown id and another user's channel, which stays unchanged", async () => {
+      const owner = await createUser(t);
+      const intruder = await createUser(t);
+      const id = await newChannel(owner, 'Owned');
+      expectError(await update(intruder, id, { name: 'Stolen' }), 404, /^Channel not found$/);
+      expectError(await update(owner, 2147483647, { name: 'x' }), 404, /^Channel not found$/);
+      expect(await row(id)).toMatchObject({ name: 'Owned' });
+    });
+  });
+
+  describe('assignment and GET /api/channel/:id', () => {
+    it('lists assigned links, bio pages and QR codes in the documented shape, newest assignment first', async () => {
+      const u = await createUser(t);
+      const id = await newChannel(u);
+      const [domain] = await t.db.query(
+        `INSERT INTO domains (user_id, domain, host) VALUES ($1, $2, $3) RETURNING id, domain`,
+        [u.id, `https://${uniq('d')}.example.com`, `${uniq('h')}.example.com`],
+      );
+      const titled = await insertLink(t, u.id, {
+        title: 'Titled link',
+        url: 'https://target.example/a?x=1',
+      });
+      const branded = await insertLink(t, u.id, {
+        domainId: domain.id,
+        url: 'https://target.example/b',
+      });
+      const bio = await insertLink(t, u.id, {
+        kind: 'bio',
+        title: 'My bio',
+        url: 'https://bio.example/',
+      });
+      const qr = await insertQr(t, u.id, { name: 'Menu QR' });
+      const unnamedQr = await insertQr(t, u.id);
+      for (const [type, itemId] of [
+        ['links', titled.id],
+        ['links', branded.id],
+        ['bio', bio.id],
+        ['qr', qr.id],
+        ['qr', unnamedQr.id],
+      ] as const) {
+        const res = await assign(u, id, type, itemId).expect(200);
+        expect(res.body).toEqual({ error: 0, message: expect.any(String) });
+      }
+      const date = today();
+      expect((await items(u, id).expect(200)).body).toEqual({
+        error: '0',
+        data: {
+          result: 5,
+          perpage: 15,
+          currentpage: 1,
+          nextpage: 0,
+          maxpage: 1,
+          items: [
+            {
+              type: 'qr',
+              id: unnamedQr.id,
+              title: unnamedQr.alias,
+              preview: `${BASE}/q/${unnamedQr.alias}.png`,
+              link: `${BASE}/q/${unnamedQr.alias}`,
+              date,
+            },
+            {
+              type: 'qr',
+              id: qr.id,
+              title: 'Menu QR',
+              preview: `${BASE}/q/${qr.alias}.png`,
+              link: `${BASE}/q/${qr.alias}`,
+              date,
+            },
+            {
+              type: 'bio',
+              id: bio.id,
+              title: 'My bio',
+              preview: `${BASE}/${bio.alias}`,
+              link: `${BASE}/${bio.alias}`,
+              date,
+            },
+            {
+              type: 'links',
+              id: branded.id,
+              title: branded.alias,
+              preview: 'https://target.example/b',
+              link: `${domain.domain}/${branded.alias}`,
+              date,
+            },
+            {
+              type: 'links',
+              id: titled.id,
+              title: 'Titled link',
+              preview: 'https://target.example/a?x=1',
+              link: `${BASE}/${titled.alias}`,
+              date,
+            },
+          ],
+        },
+      });
+    });
+
+    it('date is the assignment day', async () => {
+      const u = await createUser(t);
+      const id = await newChannel(u);
+      const link = await insertLink(t, u.id);
+      await assign(u, id, 'links', link.id).expect(200);
+      await t.db.query(
+        `UPDATE channel_items SET created_at = '2023-04-05T23:30:00Z' WHERE channel_id = $1`,
+        [id],
+      );
+      expect((await items(u, id)).body.data.items[0].date).toBe('2023-04-05');
+    });
+
+    it('assigning twice is harmless; one item can be in several channels', async () => {
+      const u = await createUser(t);
+      const a = await newChannel(u, 'a');
+      const b = await newChannel(u, 'b');
+      const link = await insertLink(t, u.id);
+      await assign(u, a, 'links', link.id).expect(200);
+      await assign(u, a, 'links', link.id).expect(200);
+      await Promise.all([
+        assign(u, a, 'links', link.id).expect(200),
+        assign(u, a, 'links', link.id).expect(200),
+      ]);
+      await assign(u, b, 'links', link.id).expect(200);
+      expect((await items(u, a)).body.data).toMatchObject({
+        result: 1,
+        items: [{ type: 'links', id: link.id }],
+      });
+      expect((await items(u, b)).body.data).toMatchObject({
+        result: 1,
+        items: [{ type: 'links', id: link.id }],
+      });
+    });
+
+    it('paginates items newest assignment first', async () => {
+      const u = await createUser(t);
+      const id = await newChannel(u);
+      const links = [
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+      ];
+      // assigned in reverse creation order: the list follows assignment, not item age
+      for (const l of [...links].reverse()) await assign(u, id, 'links', l.id).expect(200);
+      await expectPagination(
+        t,
+        u,
+        `/api/channel/${id}`,
+        'items',
+        [...links].reverse().map((l) => l.id),
+      );
+    });
+
+    it('items whose link or QR code was deleted are not listed nor counted', async () => {
+      const u = await createUser(t);
+      const id = await newChannel(u);
+      const kept = await insertLink(t, u.id);
+      const gone = await insertLink(t, u.id);
+      const qr = await insertQr(t, u.id);
+      await assign(u, id, 'links', kept.id).expect(200);
+      await assign(u, id, 'links', gone.id).expect(200);
+      await assign(u, id, 'qr', qr.id).expect(200);
+      await t.db.query(`DELETE FROM links WHERE id = ANY($1)`, [[gone.id, qr.linkId]]);
+      expect((await items(u, id)).body.data).toMatchObject({
+        result: 1,
+        maxpage: 1,
+        items: [{ type: 'links', id: kept.id }],
+      });
+    });
+
+    it('400 naming the type for anything but links, bio or qr', async () => {
+      const u = await createUser(t);
+      const id = await newChannel(u);
+      const link = await insertLink(t, u.id);
+      for (const type of ['link', 'LINKS', 'qrs', 'campaign']) {
+        expectError(
+          await assign(u, id, type, link.id),
+          400,
+          /^type: must be one of links, bio, qr$/,
+        );
+      }
+      expectError(await assign(u, 'abc', 'links', link.id), 400, /^channelid: /);
+      expectError(await assign(u, id, 'links', 'abc'), 400, /^itemid: /);
+      expect(await countOwned(t, 'channel_items', u.id)).toBe(0);
+    });
+
+    it("404 for another user's link, bio page or QR code, and for items of the wrong kind; nothing assigned", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const id = await newChannel(u);
+      const theirLink = await insertLink(t, other.id);
+      const theirBio = await insertLink(t, other.id, { kind: 'bio' });
+      const theirQr = await insertQr(t, other.id);
+      const myBio = await insertLink(t, u.id, { kind: 'bio' });
+      const myLink = await insertLink(t, u.id);
+      const myQr = await insertQr(t, u.id);
+      expectError(await assign(u, id, 'links', theirLink.id), 404, /^Link not found$/);
+      expectError(await assign(u, id, 'bio', theirBio.id), 404, /^Bio page not found$/);
+      expectError(await assign(u, id, 'qr', theirQr.id), 404, /^QR code not found$/);
+      expectError(await assign(u, id, 'links', myBio.id), 404, /^Link not found$/);
+      expectError(await assign(u, id, 'bio', myLink.id), 404, /^Bio page not found$/);
+      expectError(await assign(u, id, 'links', myQr.linkId), 404, /^Link not found$/);
+      expectError(await assign(u, id, 'qr', 2147483647), 404, /^QR code not found$/);
+      expect(await countOwned(t, 'channel_items', u.id)).toBe(0);
+    });
+
+    it("404 for assigning to, or reading, another user's channel or an unknown one", async () => {
+      const owner = await createUser(t);
+      const intruder = await createUser(t);
+      const id = await newChannel(owner);
+      const ownerLink = await insertLink(t, owner.id);
+      await assign(owner, id, 'links', ownerLink.id).expect(200);
+      const intruderLink = await insertLink(t, intruder.id);
+      expectError(await assign(intruder, id, 'links', intruderLink.id), 404, /^Channel not found$/);
+      expectError(
+        await assign(intruder, 2147483647, 'links', intruderLink.id),
+        404,
+        /^Channel not found$/,
+      );
+      expectError(await items(intruder, id), 404, /^Channel not found$/);
+      expectError(await items(intruder, 2147483647), 404, /^Channel not found$/);
+      expectError(await t.http().get('/api/channel/abc').set(intruder.auth), 400, /^id: /);
+      expect(await countOwned(t, 'channel_items', intruder.id)).toBe(0);
+      expect((await items(owner, id)).body.data.result).toBe(1);
+    });
+  });
+
+  describe('DELETE /api/channel/:id/delete', () => {
+    it('deletes the channel and unassigns its items, which stay intact', async () => {
+      const u = await createUser(t);
+      const id = await newChannel(u);
+      const keep = await newChannel(u, 'other');
+      const link = await insertLink(t, u.id);
+      const qr = await insertQr(t, u.id);
+      await assign(u, id, 'links', link.id).expect(200);
+      await assign(u, id, 'qr', qr.id).expect(200);
+      await assign(u, keep, 'links', link.id).expect(200);
+      const res = await t.http().delete(`/api/channel/${id}/delete`).set(u.auth).expect(200);
+      expect(res.body).toEqual({ error: 0, message: expect.any(String) });
+      expect(
+        await t.db.query(`SELECT 1 FROM channel_items WHERE channel_id = $1`, [id]),
+      ).toHaveLength(0);
+      expect(
+        await t.db.query(`SELECT id FROM links WHERE id = ANY($1) ORDER BY id`, [
+          [link.id, qr.linkId],
+        ]),
+      ).toHaveLength(2);
+      expect(await t.db.query(`SELECT id FROM qr_codes WHERE id = $1`, [qr.id])).toHaveLength(1);
+      expect((await items(u, keep)).body.data.items).toEqual([
+        expect.objectContaining({ type: 'links', id: link.id }),
+      ]);
+      expectError(await items(u, id), 404);
+      expectError(await t.http().delete(`/api/channel/${id}/delete`).set(u.auth), 404);
+    });
+
+    it("404 for another user's channel, which stays with its items", async () => {
+      const owner = await createUser(t);
+      const intruder = await createUser(t);
+      const id = await newChannel(owner);
+      const link = await insertLink(t, owner.id);
+      await assign(owner, id, 'links', link.id).expect(200);
+      expectError(
+        await t.http().delete(`/api/channel/${id}/delete`).set(intruder.auth),
+        404,
+        /^Channel not found$/,
+      );
+      expect(await countOwned(t, 'channels', owner.id)).toBe(1);
+      expect((await items(owner, id)).body.data.result).toBe(1);
+    });
+  });
+});
