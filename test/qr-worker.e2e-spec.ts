@@ -14,6 +14,7 @@ import request from 'supertest';
 import { QUEUE } from '@app/queue';
 
 import { QrPublicHandler } from '../apps/api/src/qr/qr-public.handler';
+import { QrRenderSweep } from '../apps/worker/src/qr/qr-render-sweep';
 import { createTestApp, createTestWorker, createUser, TestApp, TestUser } from './support/app';
 import { eventually } from './support/stats';
 
@@ -180,6 +181,27 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
       await eventually(() => queueIdle(t));
       const img = await decode((await image(code)).body);
       expect(img.pixel(Math.round((512 / 33) * 2.5), Math.round((512 / 33) * 2.5))).toEqual([0, 0, 150]);
+    });
+
+    it('the sweep queues the render of a code whose job was lost, once', async () => {
+      const code = `Sw${Date.now().toString(36)}`.slice(0, 12);
+      const [link] = await t.db.query(`INSERT INTO links (user_id, kind, alias, url) VALUES ($1, 'qr', $2, 'x') RETURNING id`, [user.id, code]);
+      const [qr] = await t.db.query(
+        `INSERT INTO qr_codes (user_id, link_id, type, data, render_version, updated_at)
+         VALUES ($1, $2, 'text', '"x"', 3, now() - interval '5 minutes') RETURNING id`,
+        [user.id, link.id],
+      );
+      const sweep = worker.get(QrRenderSweep);
+      const queue = t.app.get<Queue>(getQueueToken(QUEUE.qr));
+      expect(await queue.getJob(`qr-${qr.id}-v3`)).toBeUndefined();
+      // (other suites' codes may be swept too: count at least this one)
+      expect(await sweep.sweep()).toBeGreaterThanOrEqual(1);
+      const job = await queue.getJob(`qr-${qr.id}-v3`);
+      expect(job?.data).toEqual({ qrId: qr.id, version: 3 });
+      await sweep.sweep(); // its job is queued, running or done: not added twice
+      await settled(qr.id);
+      expect((await queue.getJob(`qr-${qr.id}-v3`))?.timestamp).toBe(job?.timestamp);
+      expect((await decode((await image(code)).body)).text).toBe(`http://short.test/q/${code}`);
     });
 
     it('delete removes the image files', async () => {

@@ -191,7 +191,10 @@ export class QrService {
     }
   }
 
-  /** Puts back what `update` changed, unless something newer has landed since. */
+  /**
+   * Puts back what `update` changed, unless something newer has landed since. The bumped
+   * render_version stays: versions are never reused, so a job id `qr-<id>-v<n>` names one look.
+   */
   private async restore(before: QrCode, version: number): Promise<void> {
     await this.db.transaction(async (m) => {
       const res = await m.getRepository(QrCode).update(
@@ -204,7 +207,6 @@ export class QrService {
           logo: before.logo,
           status: before.status,
           error: before.error,
-          renderVersion: before.renderVersion,
         },
       );
       if (!res.affected) return;
