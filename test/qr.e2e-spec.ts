@@ -182,6 +182,17 @@ describe('QR codes: API and the public /q/ handler', () => {
     it('401 without a key', async () => {
       expectError(await t.http().post('/api/qr/add').send({ type: 'text', data: 'x' }), 401);
     });
+
+    it('503 and nothing left behind when the render job cannot be queued', async () => {
+      const before = await counts();
+      const spy = jest.spyOn(queue, 'add').mockRejectedValueOnce(new Error('redis down'));
+      try {
+        expectError(await add(user, { type: 'text', data: 'x' }), 503, /^Service temporarily unavailable/);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(await counts()).toEqual(before);
+    });
   });
 
   describe('GET /api/qr/:id', () => {
@@ -324,6 +335,22 @@ describe('QR codes: API and the public /q/ handler', () => {
       expectError(await put({ data: { ssid: 'x' }, logo: '../x.png' }), 400, /^logo: /);
       expectError(await put({ data: { ssid: 'x' }, extra: 1 }), 400, /^extra: unknown field$/);
       expect(await snapshot()).toEqual(before);
+    });
+
+    it('503 and the previous content back when the re-render cannot be queued', async () => {
+      const { id, code } = await create({ type: 'link', data: 'https://example.com/old' });
+      await t.db.query(`UPDATE qr_codes SET status = 'ready' WHERE id = $1`, [id]);
+      const spy = jest.spyOn(queue, 'add').mockRejectedValueOnce(new Error('redis down'));
+      try {
+        const res = await t.http().put(`/api/qr/${id}/update`).set(user.auth).send({ data: 'https://example.com/new', foreground: 'rgb(0,0,90)' });
+        expectError(res, 503);
+      } finally {
+        spy.mockRestore();
+      }
+      const [qr] = await t.db.query(`SELECT q.data, q.foreground, q.status, q.render_version, l.url FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = $1`, [id]);
+      // versions are never reused: the bumped one stays, everything else is back
+      expect(qr).toEqual({ data: 'https://example.com/old', foreground: 'rgb(0,0,0)', status: 'ready', render_version: 2, url: 'https://example.com/old' });
+      expect((await pub().get(`/q/${code}`)).headers.location).toBe('https://example.com/old');
     });
 
     it('404 for an unknown id and another user\'s code, which stays unchanged', async () => {
