@@ -39,7 +39,10 @@ const COUNT = Number(process.env.QR_BENCH_COUNT ?? 500);
 const CLIENTS = Number(process.env.QR_BENCH_CLIENTS ?? 4);
 /** Pause between two qr/add probes while the worker drains the backlog (about 40 adds/s). */
 const PROBE_GAP = 25;
-const CONCURRENCY = Number(process.env.QR_CONCURRENCY) > 0 ? Number(process.env.QR_CONCURRENCY) : availableParallelism();
+const CONCURRENCY =
+  Number(process.env.QR_CONCURRENCY) > 0
+    ? Number(process.env.QR_CONCURRENCY)
+    : availableParallelism();
 const RUN = `${process.pid}_${Date.now().toString(36)}`;
 const PUBLIC_URL = 'http://short.bench';
 
@@ -55,15 +58,37 @@ async function makeLogo(): Promise<Buffer> {
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
 
-function post(port: number, agent: Agent, path: string, key: string, body: unknown): Promise<{ status: number; body: any }> {
+function post(
+  port: number,
+  agent: Agent,
+  path: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; body: { id: number; link: string } & Record<string, unknown> }> {
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent,
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(data),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString() || 'null'),
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -73,11 +98,16 @@ function post(port: number, agent: Agent, path: string, key: string, body: unkno
 }
 
 /** The bare pipeline the worker is measured against: same library calls, nothing around them. */
-async function baseline(links: string[], logo: Buffer): Promise<{ seconds: number; perImage: number[]; cpuPerImage: number }> {
+async function baseline(
+  links: string[],
+  logo: Buffer,
+): Promise<{ seconds: number; perImage: number[]; cpuPerImage: number }> {
   const box = Math.round(512 * 0.2);
   const tileSize = Math.round(512 * 0.24);
   const logoPng = await sharp(logo).resize(box, box, { fit: 'inside' }).png().toBuffer();
-  const tile = await sharp({ create: { width: tileSize, height: tileSize, channels: 4, background: '#ffffff' } })
+  const tile = await sharp({
+    create: { width: tileSize, height: tileSize, channels: 4, background: '#ffffff' },
+  })
     .composite([{ input: logoPng, gravity: 'centre' }])
     .png()
     .toBuffer();
@@ -90,14 +120,27 @@ async function baseline(links: string[], logo: Buffer): Promise<{ seconds: numbe
       while (next < links.length) {
         const link = links[next++];
         const t0 = performance.now();
-        const svg = await QRCode.toString(link, { type: 'svg', errorCorrectionLevel: 'H', margin: 2, width: 512, color: { dark: '#000000ff', light: '#ffffffff' } });
-        await sharp(Buffer.from(svg)).composite([{ input: tile, gravity: 'centre' }]).png().toBuffer();
+        const svg = await QRCode.toString(link, {
+          type: 'svg',
+          errorCorrectionLevel: 'H',
+          margin: 2,
+          width: 512,
+          color: { dark: '#000000ff', light: '#ffffffff' },
+        });
+        await sharp(Buffer.from(svg))
+          .composite([{ input: tile, gravity: 'centre' }])
+          .png()
+          .toBuffer();
         perImage.push(performance.now() - t0);
       }
     }),
   );
   const cpu = process.cpuUsage(cpu0);
-  return { seconds: (performance.now() - started) / 1000, perImage, cpuPerImage: (cpu.user + cpu.system) / 1000 / links.length };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    perImage,
+    cpuPerImage: (cpu.user + cpu.system) / 1000 / links.length,
+  };
 }
 
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere. */
@@ -112,16 +155,32 @@ async function processCpuMs(pid: number | undefined): Promise<number | null> {
 }
 
 async function decodeFile(path: string): Promise<string | null> {
-  const { data, info } = await sharp(await readFile(path)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height)?.data ?? null;
+  const { data, info } = await sharp(await readFile(path))
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return (
+    jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height)
+      ?.data ?? null
+  );
 }
 
 function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/worker/src/main.ts'], {
-    cwd: join(__dirname, '..'),
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      'ts-node/register/transpile-only',
+      '-r',
+      'tsconfig-paths/register',
+      'apps/worker/src/main.ts',
+    ],
+    {
+      cwd: join(__dirname, '..'),
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('worker did not start within 120 s')), 120_000);
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
@@ -170,7 +229,13 @@ async function main(): Promise<void> {
     api = await createApi({ logger: false });
     await new Promise<void>((r) => api!.server.listen(0, '127.0.0.1', r));
     const port = (api.server.address() as AddressInfo).port;
-    const { apiKey } = await api.app.get(UsersService).create({ email: `bench${RUN}@example.com`, username: `bench${RUN}`.slice(0, 32), password: 'password1' });
+    const { apiKey } = await api.app
+      .get(UsersService)
+      .create({
+        email: `bench${RUN}@example.com`,
+        username: `bench${RUN}`.slice(0, 32),
+        password: 'password1',
+      });
 
     worker = await startWorker(env);
     // Ready times come from the rows (updated_at when the worker marks them ready), read on a
@@ -201,8 +266,13 @@ async function main(): Promise<void> {
     const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
     const warm: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const r = await post(port, agent, '/api/qr/add', apiKey, { type: 'link', data: 'https://example.com/warmup', logo: 'logo.png' });
-      if (r.status !== 200) throw new Error(`warm-up qr/add answered ${r.status}: ${JSON.stringify(r.body)}`);
+      const r = await post(port, agent, '/api/qr/add', apiKey, {
+        type: 'link',
+        data: 'https://example.com/warmup',
+        logo: 'logo.png',
+      });
+      if (r.status !== 200)
+        throw new Error(`warm-up qr/add answered ${r.status}: ${JSON.stringify(r.body)}`);
       warm.push(r.body.id);
     }
     await waitReady(warm);
@@ -212,9 +282,15 @@ async function main(): Promise<void> {
     const addOne = async (i: number, label: string): Promise<{ id: number; latency: number }> => {
       const wall = Date.now();
       const t0 = performance.now();
-      const res = await post(port, agent, '/api/qr/add', apiKey, { type: 'link', data: `https://example.com/${label}/${i}`, logo: 'logo.png', name: `${label} ${i}` });
+      const res = await post(port, agent, '/api/qr/add', apiKey, {
+        type: 'link',
+        data: `https://example.com/${label}/${i}`,
+        logo: 'logo.png',
+        name: `${label} ${i}`,
+      });
       const latency = performance.now() - t0;
-      if (res.status !== 200) throw new Error(`qr/add answered ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.status !== 200)
+        throw new Error(`qr/add answered ${res.status}: ${JSON.stringify(res.body)}`);
       sentAt.set(res.body.id, wall);
       links.set(res.body.id, res.body.link);
       return { id: res.body.id, latency };
@@ -222,7 +298,10 @@ async function main(): Promise<void> {
 
     // 1. Throughput: COUNT codes are added (from CLIENTS clients) while the queue is paused, then
     //    the worker drains them; meanwhile one client keeps adding: qr/add while the worker is busy.
-    const queue = new Queue(QUEUE.qr, { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${env.REDIS_PREFIX}:bull` });
+    const queue = new Queue(QUEUE.qr, {
+      connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }),
+      prefix: `${env.REDIS_PREFIX}:bull`,
+    });
     closers.push(() => queue.close());
     await queue.pause();
     // reference: qr/add from one client while the worker is idle (these codes render with the burst)
@@ -268,11 +347,12 @@ async function main(): Promise<void> {
     const pipelineSeconds = (drained - resumedAt) / 1000;
     const rendered = drainedIds.length;
     const workerCpu1 = await processCpuMs(worker.pid);
-    const workerCpuPerImage = workerCpu0 !== null && workerCpu1 !== null ? (workerCpu1 - workerCpu0) / rendered : null;
+    const workerCpuPerImage =
+      workerCpu0 !== null && workerCpu1 !== null ? (workerCpu1 - workerCpu0) / rendered : null;
 
     // 3. Latency: codes added one at a time at half the measured throughput; add → ready.
     const paced: number[] = [];
-    const gap = 1000 / ((rendered / pipelineSeconds) / 2);
+    const gap = 1000 / (rendered / pipelineSeconds / 2);
     const pacedCount = Math.min(100, COUNT);
     const pacedRuns: Promise<void>[] = [];
     for (let i = 0; i < pacedCount; i++) {
@@ -284,7 +364,10 @@ async function main(): Promise<void> {
     const toReady = paced.map((id) => (readyAt.get(id) as number) - (sentAt.get(id) as number));
 
     // 4. The baseline: the same payloads, the same concurrency, in this process
-    const base = await baseline(burst.map((id) => links.get(id) as string), logo);
+    const base = await baseline(
+      burst.map((id) => links.get(id) as string),
+      logo,
+    );
 
     // 5. Every image decodes back to its short link
     const db = api.app.get(DataSource);
@@ -304,25 +387,55 @@ async function main(): Promise<void> {
     const baseRate = burst.length / base.seconds;
     const total = sentAt.size;
     const result = {
-      machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavg: loadavg().map((n) => Number(n.toFixed(2))) },
-      settings: { images: total, burst: COUNT, clients: CLIENTS, workerConcurrency: CONCURRENCY, size: 512, logo: true },
+      machine: {
+        cpus: cpus().length,
+        model: cpus()[0]?.model,
+        node: process.version,
+        loadavg: loadavg().map((n) => Number(n.toFixed(2))),
+      },
+      settings: {
+        images: total,
+        burst: COUNT,
+        clients: CLIENTS,
+        workerConcurrency: CONCURRENCY,
+        size: 512,
+        logo: true,
+      },
       pipeline: {
         imagesPerSecond: Number(workerRate.toFixed(1)),
         images: rendered,
         seconds: Number(pipelineSeconds.toFixed(2)),
-        workerCpuMsPerImage: workerCpuPerImage === null ? null : Number(workerCpuPerImage.toFixed(2)),
+        workerCpuMsPerImage:
+          workerCpuPerImage === null ? null : Number(workerCpuPerImage.toFixed(2)),
       },
       baseline: {
         imagesPerSecond: Number(baseRate.toFixed(1)),
         images: burst.length,
         seconds: Number(base.seconds.toFixed(2)),
-        perImageMs: { p50: Number(pct(base.perImage, 50).toFixed(1)), p99: Number(pct(base.perImage, 99).toFixed(1)) },
+        perImageMs: {
+          p50: Number(pct(base.perImage, 50).toFixed(1)),
+          p99: Number(pct(base.perImage, 99).toFixed(1)),
+        },
         cpuMsPerImage: Number(base.cpuPerImage.toFixed(2)),
       },
       ratio: Number((workerRate / baseRate).toFixed(2)),
-      addToReadyMs: { codes: paced.length, arrivalsPerSecond: Number((1000 / gap).toFixed(1)), p50: Number(pct(toReady, 50).toFixed(1)), p99: Number(pct(toReady, 99).toFixed(1)) },
-      qrAddWhileWorkerIdleMs: { requests: idleAdds.length, p50: Number(pct(idleAdds, 50).toFixed(1)), p99: Number(pct(idleAdds, 99).toFixed(1)) },
-      qrAddWhileWorkerBusyMs: { requests: busyAdds.length, p50: Number(pct(busyAdds, 50).toFixed(1)), p99: Number(pct(busyAdds, 99).toFixed(1)), max: Number(Math.max(...busyAdds).toFixed(1)) },
+      addToReadyMs: {
+        codes: paced.length,
+        arrivalsPerSecond: Number((1000 / gap).toFixed(1)),
+        p50: Number(pct(toReady, 50).toFixed(1)),
+        p99: Number(pct(toReady, 99).toFixed(1)),
+      },
+      qrAddWhileWorkerIdleMs: {
+        requests: idleAdds.length,
+        p50: Number(pct(idleAdds, 50).toFixed(1)),
+        p99: Number(pct(idleAdds, 99).toFixed(1)),
+      },
+      qrAddWhileWorkerBusyMs: {
+        requests: busyAdds.length,
+        p50: Number(pct(busyAdds, 50).toFixed(1)),
+        p99: Number(pct(busyAdds, 99).toFixed(1)),
+        max: Number(Math.max(...busyAdds).toFixed(1)),
+      },
       decode: { checked: rows.length, ok: decoded, mismatches: mismatches.slice(0, 5) },
       targets: {
         ratioAtLeast08: workerRate / baseRate >= 0.8,
@@ -331,16 +444,31 @@ async function main(): Promise<void> {
       },
     };
 
-    console.log(`\nQR benchmark: 512 px codes with a logo, worker concurrency ${CONCURRENCY}, ${result.machine.cpus} CPUs (load ${result.machine.loadavg.join(' ')})`);
-    console.log(`  worker pipeline   ${result.pipeline.imagesPerSecond} images/s (${rendered} images: queue → render → files → row ready), worker CPU ${result.pipeline.workerCpuMsPerImage} ms/image`);
-    console.log(`  bare baseline     ${result.baseline.imagesPerSecond} images/s (same ${burst.length} payloads, qrcode SVG + sharp only), CPU ${result.baseline.cpuMsPerImage} ms/image`);
+    console.log(
+      `\nQR benchmark: 512 px codes with a logo, worker concurrency ${CONCURRENCY}, ${result.machine.cpus} CPUs (load ${result.machine.loadavg.join(' ')})`,
+    );
+    console.log(
+      `  worker pipeline   ${result.pipeline.imagesPerSecond} images/s (${rendered} images: queue → render → files → row ready), worker CPU ${result.pipeline.workerCpuMsPerImage} ms/image`,
+    );
+    console.log(
+      `  bare baseline     ${result.baseline.imagesPerSecond} images/s (same ${burst.length} payloads, qrcode SVG + sharp only), CPU ${result.baseline.cpuMsPerImage} ms/image`,
+    );
     console.log(`  ratio             ${result.ratio} (target ≥ 0.8)`);
-    console.log(`  add → ready       p50 ${ms(result.addToReadyMs.p50)}  p99 ${ms(result.addToReadyMs.p99)} (${paced.length} codes at ${result.addToReadyMs.arrivalsPerSecond}/s)`);
-    console.log(`  qr/add, busy      p50 ${ms(result.qrAddWhileWorkerBusyMs.p50)}  p99 ${ms(result.qrAddWhileWorkerBusyMs.p99)}  max ${ms(result.qrAddWhileWorkerBusyMs.max)} (${busyAdds.length} requests; target p99 < 20 ms)`);
-    console.log(`  qr/add, idle      p50 ${ms(result.qrAddWhileWorkerIdleMs.p50)}  p99 ${ms(result.qrAddWhileWorkerIdleMs.p99)} (${idleAdds.length} requests, same pacing, worker idle)`);
+    console.log(
+      `  add → ready       p50 ${ms(result.addToReadyMs.p50)}  p99 ${ms(result.addToReadyMs.p99)} (${paced.length} codes at ${result.addToReadyMs.arrivalsPerSecond}/s)`,
+    );
+    console.log(
+      `  qr/add, busy      p50 ${ms(result.qrAddWhileWorkerBusyMs.p50)}  p99 ${ms(result.qrAddWhileWorkerBusyMs.p99)}  max ${ms(result.qrAddWhileWorkerBusyMs.max)} (${busyAdds.length} requests; target p99 < 20 ms)`,
+    );
+    console.log(
+      `  qr/add, idle      p50 ${ms(result.qrAddWhileWorkerIdleMs.p50)}  p99 ${ms(result.qrAddWhileWorkerIdleMs.p99)} (${idleAdds.length} requests, same pacing, worker idle)`,
+    );
     console.log(`  decode            ${decoded}/${total} images decode to their short link`);
     await mkdir(join(__dirname, '..', 'bench-results'), { recursive: true });
-    await writeFile(join(__dirname, '..', 'bench-results', 'qr.json'), `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(
+      join(__dirname, '..', 'bench-results', 'qr.json'),
+      `${JSON.stringify(result, null, 2)}\n`,
+    );
     if (decoded !== total) process.exitCode = 1;
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);
@@ -357,7 +485,12 @@ async function main(): Promise<void> {
   }
 }
 
-async function cleanup(databaseUrl: string, redisUrl: string, prefix: string, storage: string): Promise<void> {
+async function cleanup(
+  databaseUrl: string,
+  redisUrl: string,
+  prefix: string,
+  storage: string,
+): Promise<void> {
   const url = new URL(databaseUrl);
   const name = url.pathname.slice(1);
   url.pathname = '/postgres';

@@ -27,8 +27,15 @@ interface Decoded {
 }
 
 async function decode(image: Buffer): Promise<Decoded> {
-  const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const code = jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height);
+  const { data, info } = await sharp(image)
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const code = jsQR(
+    new Uint8ClampedArray(data.buffer, data.byteOffset, data.length),
+    info.width,
+    info.height,
+  );
   return {
     text: code?.data ?? null,
     pixel: (x, y) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 3)],
@@ -53,7 +60,11 @@ function helpers(get: () => { t: TestApp; server: Server; user: TestUser }) {
     const { t, user } = get();
     const res = await t.http().post('/api/qr/add').set(user.auth).send(body);
     expect(res.status).toBe(200);
-    return { id: res.body.id as number, link: res.body.link as string, code: (LINK.exec(res.body.link) as RegExpExecArray)[1] };
+    return {
+      id: res.body.id as number,
+      link: res.body.link as string,
+      code: (LINK.exec(res.body.link) as RegExpExecArray)[1],
+    };
   };
   const details = async (id: number) => {
     const { t, user } = get();
@@ -66,11 +77,14 @@ function helpers(get: () => { t: TestApp; server: Server; user: TestUser }) {
     return d;
   };
   const image = async (code: string, format: 'png' | 'svg' = 'png') => {
-    const res = await request(get().server).get(`/q/${code}.${format}`).buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const res = await request(get().server)
+      .get(`/q/${code}.${format}`)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     return res;
   };
   return { create, details, settled, image };
@@ -87,7 +101,14 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
     beforeAll(async () => {
       ({ t, worker, server } = await boot());
       await mkdir(join(STORAGE(), 'assets'), { recursive: true });
-      const red = await sharp({ create: { width: 200, height: 200, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } } })
+      const red = await sharp({
+        create: {
+          width: 200,
+          height: 200,
+          channels: 4,
+          background: { r: 255, g: 0, b: 0, alpha: 1 },
+        },
+      })
         .png()
         .toBuffer();
       await writeFile(join(STORAGE(), 'assets', 'brand.png'), red);
@@ -122,12 +143,19 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
     });
 
     it('paints the background and foreground colours', async () => {
-      const { id, link, code } = await create({ type: 'text', data: 'x', background: 'rgb(255,250,205)', foreground: 'rgb(120,0,40)' });
+      const { id, link, code } = await create({
+        type: 'text',
+        data: 'x',
+        background: 'rgb(255,250,205)',
+        foreground: 'rgb(120,0,40)',
+      });
       await settled(id);
       const img = await decode((await image(code)).body);
       expect(img.text).toBe(link);
       expect(img.pixel(3, 3)).toEqual([255, 250, 205]);
-      expect(img.pixel(Math.round((512 / 33) * 2.5), Math.round((512 / 33) * 2.5))).toEqual([120, 0, 40]);
+      expect(img.pixel(Math.round((512 / 33) * 2.5), Math.round((512 / 33) * 2.5))).toEqual([
+        120, 0, 40,
+      ]);
     });
 
     it('composites a logo from the assets folder; the image still decodes', async () => {
@@ -141,9 +169,15 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
     });
 
     it('refuses a logo URL whose host resolves to a loopback address: failed, with the reason, no image', async () => {
-      const { id, code } = await create({ type: 'text', data: 'x', logo: 'http://localhost:9/logo.png' });
+      const { id, code } = await create({
+        type: 'text',
+        data: 'x',
+        logo: 'http://localhost:9/logo.png',
+      });
       const d = await settled(id, 'failed');
-      expect(d.reason).toBe('logo: localhost resolves to a private, loopback or link-local address');
+      expect(d.reason).toBe(
+        'logo: localhost resolves to a private, loopback or link-local address',
+      );
       const [row] = await t.db.query(`SELECT status, error FROM qr_codes WHERE id = $1`, [id]);
       expect(row).toEqual({ status: 'failed', error: d.reason });
       expect((await image(code)).status).toBe(404);
@@ -154,38 +188,62 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
       await settled(id);
       const first = await image(code);
 
-      await t.http().put(`/api/qr/${id}/update`).set(user.auth).send({ data: 'https://example.com/b' }).expect(200);
+      await t
+        .http()
+        .put(`/api/qr/${id}/update`)
+        .set(user.auth)
+        .send({ data: 'https://example.com/b' })
+        .expect(200);
       expect((await details(id)).status).toBe('ready');
       expect((await image(code)).headers.etag).toBe(first.headers.etag);
 
-      await t.http().put(`/api/qr/${id}/update`).set(user.auth).send({ data: 'https://example.com/b', foreground: 'rgb(0,0,160)' }).expect(200);
+      await t
+        .http()
+        .put(`/api/qr/${id}/update`)
+        .set(user.auth)
+        .send({ data: 'https://example.com/b', foreground: 'rgb(0,0,160)' })
+        .expect(200);
       await settled(id);
       const second = await image(code);
       expect(second.headers.etag).not.toBe(first.headers.etag);
       const img = await decode(second.body);
       expect(img.text).toBe(link);
-      expect(img.pixel(Math.round((512 / 33) * 2.5), Math.round((512 / 33) * 2.5))).toEqual([0, 0, 160]);
+      expect(img.pixel(Math.round((512 / 33) * 2.5), Math.round((512 / 33) * 2.5))).toEqual([
+        0, 0, 160,
+      ]);
       const [row] = await t.db.query(`SELECT render_version FROM qr_codes WHERE id = $1`, [id]);
       expect(row.render_version).toBe(2);
     });
 
-    it('after quick successive updates the image is the last version\'s', async () => {
+    it("after quick successive updates the image is the last version's", async () => {
       const { id, code } = await create({ type: 'text', data: 'x' });
       for (const blue of [50, 100, 150]) {
-        await t.http().put(`/api/qr/${id}/update`).set(user.auth).send({ data: 'x', foreground: `rgb(0,0,${blue})` }).expect(200);
+        await t
+          .http()
+          .put(`/api/qr/${id}/update`)
+          .set(user.auth)
+          .send({ data: 'x', foreground: `rgb(0,0,${blue})` })
+          .expect(200);
       }
       await settled(id);
-      const [row] = await t.db.query(`SELECT render_version, status FROM qr_codes WHERE id = $1`, [id]);
+      const [row] = await t.db.query(`SELECT render_version, status FROM qr_codes WHERE id = $1`, [
+        id,
+      ]);
       expect(row).toEqual({ render_version: 4, status: 'ready' });
       // jobs of versions 1-3 that run late are dropped: wait for the queue to drain, then look again
       await eventually(() => queueIdle(t));
       const img = await decode((await image(code)).body);
-      expect(img.pixel(Math.round((512 / 33) * 2.5), Math.round((512 / 33) * 2.5))).toEqual([0, 0, 150]);
+      expect(img.pixel(Math.round((512 / 33) * 2.5), Math.round((512 / 33) * 2.5))).toEqual([
+        0, 0, 150,
+      ]);
     });
 
     it('the sweep queues the render of a code whose job was lost, once', async () => {
       const code = `Sw${Date.now().toString(36)}`.slice(0, 12);
-      const [link] = await t.db.query(`INSERT INTO links (user_id, kind, alias, url) VALUES ($1, 'qr', $2, 'x') RETURNING id`, [user.id, code]);
+      const [link] = await t.db.query(
+        `INSERT INTO links (user_id, kind, alias, url) VALUES ($1, 'qr', $2, 'x') RETURNING id`,
+        [user.id, code],
+      );
       const [qr] = await t.db.query(
         `INSERT INTO qr_codes (user_id, link_id, type, data, render_version, updated_at)
          VALUES ($1, $2, 'text', '"x"', 3, now() - interval '5 minutes') RETURNING id`,
@@ -226,14 +284,24 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
     const { create, settled, image } = helpers(() => ({ t, server, user }));
 
     beforeAll(async () => {
-      const blue = await sharp({ create: { width: 120, height: 120, channels: 3, background: { r: 0, g: 0, b: 255 } } }).png().toBuffer();
-      const green = await sharp({ create: { width: 120, height: 120, channels: 3, background: { r: 0, g: 200, b: 0 } } }).jpeg().toBuffer();
+      const blue = await sharp({
+        create: { width: 120, height: 120, channels: 3, background: { r: 0, g: 0, b: 255 } },
+      })
+        .png()
+        .toBuffer();
+      const green = await sharp({
+        create: { width: 120, height: 120, channels: 3, background: { r: 0, g: 200, b: 0 } },
+      })
+        .jpeg()
+        .toBuffer();
       logoServer = createServer((req, res) => {
         served.push(req.url ?? '');
         if (req.url === '/logo.png') res.writeHead(200, { 'Content-Type': 'image/png' }).end(blue);
         else if (req.url === '/moved') res.writeHead(301, { Location: '/logo.jpg' }).end();
-        else if (req.url === '/logo.jpg') res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(green);
-        else if (req.url === '/page') res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html></html>');
+        else if (req.url === '/logo.jpg')
+          res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(green);
+        else if (req.url === '/page')
+          res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html></html>');
         else res.writeHead(404).end();
       });
       await new Promise<void>((r) => logoServer.listen(0, '127.0.0.1', r));
@@ -251,7 +319,11 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
     });
 
     it('fetches a PNG logo over HTTP and composites it; the image still decodes', async () => {
-      const { id, link, code } = await create({ type: 'link', data: 'https://example.com', logo: `${base}/logo.png` });
+      const { id, link, code } = await create({
+        type: 'link',
+        data: 'https://example.com',
+        logo: `${base}/logo.png`,
+      });
       await settled(id);
       expect(served).toContain('/logo.png');
       const img = await decode((await image(code)).body);
@@ -279,6 +351,8 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
 
 /** True when the QR queue has no waiting, delayed or active job. */
 async function queueIdle(t: TestApp): Promise<boolean> {
-  const counts = await t.app.get<Queue>(getQueueToken(QUEUE.qr)).getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+  const counts = await t.app
+    .get<Queue>(getQueueToken(QUEUE.qr))
+    .getJobCounts('waiting', 'delayed', 'active', 'prioritized');
   return Object.values(counts).every((n) => n === 0);
 }

@@ -9,7 +9,14 @@ import request from 'supertest';
 import { JOB, QUEUE } from '@app/queue';
 
 import { QrPublicHandler } from '../apps/api/src/qr/qr-public.handler';
-import { createTestApp, createUser, DATE_TIME, expectError, TestApp, TestUser } from './support/app';
+import {
+  createTestApp,
+  createUser,
+  DATE_TIME,
+  expectError,
+  TestApp,
+  TestUser,
+} from './support/app';
 import { BROWSER_UA, eventually, foldStats, PREVIEW_UA, recordVisit } from './support/stats';
 
 const EMPTY_STATS = {
@@ -32,15 +39,22 @@ describe('QR codes: API and the public /q/ handler', () => {
   let user: TestUser;
   let other: TestUser;
 
-  const add = (u: TestUser, body: Record<string, unknown>) => t.http().post('/api/qr/add').set(u.auth).send(body);
+  const add = (u: TestUser, body: Record<string, unknown>) =>
+    t.http().post('/api/qr/add').set(u.auth).send(body);
   const codeOf = (link: string) => (LINK.exec(link) as RegExpExecArray)[1];
   const create = async (body: Record<string, unknown>, u: TestUser = user) => {
     const res = await add(u, body);
     expect(res.status).toBe(200);
-    return { id: res.body.id as number, link: res.body.link as string, code: codeOf(res.body.link) };
+    return {
+      id: res.body.id as number,
+      link: res.body.link as string,
+      code: codeOf(res.body.link),
+    };
   };
   const counts = async () => {
-    const [row] = await t.db.query(`SELECT (SELECT count(*)::int FROM qr_codes) AS qrs, (SELECT count(*)::int FROM links) AS links`);
+    const [row] = await t.db.query(
+      `SELECT (SELECT count(*)::int FROM qr_codes) AS qrs, (SELECT count(*)::int FROM links) AS links`,
+    );
     return row;
   };
   const jobsFor = async (qrId: number) =>
@@ -72,7 +86,11 @@ describe('QR codes: API and the public /q/ handler', () => {
     it('answers {error, id, link} at once, stores both rows and queues one render job', async () => {
       const res = await add(user, { type: 'link', data: 'https://example.com/menu', name: 'Menu' });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ error: 0, id: expect.any(Number), link: expect.stringMatching(LINK) });
+      expect(res.body).toEqual({
+        error: 0,
+        id: expect.any(Number),
+        link: expect.stringMatching(LINK),
+      });
       const code = codeOf(res.body.link);
 
       const [qr] = await t.db.query(`SELECT * FROM qr_codes WHERE id = $1`, [res.body.id]);
@@ -89,9 +107,17 @@ describe('QR codes: API and the public /q/ handler', () => {
         render_version: 1,
       });
       const [link] = await t.db.query(`SELECT * FROM links WHERE id = $1`, [qr.link_id]);
-      expect(link).toMatchObject({ user_id: user.id, kind: 'qr', alias: code, url: 'https://example.com/menu', title: 'Menu' });
+      expect(link).toMatchObject({
+        user_id: user.id,
+        kind: 'qr',
+        alias: code,
+        url: 'https://example.com/menu',
+        title: 'Menu',
+      });
 
-      expect(await jobsFor(res.body.id)).toEqual([{ id: `qr-${res.body.id}-v1`, data: { qrId: res.body.id, version: 1 } }]);
+      expect(await jobsFor(res.body.id)).toEqual([
+        { id: `qr-${res.body.id}-v1`, data: { qrId: res.body.id, version: 1 } },
+      ]);
     });
 
     it('normalises colours and keeps a valid logo form', async () => {
@@ -104,9 +130,21 @@ describe('QR codes: API and the public /q/ handler', () => {
         foreground: 'rgb(250,250,250)',
         logo: 'brand.png',
       });
-      const [qr] = await t.db.query(`SELECT background, foreground, logo, name FROM qr_codes WHERE id = $1`, [id]);
-      expect(qr).toEqual({ background: 'rgb(10,20,30)', foreground: 'rgb(250,250,250)', logo: 'brand.png', name: '' });
-      const url = await create({ type: 'text', data: 'hi', logo: 'https://cdn.example.com/logo.png?v=2' });
+      const [qr] = await t.db.query(
+        `SELECT background, foreground, logo, name FROM qr_codes WHERE id = $1`,
+        [id],
+      );
+      expect(qr).toEqual({
+        background: 'rgb(10,20,30)',
+        foreground: 'rgb(250,250,250)',
+        logo: 'brand.png',
+        name: '',
+      });
+      const url = await create({
+        type: 'text',
+        data: 'hi',
+        logo: 'https://cdn.example.com/logo.png?v=2',
+      });
       const [row] = await t.db.query(`SELECT logo FROM qr_codes WHERE id = $1`, [url.id]);
       expect(row.logo).toBe('https://cdn.example.com/logo.png?v=2');
     });
@@ -118,25 +156,64 @@ describe('QR codes: API and the public /q/ handler', () => {
       [{ type: 'text' }, /^data: required$/],
       [{ type: 'text', data: null }, /^data: required$/],
       [{ type: 'text', data: 'x', color: 'red' }, /^color: unknown field$/],
-      [{ type: 'text', data: 'x', name: 'n'.repeat(256) }, /^name: must be shorter than or equal to 255 characters$/],
-      [{ type: 'text', data: 'x', name: 'a\u0000b' }, /^name: must not contain control characters$/],
+      [
+        { type: 'text', data: 'x', name: 'n'.repeat(256) },
+        /^name: must be shorter than or equal to 255 characters$/,
+      ],
+      [
+        { type: 'text', data: 'x', name: 'a\u0000b' },
+        /^name: must not contain control characters$/,
+      ],
       [{ type: 'text', data: 'x', name: 7 }, /^name: /],
-      [{ type: 'text', data: 'x', background: 'rgb(256,0,0)' }, /^background: must be rgb\(R,G,B\) with R, G and B from 0 to 255$/],
+      [
+        { type: 'text', data: 'x', background: 'rgb(256,0,0)' },
+        /^background: must be rgb\(R,G,B\) with R, G and B from 0 to 255$/,
+      ],
       [{ type: 'text', data: 'x', background: '#ffffff' }, /^background: must be rgb/],
       [{ type: 'text', data: 'x', foreground: 'rgb(0,0)' }, /^foreground: must be rgb/],
       [{ type: 'text', data: 'x', foreground: 1 }, /^foreground: /],
-      [{ type: 'text', data: 'x', background: 'rgb(0,0,0)' }, /^foreground: too little contrast with the background \(1\.00:1/],
-      [{ type: 'text', data: 'x', foreground: 'rgb(240,240,240)' }, /^foreground: too little contrast/],
+      [
+        { type: 'text', data: 'x', background: 'rgb(0,0,0)' },
+        /^foreground: too little contrast with the background \(1\.00:1/,
+      ],
+      [
+        { type: 'text', data: 'x', foreground: 'rgb(240,240,240)' },
+        /^foreground: too little contrast/,
+      ],
       [{ type: 'text', data: 'x', logo: '../secret.png' }, /^logo: file name must not contain/],
       [{ type: 'text', data: 'x', logo: '/etc/passwd' }, /^logo: file name must not contain/],
-      [{ type: 'text', data: 'x', logo: 'missing.png' }, /^logo: no such file in the assets folder$/],
-      [{ type: 'text', data: 'x', logo: 'logo.gif' }, /^logo: file must be a \.png, \.jpg or \.jpeg image$/],
-      [{ type: 'text', data: 'x', logo: 'ftp://example.com/logo.png' }, /^logo: must be an http\(s\) URL/],
-      [{ type: 'text', data: 'x', logo: 'http://127.0.0.1/logo.png' }, /^logo: URL must not point to a private, loopback or link-local address$/],
-      [{ type: 'text', data: 'x', logo: 'http://[::1]/logo.png' }, /^logo: URL must not point to a private/],
-      [{ type: 'text', data: 'x', logo: 'http://169.254.169.254/latest/meta-data' }, /^logo: URL must not point to a private/],
-      [{ type: 'text', data: 'x', logo: 'http://10.0.0.8/l.png' }, /^logo: URL must not point to a private/],
-      [{ type: 'text', data: 'x', logo: 'https://u:p@example.com/l.png' }, /^logo: URL must not carry credentials$/],
+      [
+        { type: 'text', data: 'x', logo: 'missing.png' },
+        /^logo: no such file in the assets folder$/,
+      ],
+      [
+        { type: 'text', data: 'x', logo: 'logo.gif' },
+        /^logo: file must be a \.png, \.jpg or \.jpeg image$/,
+      ],
+      [
+        { type: 'text', data: 'x', logo: 'ftp://example.com/logo.png' },
+        /^logo: must be an http\(s\) URL/,
+      ],
+      [
+        { type: 'text', data: 'x', logo: 'http://127.0.0.1/logo.png' },
+        /^logo: URL must not point to a private, loopback or link-local address$/,
+      ],
+      [
+        { type: 'text', data: 'x', logo: 'http://[::1]/logo.png' },
+        /^logo: URL must not point to a private/,
+      ],
+      [
+        { type: 'text', data: 'x', logo: 'http://169.254.169.254/latest/meta-data' },
+        /^logo: URL must not point to a private/,
+      ],
+      [
+        { type: 'text', data: 'x', logo: 'http://10.0.0.8/l.png' },
+        /^logo: URL must not point to a private/,
+      ],
+      [
+        { type: 'text', data: 'x', logo: 'https://u:p@example.com/l.png' },
+        /^logo: URL must not carry credentials$/,
+      ],
       [{ type: 'text', data: 'x', logo: 12 }, /^logo: /],
     ])('400 for %#: %j, and nothing is written', async (body, message) => {
       const before = await counts();
@@ -146,26 +223,28 @@ describe('QR codes: API and the public /q/ handler', () => {
       expect(await queue.count()).toBe(jobs);
     });
 
-    it.each([
-      ['text', ''],
-      ['text', 'x'.repeat(4297)],
-      ['text', { text: 'hi' }],
-      ['link', 'example.com'],
-      ['link', 'javascript:alert(1)'],
-      ['email', 'not-an-email'],
-      ['email', { subject: 'no address' }],
-      ['phone', '555 1234'],
-      ['phone', 5551234],
-      ['sms', '5551234'],
-      ['sms', { phone: 'x' }],
-      ['sms', { phone: '5551234', body: 'hi' }],
-      ['wifi', { pass: 'password1' }],
-      ['wifi', { ssid: 'x', encryption: 'WPA3' }],
-      ['wifi', { ssid: 'x', hidden: 'yes' }],
-      ['vcard', {}],
-      ['vcard', { fname: 'A', nick: 'B' }],
-      ['vcard', 'BEGIN:VCARD'],
-    ].map(([type, data]) => [type, JSON.stringify(data).slice(0, 60), data]))('400 naming the field for %s data %s', async (type, _title, data) => {
+    it.each(
+      [
+        ['text', ''],
+        ['text', 'x'.repeat(4297)],
+        ['text', { text: 'hi' }],
+        ['link', 'example.com'],
+        ['link', 'javascript:alert(1)'],
+        ['email', 'not-an-email'],
+        ['email', { subject: 'no address' }],
+        ['phone', '555 1234'],
+        ['phone', 5551234],
+        ['sms', '5551234'],
+        ['sms', { phone: 'x' }],
+        ['sms', { phone: '5551234', body: 'hi' }],
+        ['wifi', { pass: 'password1' }],
+        ['wifi', { ssid: 'x', encryption: 'WPA3' }],
+        ['wifi', { ssid: 'x', hidden: 'yes' }],
+        ['vcard', {}],
+        ['vcard', { fname: 'A', nick: 'B' }],
+        ['vcard', 'BEGIN:VCARD'],
+      ].map(([type, data]) => [type, JSON.stringify(data).slice(0, 60), data]),
+    )('400 naming the field for %s data %s', async (type, _title, data) => {
       const before = await counts();
       const message = expectError(await add(user, { type, data }), 400, /^data(\.\w+)?: /);
       expect(message.length).toBeGreaterThan(6);
@@ -173,10 +252,26 @@ describe('QR codes: API and the public /q/ handler', () => {
     });
 
     it('names the nested field', async () => {
-      expectError(await add(user, { type: 'wifi', data: { pass: 'password1' } }), 400, /^data\.ssid: required$/);
-      expectError(await add(user, { type: 'link', data: 'ftp://x' }), 400, /^data: must be an http\(s\) URL$/);
-      expectError(await add(user, { type: 'sms', data: { phone: '123', text: 'x' } }), 400, /^data\.text: unknown field$/);
-      expectError(await add(user, { type: 'text', data: 'a\u0000b' }), 400, /^data: must not contain control characters$/);
+      expectError(
+        await add(user, { type: 'wifi', data: { pass: 'password1' } }),
+        400,
+        /^data\.ssid: required$/,
+      );
+      expectError(
+        await add(user, { type: 'link', data: 'ftp://x' }),
+        400,
+        /^data: must be an http\(s\) URL$/,
+      );
+      expectError(
+        await add(user, { type: 'sms', data: { phone: '123', text: 'x' } }),
+        400,
+        /^data\.text: unknown field$/,
+      );
+      expectError(
+        await add(user, { type: 'text', data: 'a\u0000b' }),
+        400,
+        /^data: must not contain control characters$/,
+      );
     });
 
     it('401 without a key', async () => {
@@ -187,7 +282,11 @@ describe('QR codes: API and the public /q/ handler', () => {
       const before = await counts();
       const spy = jest.spyOn(queue, 'add').mockRejectedValueOnce(new Error('redis down'));
       try {
-        expectError(await add(user, { type: 'text', data: 'x' }), 503, /^Service temporarily unavailable/);
+        expectError(
+          await add(user, { type: 'text', data: 'x' }),
+          503,
+          /^Service temporarily unavailable/,
+        );
       } finally {
         spy.mockRestore();
       }
@@ -197,7 +296,11 @@ describe('QR codes: API and the public /q/ handler', () => {
 
   describe('GET /api/qr/:id', () => {
     it('answers {error, details, data} field by field', async () => {
-      const { id, link } = await create({ type: 'wifi', data: { ssid: 'Cafe', password: 'letmein99' }, name: 'Guest Wi-Fi' });
+      const { id, link } = await create({
+        type: 'wifi',
+        data: { ssid: 'Cafe', password: 'letmein99' },
+        name: 'Guest Wi-Fi',
+      });
       const res = await t.http().get(`/api/qr/${id}`).set(user.auth);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
@@ -223,23 +326,33 @@ describe('QR codes: API and the public /q/ handler', () => {
 
     it('shows why a rendering failed', async () => {
       const { id } = await create({ type: 'text', data: 'x' });
-      await t.db.query(`UPDATE qr_codes SET status = 'failed', error = 'logo: not a PNG or JPEG image' WHERE id = $1`, [id]);
+      await t.db.query(
+        `UPDATE qr_codes SET status = 'failed', error = 'logo: not a PNG or JPEG image' WHERE id = $1`,
+        [id],
+      );
       const res = await t.http().get(`/api/qr/${id}`).set(user.auth);
-      expect(res.body.details).toMatchObject({ status: 'failed', reason: 'logo: not a PNG or JPEG image' });
+      expect(res.body.details).toMatchObject({
+        status: 'failed',
+        reason: 'logo: not a PNG or JPEG image',
+      });
     });
 
-    it('404 for an unknown id and for another user\'s QR code; 400 for a bad id', async () => {
+    it("404 for an unknown id and for another user's QR code; 400 for a bad id", async () => {
       const { id } = await create({ type: 'text', data: 'x' });
       const unknown = expectError(await t.http().get('/api/qr/2147483000').set(user.auth), 404);
       const foreign = expectError(await t.http().get(`/api/qr/${id}`).set(other.auth), 404);
       expect(foreign).toBe(unknown);
-      expectError(await t.http().get('/api/qr/abc').set(user.auth), 400, /^id: must be a positive integer$/);
+      expectError(
+        await t.http().get('/api/qr/abc').set(user.auth),
+        400,
+        /^id: must be a positive integer$/,
+      );
       expectError(await t.http().get('/api/qr/0').set(user.auth), 400, /^id: /);
     });
   });
 
   describe('GET /api/qr', () => {
-    it('lists the caller\'s codes newest first with the documented counters and item shape', async () => {
+    it("lists the caller's codes newest first with the documented counters and item shape", async () => {
       const a = await create({ type: 'text', data: 'a', name: 'A' });
       const b = await create({ type: 'phone', data: '+15551234' });
       const c = await create({ type: 'link', data: 'https://example.com', name: 'C' });
@@ -268,9 +381,11 @@ describe('QR codes: API and the public /q/ handler', () => {
       expect(past.body.data).toMatchObject({ result: 3, currentpage: 9, nextpage: 0, qrs: [] });
     });
 
-    it('scans are the short link\'s clicks', async () => {
+    it("scans are the short link's clicks", async () => {
       const { id } = await create({ type: 'text', data: 'a' });
-      const [{ link_id: linkId }] = await t.db.query(`SELECT link_id FROM qr_codes WHERE id = $1`, [id]);
+      const [{ link_id: linkId }] = await t.db.query(`SELECT link_id FROM qr_codes WHERE id = $1`, [
+        id,
+      ]);
       await recordVisit(t, { linkId, userId: user.id });
       await recordVisit(t, { linkId, userId: user.id, ip: '1.1.1.1' });
       const res = await t.http().get('/api/qr').set(user.auth);
@@ -280,8 +395,15 @@ describe('QR codes: API and the public /q/ handler', () => {
 
     it('an empty list, and 400 for a bad limit', async () => {
       const res = await t.http().get('/api/qr').set(user.auth);
-      expect(res.body).toEqual({ error: '0', data: { result: 0, perpage: 15, currentpage: 1, nextpage: 0, maxpage: 1, qrs: [] } });
-      expectError(await t.http().get('/api/qr').query({ limit: 'x' }).set(user.auth), 400, /^limit: /);
+      expect(res.body).toEqual({
+        error: '0',
+        data: { result: 0, perpage: 15, currentpage: 1, nextpage: 0, maxpage: 1, qrs: [] },
+      });
+      expectError(
+        await t.http().get('/api/qr').query({ limit: 'x' }).set(user.auth),
+        400,
+        /^limit: /,
+      );
     });
   });
 
@@ -290,12 +412,26 @@ describe('QR codes: API and the public /q/ handler', () => {
       const { id, code } = await create({ type: 'link', data: 'https://example.com/old' });
       expect((await pub().get(`/q/${code}`)).headers.location).toBe('https://example.com/old');
 
-      const res = await t.http().put(`/api/qr/${id}/update`).set(user.auth).send({ data: 'https://example.com/new', name: 'Renamed' });
+      const res = await t
+        .http()
+        .put(`/api/qr/${id}/update`)
+        .set(user.auth)
+        .send({ data: 'https://example.com/new', name: 'Renamed' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ error: 0, message: 'QR code has been updated successfully.' });
 
-      const [qr] = await t.db.query(`SELECT q.*, l.url, l.title FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = $1`, [id]);
-      expect(qr).toMatchObject({ data: 'https://example.com/new', name: 'Renamed', render_version: 1, status: 'pending', url: 'https://example.com/new', title: 'Renamed' });
+      const [qr] = await t.db.query(
+        `SELECT q.*, l.url, l.title FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = $1`,
+        [id],
+      );
+      expect(qr).toMatchObject({
+        data: 'https://example.com/new',
+        name: 'Renamed',
+        render_version: 1,
+        status: 'pending',
+        url: 'https://example.com/new',
+        title: 'Renamed',
+      });
       expect(await jobsFor(id)).toHaveLength(1);
       expect((await pub().get(`/q/${code}`)).headers.location).toBe('https://example.com/new');
     });
@@ -303,10 +439,23 @@ describe('QR codes: API and the public /q/ handler', () => {
     it('a new look bumps render_version, sets status pending and queues a re-render', async () => {
       const { id } = await create({ type: 'text', data: 'a' });
       await t.db.query(`UPDATE qr_codes SET status = 'ready' WHERE id = $1`, [id]);
-      const res = await t.http().put(`/api/qr/${id}/update`).set(user.auth).send({ data: 'b', foreground: 'rgb(0,0,120)' });
+      const res = await t
+        .http()
+        .put(`/api/qr/${id}/update`)
+        .set(user.auth)
+        .send({ data: 'b', foreground: 'rgb(0,0,120)' });
       expect(res.status).toBe(200);
-      const [qr] = await t.db.query(`SELECT data, foreground, background, status, render_version FROM qr_codes WHERE id = $1`, [id]);
-      expect(qr).toEqual({ data: 'b', foreground: 'rgb(0,0,120)', background: 'rgb(255,255,255)', status: 'pending', render_version: 2 });
+      const [qr] = await t.db.query(
+        `SELECT data, foreground, background, status, render_version FROM qr_codes WHERE id = $1`,
+        [id],
+      );
+      expect(qr).toEqual({
+        data: 'b',
+        foreground: 'rgb(0,0,120)',
+        background: 'rgb(255,255,255)',
+        status: 'pending',
+        render_version: 2,
+      });
       expect(await jobsFor(id)).toEqual([
         { id: `qr-${id}-v1`, data: { qrId: id, version: 1 } },
         { id: `qr-${id}-v2`, data: { qrId: id, version: 2 } },
@@ -314,24 +463,62 @@ describe('QR codes: API and the public /q/ handler', () => {
     });
 
     it('removes the logo with an empty string; an update after a failed rendering re-renders', async () => {
-      const { id } = await create({ type: 'text', data: 'a', logo: 'https://cdn.example.com/l.png' });
-      await t.db.query(`UPDATE qr_codes SET status = 'failed', error = 'logo: the URL answered HTTP 404' WHERE id = $1`, [id]);
-      await t.http().put(`/api/qr/${id}/update`).set(user.auth).send({ data: 'a', logo: '' }).expect(200);
-      const [qr] = await t.db.query(`SELECT logo, status, error, render_version FROM qr_codes WHERE id = $1`, [id]);
+      const { id } = await create({
+        type: 'text',
+        data: 'a',
+        logo: 'https://cdn.example.com/l.png',
+      });
+      await t.db.query(
+        `UPDATE qr_codes SET status = 'failed', error = 'logo: the URL answered HTTP 404' WHERE id = $1`,
+        [id],
+      );
+      await t
+        .http()
+        .put(`/api/qr/${id}/update`)
+        .set(user.auth)
+        .send({ data: 'a', logo: '' })
+        .expect(200);
+      const [qr] = await t.db.query(
+        `SELECT logo, status, error, render_version FROM qr_codes WHERE id = $1`,
+        [id],
+      );
       expect(qr).toEqual({ logo: null, status: 'pending', error: null, render_version: 2 });
     });
 
-    it('checks data against the code\'s type; type cannot be changed; nothing changes on a 400', async () => {
+    it("checks data against the code's type; type cannot be changed; nothing changes on a 400", async () => {
       const { id } = await create({ type: 'wifi', data: { ssid: 'Home', pass: 'password1' } });
-      const snapshot = async () => (await t.db.query(`SELECT q.*, l.url FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = $1`, [id]))[0];
+      const snapshot = async () =>
+        (
+          await t.db.query(
+            `SELECT q.*, l.url FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = $1`,
+            [id],
+          )
+        )[0];
       const before = await snapshot();
-      const put = (body: unknown) => t.http().put(`/api/qr/${id}/update`).set(user.auth).send(body as object);
+      const put = (body: unknown) =>
+        t
+          .http()
+          .put(`/api/qr/${id}/update`)
+          .set(user.auth)
+          .send(body as object);
       expectError(await put({ type: 'text', data: 'x' }), 400, /^type: cannot be changed$/);
-      expectError(await put({ type: 'wifi', data: { ssid: 'x' } }), 400, /^type: cannot be changed$/);
+      expectError(
+        await put({ type: 'wifi', data: { ssid: 'x' } }),
+        400,
+        /^type: cannot be changed$/,
+      );
       expectError(await put({}), 400, /^data: required$/);
       expectError(await put({ data: 'just text' }), 400, /^data: must be an object with ssid$/);
-      expectError(await put({ data: { ssid: 'x', pass: 'short' } }), 400, /^data\.pass: must be 8 to 64 characters for WPA$/);
-      expectError(await put({ data: { ssid: 'x' }, background: 'rgb(1,2,3,4)' }), 400, /^background: /);
+      expectError(
+        await put({ data: { ssid: 'x', pass: 'short' } }),
+        400,
+        /^data\.pass: must be 8 to 64 characters for WPA$/,
+      );
+      expectError(
+        await put({ data: { ssid: 'x' }, background: 'rgb(1,2,3,4)' }),
+        400,
+        /^background: /,
+      );
       expectError(await put({ data: { ssid: 'x' }, logo: '../x.png' }), 400, /^logo: /);
       expectError(await put({ data: { ssid: 'x' }, extra: 1 }), 400, /^extra: unknown field$/);
       expect(await snapshot()).toEqual(before);
@@ -342,21 +529,40 @@ describe('QR codes: API and the public /q/ handler', () => {
       await t.db.query(`UPDATE qr_codes SET status = 'ready' WHERE id = $1`, [id]);
       const spy = jest.spyOn(queue, 'add').mockRejectedValueOnce(new Error('redis down'));
       try {
-        const res = await t.http().put(`/api/qr/${id}/update`).set(user.auth).send({ data: 'https://example.com/new', foreground: 'rgb(0,0,90)' });
+        const res = await t
+          .http()
+          .put(`/api/qr/${id}/update`)
+          .set(user.auth)
+          .send({ data: 'https://example.com/new', foreground: 'rgb(0,0,90)' });
         expectError(res, 503);
       } finally {
         spy.mockRestore();
       }
-      const [qr] = await t.db.query(`SELECT q.data, q.foreground, q.status, q.render_version, l.url FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = $1`, [id]);
+      const [qr] = await t.db.query(
+        `SELECT q.data, q.foreground, q.status, q.render_version, l.url FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = $1`,
+        [id],
+      );
       // versions are never reused: the bumped one stays, everything else is back
-      expect(qr).toEqual({ data: 'https://example.com/old', foreground: 'rgb(0,0,0)', status: 'ready', render_version: 2, url: 'https://example.com/old' });
+      expect(qr).toEqual({
+        data: 'https://example.com/old',
+        foreground: 'rgb(0,0,0)',
+        status: 'ready',
+        render_version: 2,
+        url: 'https://example.com/old',
+      });
       expect((await pub().get(`/q/${code}`)).headers.location).toBe('https://example.com/old');
     });
 
-    it('404 for an unknown id and another user\'s code, which stays unchanged', async () => {
+    it("404 for an unknown id and another user's code, which stays unchanged", async () => {
       const { id } = await create({ type: 'text', data: 'mine' });
-      expectError(await t.http().put(`/api/qr/${id}/update`).set(other.auth).send({ data: 'theirs' }), 404);
-      expectError(await t.http().put('/api/qr/2147483000/update').set(user.auth).send({ data: 'x' }), 404);
+      expectError(
+        await t.http().put(`/api/qr/${id}/update`).set(other.auth).send({ data: 'theirs' }),
+        404,
+      );
+      expectError(
+        await t.http().put('/api/qr/2147483000/update').set(user.auth).send({ data: 'x' }),
+        404,
+      );
       const [qr] = await t.db.query(`SELECT data FROM qr_codes WHERE id = $1`, [id]);
       expect(qr.data).toBe('mine');
     });
@@ -366,8 +572,14 @@ describe('QR codes: API and the public /q/ handler', () => {
     it('removes both rows and the channel assignments, queues the image deletion; the short link is gone', async () => {
       const { id, code } = await create({ type: 'text', data: 'bye' });
       const [qr] = await t.db.query(`SELECT link_id FROM qr_codes WHERE id = $1`, [id]);
-      const [channel] = await t.db.query(`INSERT INTO channels (user_id, name) VALUES ($1, 'c') RETURNING id`, [user.id]);
-      await t.db.query(`INSERT INTO channel_items (channel_id, user_id, item_type, item_id) VALUES ($1, $2, 'qr', $3)`, [channel.id, user.id, id]);
+      const [channel] = await t.db.query(
+        `INSERT INTO channels (user_id, name) VALUES ($1, 'c') RETURNING id`,
+        [user.id],
+      );
+      await t.db.query(
+        `INSERT INTO channel_items (channel_id, user_id, item_type, item_id) VALUES ($1, $2, 'qr', $3)`,
+        [channel.id, user.id, id],
+      );
       expect((await pub().get(`/q/${code}`)).status).toBe(200);
 
       const res = await t.http().delete(`/api/qr/${id}/delete`).set(user.auth);
@@ -375,15 +587,22 @@ describe('QR codes: API and the public /q/ handler', () => {
       expect(res.body).toEqual({ error: 0, message: 'QR code has been deleted successfully.' });
       expect(await t.db.query(`SELECT id FROM qr_codes WHERE id = $1`, [id])).toEqual([]);
       expect(await t.db.query(`SELECT id FROM links WHERE id = $1`, [qr.link_id])).toEqual([]);
-      expect(await t.db.query(`SELECT id FROM channel_items WHERE item_type = 'qr' AND item_id = $1`, [id])).toEqual([]);
+      expect(
+        await t.db.query(`SELECT id FROM channel_items WHERE item_type = 'qr' AND item_id = $1`, [
+          id,
+        ]),
+      ).toEqual([]);
       const job = await queue.getJob(`qr-delete-${code}`);
-      expect({ name: job?.name, data: job?.data }).toEqual({ name: JOB.deleteQrImages, data: { code } });
+      expect({ name: job?.name, data: job?.data }).toEqual({
+        name: JOB.deleteQrImages,
+        data: { code },
+      });
       expect((await pub().get(`/q/${code}`)).status).toBe(404);
       expectError(await t.http().delete(`/api/qr/${id}/delete`).set(user.auth), 404);
       expectError(await t.http().get(`/api/qr/${id}`).set(user.auth), 404);
     });
 
-    it('404 for another user\'s code, which stays', async () => {
+    it("404 for another user's code, which stays", async () => {
       const { id } = await create({ type: 'text', data: 'mine' });
       expectError(await t.http().delete(`/api/qr/${id}/delete`).set(other.auth), 404);
       expect(await t.db.query(`SELECT id FROM qr_codes WHERE id = $1`, [id])).toHaveLength(1);
@@ -402,23 +621,43 @@ describe('QR codes: API and the public /q/ handler', () => {
 
     it.each([
       ['email', 'someone@example.com', 'mailto:someone@example.com'],
-      ['email', { email: 'a@example.com', subject: 'Hi there', body: 'L1\nL2' }, 'mailto:a@example.com?subject=Hi%20there&body=L1%0D%0AL2'],
+      [
+        'email',
+        { email: 'a@example.com', subject: 'Hi there', body: 'L1\nL2' },
+        'mailto:a@example.com?subject=Hi%20there&body=L1%0D%0AL2',
+      ],
       ['phone', '+15551234567', 'tel:+15551234567'],
       ['sms', { phone: '+15551234', message: 'Hello, you' }, 'sms:+15551234?body=Hello%2C%20you'],
       ['sms', { phone: '5551234' }, 'sms:5551234'],
     ])('%s %j: 302 to %s', async (type, data, location) => {
       const { code } = await create({ type, data });
       const res = await pub().get(`/q/${code}`);
-      expect([res.status, res.headers.location, res.headers['cache-control']]).toEqual([302, location, 'private, max-age=90']);
+      expect([res.status, res.headers.location, res.headers['cache-control']]).toEqual([
+        302,
+        location,
+        'private, max-age=90',
+      ]);
     });
 
     it('vcard: a .vcf download with escaped vCard 3.0 text', async () => {
-      const { code } = await create({ type: 'vcard', data: { fname: 'Ada', lname: 'Love;lace', org: 'A, B & C', street: '1 Road\nFlat 2', email: 'ada@example.com' } });
-      const res = await pub().get(`/q/${code}`).buffer(true).parse((r, cb) => {
-        let s = '';
-        r.on('data', (c: Buffer) => (s += c.toString('utf8')));
-        r.on('end', () => cb(null, s));
+      const { code } = await create({
+        type: 'vcard',
+        data: {
+          fname: 'Ada',
+          lname: 'Love;lace',
+          org: 'A, B & C',
+          street: '1 Road\nFlat 2',
+          email: 'ada@example.com',
+        },
       });
+      const res = await pub()
+        .get(`/q/${code}`)
+        .buffer(true)
+        .parse((r, cb) => {
+          let s = '';
+          r.on('data', (c: Buffer) => (s += c.toString('utf8')));
+          r.on('end', () => cb(null, s));
+        });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/vcard; charset=utf-8');
       expect(res.headers['content-disposition']).toBe(`attachment; filename="${code}.vcf"`);
@@ -438,13 +677,20 @@ describe('QR codes: API and the public /q/ handler', () => {
     });
 
     it('text: a small escaped HTML page under a strict CSP', async () => {
-      const { code } = await create({ type: 'text', data: '<script>alert("x")</script> & \'q\'\nline 2' });
+      const { code } = await create({
+        type: 'text',
+        data: '<script>alert("x")</script> & \'q\'\nline 2',
+      });
       const res = await pub().get(`/q/${code}`);
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; /);
+      expect(res.headers['content-security-policy']).toMatch(
+        /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; /,
+      );
       expect(res.headers['x-content-type-options']).toBe('nosniff');
-      expect(res.text).toContain('<pre>&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; &#39;q&#39;\nline 2</pre>');
+      expect(res.text).toContain(
+        '<pre>&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; &#39;q&#39;\nline 2</pre>',
+      );
       expect(res.text).not.toContain('<script>');
     });
 
@@ -457,11 +703,16 @@ describe('QR codes: API and the public /q/ handler', () => {
     });
 
     it('wifi: a page with the network, the password and the security, escaped', async () => {
-      const { code } = await create({ type: 'wifi', data: { ssid: '<Cafe> & "Bar"', pass: 'p<a>ss&word', hidden: true } });
+      const { code } = await create({
+        type: 'wifi',
+        data: { ssid: '<Cafe> & "Bar"', pass: 'p<a>ss&word', hidden: true },
+      });
       const res = await pub().get(`/q/${code}`);
       expect(res.status).toBe(200);
       expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'/);
-      expect(res.text).toContain('<dt>Network</dt><dd><code>&#60;Cafe&#62; &#38; &#34;Bar&#34;</code></dd>');
+      expect(res.text).toContain(
+        '<dt>Network</dt><dd><code>&#60;Cafe&#62; &#38; &#34;Bar&#34;</code></dd>',
+      );
       expect(res.text).toContain('<dt>Password</dt><dd><code>p&#60;a&#62;ss&#38;word</code></dd>');
       expect(res.text).toContain('<dt>Security</dt><dd><code>WPA</code></dd>');
       expect(res.text).toContain('<dt>Hidden</dt>');
@@ -474,7 +725,15 @@ describe('QR codes: API and the public /q/ handler', () => {
 
     it('404 for unknown and malformed codes, 405 for other methods, HEAD without a body', async () => {
       const { code } = await create({ type: 'text', data: 'x' });
-      for (const path of ['/q/Nope1234', '/q/', '/q/a.b', '/q/..%2Fetc', `/q/${code}/x`, `/q/${code}.gif`, `/q/${'a'.repeat(65)}`]) {
+      for (const path of [
+        '/q/Nope1234',
+        '/q/',
+        '/q/a.b',
+        '/q/..%2Fetc',
+        `/q/${code}/x`,
+        `/q/${code}.gif`,
+        `/q/${'a'.repeat(65)}`,
+      ]) {
         expect([path, (await pub().get(path)).status]).toEqual([path, 404]);
       }
       const post = await pub().post(`/q/${code}`);
@@ -495,7 +754,11 @@ describe('QR codes: API and the public /q/ handler', () => {
 
       const png = await pub().get(`/q/${code}.png`);
       expect(png.status).toBe(200);
-      expect(png.headers).toMatchObject({ 'content-type': 'image/png', 'cache-control': 'public, max-age=300', 'content-length': '8' });
+      expect(png.headers).toMatchObject({
+        'content-type': 'image/png',
+        'cache-control': 'public, max-age=300',
+        'content-length': '8',
+      });
       expect(png.headers.etag).toMatch(/^"[0-9a-f]+-[0-9a-f]+-[0-9a-f]+"$/);
       expect(Buffer.compare(png.body, Buffer.from('89504e470d0a1a0a', 'hex'))).toBe(0);
       const again = await pub().get(`/q/${code}.png`).set('If-None-Match', png.headers.etag);
@@ -525,7 +788,13 @@ describe('QR codes: API and the public /q/ handler', () => {
       const { id, code } = await create({ type: 'link', data: 'https://example.com' });
       await pub().get(`/q/${code}`).set('User-Agent', BROWSER_UA).expect(302);
       await pub().get(`/q/${code}`).set('User-Agent', PREVIEW_UA).expect(302);
-      await pub().get(`/q/${code}`).set('User-Agent', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)').expect(302);
+      await pub()
+        .get(`/q/${code}`)
+        .set(
+          'User-Agent',
+          'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+        )
+        .expect(302);
       await pub().head(`/q/${code}`).set('User-Agent', BROWSER_UA).expect(302);
       await eventually(async () => {
         await foldStats(t);
@@ -534,15 +803,27 @@ describe('QR codes: API and the public /q/ handler', () => {
       await new Promise((r) => setTimeout(r, 200));
       await foldStats(t);
       const body = await statsOf(id);
-      expect(body.data).toMatchObject({ clicks: 1, uniqueClicks: 1, topBrowsers: { Chrome: '1' }, topReferrers: { Direct: '1' } });
+      expect(body.data).toMatchObject({
+        clicks: 1,
+        uniqueClicks: 1,
+        topBrowsers: { Chrome: '1' },
+        topReferrers: { Direct: '1' },
+      });
       expect(body.details.scans).toBe(1);
-      const [stored] = await t.db.query(`SELECT clicks::int FROM link_stats_total t JOIN qr_codes q ON q.link_id = t.link_id WHERE q.id = $1`, [id]);
+      const [stored] = await t.db.query(
+        `SELECT clicks::int FROM link_stats_total t JOIN qr_codes q ON q.link_id = t.link_id WHERE q.id = $1`,
+        [id],
+      );
       expect(stored.clicks).toBe(1);
     });
 
     it('a scan referred by Facebook counts as network01; pages and downloads count too', async () => {
       const { id, code } = await create({ type: 'text', data: 'hello' });
-      await pub().get(`/q/${code}`).set('User-Agent', BROWSER_UA).set('Referer', 'https://m.facebook.com/story.php?id=1').expect(200);
+      await pub()
+        .get(`/q/${code}`)
+        .set('User-Agent', BROWSER_UA)
+        .set('Referer', 'https://m.facebook.com/story.php?id=1')
+        .expect(200);
       const vcard = await create({ type: 'vcard', data: { fname: 'A' } });
       await pub().get(`/q/${vcard.code}`).set('User-Agent', BROWSER_UA).expect(200);
       await eventually(async () => {
@@ -568,16 +849,27 @@ describe('QR codes: API and the public /q/ handler', () => {
 
   it('documents every route with its envelope in /docs-json', async () => {
     const doc = (await t.http().get('/docs-json')).body;
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/qr')).sort()).toEqual([
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/api/qr'))
+        .sort(),
+    ).toEqual([
       '/api/qr',
       '/api/qr/add',
       '/api/qr/{id}',
       '/api/qr/{id}/delete',
       '/api/qr/{id}/update',
     ]);
-    expect(doc.paths['/api/qr'].get.responses['200'].content['application/json'].schema.properties.data.properties.qrs).toBeDefined();
+    expect(
+      doc.paths['/api/qr'].get.responses['200'].content['application/json'].schema.properties.data
+        .properties.qrs,
+    ).toBeDefined();
     expect(doc.components.schemas.QrDetailsView.properties).toEqual(
-      expect.objectContaining({ status: expect.anything(), image: expect.anything(), reason: expect.anything() }),
+      expect.objectContaining({
+        status: expect.anything(),
+        image: expect.anything(),
+        reason: expect.anything(),
+      }),
     );
     expect(doc.components.schemas.CreateQrDto.required).toEqual(['type', 'data']);
   });

@@ -21,15 +21,18 @@ export class LogoSourceError extends Error {}
  */
 export function parseLogoSource(value: string, allowPrivate: boolean): LogoSource {
   if (/^[a-z][a-z0-9+.-]*:/i.test(value)) {
-    if (!/^https?:\/\//i.test(value)) throw new LogoSourceError('must be an http(s) URL or a file name in the assets folder');
-    if (value.length > MAX_LOGO_URL_LENGTH) throw new LogoSourceError(`URL must be at most ${MAX_LOGO_URL_LENGTH} characters`);
+    if (!/^https?:\/\//i.test(value))
+      throw new LogoSourceError('must be an http(s) URL or a file name in the assets folder');
+    if (value.length > MAX_LOGO_URL_LENGTH)
+      throw new LogoSourceError(`URL must be at most ${MAX_LOGO_URL_LENGTH} characters`);
     let url: URL;
     try {
       url = new URL(value);
     } catch {
       throw new LogoSourceError('must be a valid http(s) URL');
     }
-    if (!url.hostname || /[\s]/.test(value)) throw new LogoSourceError('must be a valid http(s) URL');
+    if (!url.hostname || /[\s]/.test(value))
+      throw new LogoSourceError('must be a valid http(s) URL');
     if (url.username || url.password) throw new LogoSourceError('URL must not carry credentials');
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (!allowPrivate && isIP(host) && !isPublicAddress(host)) {
@@ -41,9 +44,12 @@ export function parseLogoSource(value: string, allowPrivate: boolean): LogoSourc
     throw new LogoSourceError('file name must not contain "/", "\\" or ".."');
   }
   if (!ASSET_NAME.test(value)) {
-    throw new LogoSourceError('must be an http(s) URL or a file name of [A-Za-z0-9._-] in the assets folder');
+    throw new LogoSourceError(
+      'must be an http(s) URL or a file name of [A-Za-z0-9._-] in the assets folder',
+    );
   }
-  if (!/\.(png|jpe?g)$/i.test(value)) throw new LogoSourceError('file must be a .png, .jpg or .jpeg image');
+  if (!/\.(png|jpe?g)$/i.test(value))
+    throw new LogoSourceError('file must be a .png, .jpg or .jpeg image');
   return { kind: 'asset', name: value };
 }
 
@@ -51,6 +57,7 @@ export function parseLogoSource(value: string, allowPrivate: boolean): LogoSourc
 export function assetPath(storageDir: string, name: string): string {
   const dir = assetsDir(storageDir);
   const path = resolve(dir, name);
-  if (!isInside(dir, path)) throw new LogoSourceError('file name must stay inside the assets folder');
+  if (!isInside(dir, path))
+    throw new LogoSourceError('file name must stay inside the assets folder');
   return path;
 }

@@ -21,30 +21,67 @@ describe('@app/qr', () => {
       expect(rgbToHex({ r: 255, g: 10, b: 0 })).toBe('#ff0a00');
     });
 
-    it.each(['rgb(256,0,0)', 'rgb(0,0)', 'rgba(0,0,0,1)', '#000000', 'rgb(-1,0,0)', 'rgb(1.5,0,0)', 'RGB(0,0,0)', 'rgb(0,0,0);', ''])(
-      'refuses %j',
-      (v) => expect(parseRgb(v)).toBeNull(),
-    );
+    it.each([
+      'rgb(256,0,0)',
+      'rgb(0,0)',
+      'rgba(0,0,0,1)',
+      '#000000',
+      'rgb(-1,0,0)',
+      'rgb(1.5,0,0)',
+      'RGB(0,0,0)',
+      'rgb(0,0,0);',
+      '',
+    ])('refuses %j', (v) => expect(parseRgb(v)).toBeNull());
 
     it('computes the WCAG contrast ratio', () => {
       expect(contrastRatio({ r: 0, g: 0, b: 0 }, { r: 255, g: 255, b: 255 })).toBeCloseTo(21, 5);
       expect(contrastRatio({ r: 9, g: 9, b: 9 }, { r: 9, g: 9, b: 9 })).toBe(1);
-      expect(contrastRatio({ r: 255, g: 255, b: 255 }, { r: 0, g: 0, b: 255 })).toBeCloseTo(8.59, 1);
+      expect(contrastRatio({ r: 255, g: 255, b: 255 }, { r: 0, g: 0, b: 255 })).toBeCloseTo(
+        8.59,
+        1,
+      );
     });
   });
 
   describe('addresses', () => {
     it.each([
-      '127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254',
-      '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1',
-      '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '[::1]', '64:ff9b::7f00:1', '2002:7f00:1::', 'ff02::1',
-      'localhost', 'example.com', '',
+      '127.0.0.1',
+      '127.255.0.9',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd12:3456::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '[::1]',
+      '64:ff9b::7f00:1',
+      '2002:7f00:1::',
+      'ff02::1',
+      'localhost',
+      'example.com',
+      '',
     ])('%s is not public', (ip) => expect(isPublicAddress(ip)).toBe(false));
 
-    it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '93.184.216.34', '2606:4700:4700::1111', '::ffff:8.8.8.8', '[2a00:1450::1]'])(
-      '%s is public',
-      (ip) => expect(isPublicAddress(ip)).toBe(true),
-    );
+    it.each([
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '93.184.216.34',
+      '2606:4700:4700::1111',
+      '::ffff:8.8.8.8',
+      '[2a00:1450::1]',
+    ])('%s is public', (ip) => expect(isPublicAddress(ip)).toBe(true));
   });
 
   describe('logo sources', () => {
@@ -52,7 +89,10 @@ describe('@app/qr', () => {
       const url = parseLogoSource('https://cdn.example.com/logo.png', false);
       expect(url.kind).toBe('url');
       expect(url.kind === 'url' && url.url.hostname).toBe('cdn.example.com');
-      expect(parseLogoSource('brand_logo-2.PNG', false)).toEqual({ kind: 'asset', name: 'brand_logo-2.PNG' });
+      expect(parseLogoSource('brand_logo-2.PNG', false)).toEqual({
+        kind: 'asset',
+        name: 'brand_logo-2.PNG',
+      });
       expect(parseLogoSource('logo.jpeg', false)).toEqual({ kind: 'asset', name: 'logo.jpeg' });
     });
 

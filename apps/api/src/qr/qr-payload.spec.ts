@@ -56,7 +56,9 @@ describe('qr-payload', () => {
         target: 'https://example.com/a?b=c#d',
       });
       expect(validateQrData('link', 'HTTP://Example.com')).toBe('HTTP://Example.com');
-      expect(content('link', 'https://bücher.example/straße').target).toBe('https://xn--bcher-kva.example/stra%C3%9Fe');
+      expect(content('link', 'https://bücher.example/straße').target).toBe(
+        'https://xn--bcher-kva.example/stra%C3%9Fe',
+      );
     });
 
     it.each([
@@ -74,7 +76,9 @@ describe('qr-payload', () => {
 
     it('rejects non-strings and URLs over 2048 characters', () => {
       expect(rejection('link', ['https://example.com'])).toBe('data: must be a string');
-      expect(rejection('link', `https://example.com/${'a'.repeat(2048)}`)).toBe('data: must be 1 to 2048 characters');
+      expect(rejection('link', `https://example.com/${'a'.repeat(2048)}`)).toBe(
+        'data: must be 1 to 2048 characters',
+      );
     });
   });
 
@@ -89,9 +93,13 @@ describe('qr-payload', () => {
     it('takes {email, subject, body}: percent-encoded, CRLF line breaks in the body', () => {
       const data = { email: 'a+b@example.com', subject: 'Hi & bye?', body: 'line 1\nline 2' };
       expect(validateQrData('email', data)).toEqual(data);
-      expect(content('email', data).target).toBe('mailto:a%2Bb@example.com?subject=Hi%20%26%20bye%3F&body=line%201%0D%0Aline%202');
+      expect(content('email', data).target).toBe(
+        'mailto:a%2Bb@example.com?subject=Hi%20%26%20bye%3F&body=line%201%0D%0Aline%202',
+      );
       expect(content('email', { email: 'x@example.com' }).target).toBe('mailto:x@example.com');
-      expect(content('email', { email: 'x@example.com', body: 'b' }).target).toBe('mailto:x@example.com?body=b');
+      expect(content('email', { email: 'x@example.com', body: 'b' }).target).toBe(
+        'mailto:x@example.com?body=b',
+      );
     });
 
     it.each([
@@ -100,8 +108,14 @@ describe('qr-payload', () => {
       [{}, 'data.email: required'],
       [{ email: 'nope' }, 'data.email: must be a valid e-mail address'],
       [{ email: 'a@example.com', subject: 5 }, 'data.subject: must be a string'],
-      [{ email: 'a@example.com', subject: 'a\nb' }, 'data.subject: must be one line without control characters'],
-      [{ email: 'a@example.com', body: 'x'.repeat(2001) }, 'data.body: must be at most 2000 characters'],
+      [
+        { email: 'a@example.com', subject: 'a\nb' },
+        'data.subject: must be one line without control characters',
+      ],
+      [
+        { email: 'a@example.com', body: 'x'.repeat(2001) },
+        'data.body: must be at most 2000 characters',
+      ],
       [{ email: 'a@example.com', cc: 'b@example.com' }, 'data.cc: unknown field'],
       [7, 'data: must be an object with email (or an e-mail address string)'],
       [['a@example.com'], 'data: must be an object with email (or an e-mail address string)'],
@@ -112,13 +126,21 @@ describe('qr-payload', () => {
 
   describe('phone', () => {
     it('takes digits with an optional leading + and encodes tel:', () => {
-      expect(content('phone', '+15551234567')).toEqual({ payload: 'tel:+15551234567', target: 'tel:+15551234567' });
+      expect(content('phone', '+15551234567')).toEqual({
+        payload: 'tel:+15551234567',
+        target: 'tel:+15551234567',
+      });
       expect(content('phone', '112').target).toBe('tel:112');
     });
 
-    it.each(['555-1234', '+1 555 1234', '12', '1+2345', '++1234', 'tel:123', '', '1'.repeat(21)])('rejects %j', (data) => {
-      expect(rejection('phone', data)).toBe('data: must be a phone number: 3 to 20 digits with an optional leading +');
-    });
+    it.each(['555-1234', '+1 555 1234', '12', '1+2345', '++1234', 'tel:123', '', '1'.repeat(21)])(
+      'rejects %j',
+      (data) => {
+        expect(rejection('phone', data)).toBe(
+          'data: must be a phone number: 3 to 20 digits with an optional leading +',
+        );
+      },
+    );
 
     it('rejects a number type', () => {
       expect(rejection('phone', 5551234)).toMatch(/^data: must be a phone number/);
@@ -131,15 +153,24 @@ describe('qr-payload', () => {
         payload: 'SMSTO:+15551234:Hello, world: yes?',
         target: 'sms:+15551234?body=Hello%2C%20world%3A%20yes%3F',
       });
-      expect(content('sms', { phone: '5551234' })).toEqual({ payload: 'SMSTO:5551234:', target: 'sms:5551234' });
+      expect(content('sms', { phone: '5551234' })).toEqual({
+        payload: 'SMSTO:5551234:',
+        target: 'sms:5551234',
+      });
     });
 
     it.each([
       ['5551234', 'data: must be an object with phone'],
       [{}, 'data.phone: required'],
-      [{ phone: 'abc' }, 'data.phone: must be a phone number: 3 to 20 digits with an optional leading +'],
+      [
+        { phone: 'abc' },
+        'data.phone: must be a phone number: 3 to 20 digits with an optional leading +',
+      ],
       [{ phone: '5551234', message: 1 }, 'data.message: must be a string'],
-      [{ phone: '5551234', message: 'x'.repeat(1001) }, 'data.message: must be at most 1000 characters'],
+      [
+        { phone: '5551234', message: 'x'.repeat(1001) },
+        'data.message: must be at most 1000 characters',
+      ],
       [{ phone: '5551234', text: 'hi' }, 'data.text: unknown field'],
     ])('rejects %j', (data, message) => {
       expect(rejection('sms', data)).toBe(message);
@@ -149,13 +180,20 @@ describe('qr-payload', () => {
   describe('wifi', () => {
     it('encodes WIFI:T:..;S:..;P:..;H:true;; with the canonical form stored', () => {
       const data = { ssid: 'Home', pass: 'secret123', encryption: 'WPA', hidden: true };
-      expect(validateQrData('wifi', data)).toEqual({ ssid: 'Home', pass: 'secret123', encryption: 'WPA', hidden: true });
+      expect(validateQrData('wifi', data)).toEqual({
+        ssid: 'Home',
+        pass: 'secret123',
+        encryption: 'WPA',
+        hidden: true,
+      });
       expect(content('wifi', data)).toEqual({ payload: 'WIFI:T:WPA;S:Home;P:secret123;H:true;;' });
     });
 
     it('escapes \\ ; , : " in the SSID and the password', () => {
       const data = { ssid: 'a;b,c:d"e\\f', pass: 'p;a,s:s"w\\d' };
-      expect(content('wifi', data).payload).toBe('WIFI:T:WPA;S:a\\;b\\,c\\:d\\"e\\\\f;P:p\\;a\\,s\\:s\\"w\\\\d;;');
+      expect(content('wifi', data).payload).toBe(
+        'WIFI:T:WPA;S:a\\;b\\,c\\:d\\"e\\\\f;P:p\\;a\\,s\\:s\\"w\\\\d;;',
+      );
     });
 
     it('accepts password as an alias of pass and defaults encryption from the password', () => {
@@ -165,15 +203,27 @@ describe('qr-payload', () => {
         encryption: 'WPA',
         hidden: false,
       });
-      expect(validateQrData('wifi', { ssid: 'Open' })).toEqual({ ssid: 'Open', encryption: 'nopass', hidden: false });
+      expect(validateQrData('wifi', { ssid: 'Open' })).toEqual({
+        ssid: 'Open',
+        encryption: 'nopass',
+        hidden: false,
+      });
       expect(content('wifi', { ssid: 'Open' }).payload).toBe('WIFI:T:nopass;S:Open;;');
-      expect(content('wifi', { ssid: 'Old', pass: 'abcde', encryption: 'WEP' }).payload).toBe('WIFI:T:WEP;S:Old;P:abcde;;');
-      expect(content('wifi', { ssid: 'Open', encryption: 'nopass', pass: '', hidden: false }).payload).toBe('WIFI:T:nopass;S:Open;;');
+      expect(content('wifi', { ssid: 'Old', pass: 'abcde', encryption: 'WEP' }).payload).toBe(
+        'WIFI:T:WEP;S:Old;P:abcde;;',
+      );
+      expect(
+        content('wifi', { ssid: 'Open', encryption: 'nopass', pass: '', hidden: false }).payload,
+      ).toBe('WIFI:T:nopass;S:Open;;');
     });
 
     it('takes a 32-byte SSID but not 33 bytes', () => {
-      expect(validateQrData('wifi', { ssid: 'é'.repeat(16) })).toMatchObject({ ssid: 'é'.repeat(16) });
-      expect(rejection('wifi', { ssid: `${'é'.repeat(16)}a` })).toBe('data.ssid: must be at most 32 bytes');
+      expect(validateQrData('wifi', { ssid: 'é'.repeat(16) })).toMatchObject({
+        ssid: 'é'.repeat(16),
+      });
+      expect(rejection('wifi', { ssid: `${'é'.repeat(16)}a` })).toBe(
+        'data.ssid: must be at most 32 bytes',
+      );
     });
 
     it.each([
@@ -182,12 +232,21 @@ describe('qr-payload', () => {
       [{ ssid: '' }, 'data.ssid: must be 1 to 32 characters'],
       [{ ssid: 3 }, 'data.ssid: must be a string'],
       [{ ssid: 'a\nb' }, 'data.ssid: must be one line without control characters'],
-      [{ ssid: 'x', pass: 'abcdefgh', password: 'abcdefgh' }, 'data.password: send pass or password, not both'],
+      [
+        { ssid: 'x', pass: 'abcdefgh', password: 'abcdefgh' },
+        'data.password: send pass or password, not both',
+      ],
       [{ ssid: 'x', pass: 'short' }, 'data.pass: must be 8 to 64 characters for WPA'],
       [{ ssid: 'x', password: 'short' }, 'data.password: must be 8 to 64 characters for WPA'],
       [{ ssid: 'x', encryption: 'WPA' }, 'data.pass: must be 8 to 64 characters for WPA'],
-      [{ ssid: 'x', pass: 'abc', encryption: 'WEP' }, 'data.pass: must be 5 to 64 characters for WEP'],
-      [{ ssid: 'x', pass: 'abcdefgh', encryption: 'nopass' }, 'data.pass: must be empty when encryption is nopass'],
+      [
+        { ssid: 'x', pass: 'abc', encryption: 'WEP' },
+        'data.pass: must be 5 to 64 characters for WEP',
+      ],
+      [
+        { ssid: 'x', pass: 'abcdefgh', encryption: 'nopass' },
+        'data.pass: must be empty when encryption is nopass',
+      ],
       [{ ssid: 'x', encryption: 'WPA2' }, 'data.encryption: must be WPA, WEP or nopass'],
       [{ ssid: 'x', hidden: 'true' }, 'data.hidden: must be a boolean'],
       [{ ssid: 'x', pass: 'y'.repeat(65) }, 'data.pass: must be at most 64 characters'],
@@ -247,7 +306,12 @@ describe('qr-payload', () => {
     });
 
     it('escapes \\ , ; and line breaks in text values', () => {
-      const card = vcardPayload({ fname: 'A;B', lname: 'C,D', org: 'x\\y', street: 'Line 1\nLine 2\r\nLine 3' });
+      const card = vcardPayload({
+        fname: 'A;B',
+        lname: 'C,D',
+        org: 'x\\y',
+        street: 'Line 1\nLine 2\r\nLine 3',
+      });
       expect(card).toContain('\r\nN:C\\,D;A\\;B;;;\r\n');
       expect(card).toContain('\r\nFN:A\\;B C\\,D\r\n');
       expect(card).toContain('\r\nORG:x\\\\y\r\n');
@@ -257,7 +321,9 @@ describe('qr-payload', () => {
 
     it('names the card after the organisation or the e-mail when there is no name', () => {
       expect(content('vcard', { org: 'Acme' }).payload).toContain('\r\nN:;;;;\r\nFN:Acme\r\n');
-      expect(content('vcard', { email: 'x@example.com' }).payload).toContain('\r\nFN:x@example.com\r\n');
+      expect(content('vcard', { email: 'x@example.com' }).payload).toContain(
+        '\r\nFN:x@example.com\r\n',
+      );
     });
 
     it('drops empty strings and needs at least one field', () => {

@@ -53,8 +53,12 @@ type VcardField = (typeof VCARD_FIELDS)[number];
 // Validation
 // ---------------------------------------------------------------------------------------------
 
+/* eslint-disable no-control-regex -- control characters are exactly what these reject */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+/** A one-line string without control characters (DTO `name`). */
+export const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f]*$/;
+/* eslint-enable no-control-regex */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const PHONE = /^\+?[0-9]{3,20}$/;
 const VCARD_PHONE = /^\+?[0-9 ().-]{3,32}$/;
@@ -69,15 +73,30 @@ function str(field: string, value: unknown, rule: StringRule): string {
   const min = rule.min ?? 0;
   if (typeof value !== 'string') throw new InvalidFieldError(field, 'must be a string');
   if (value.length < min || value.length > rule.max) {
-    throw new InvalidFieldError(field, min > 0 ? `must be ${min} to ${rule.max} characters` : `must be at most ${rule.max} characters`);
+    throw new InvalidFieldError(
+      field,
+      min > 0
+        ? `must be ${min} to ${rule.max} characters`
+        : `must be at most ${rule.max} characters`,
+    );
   }
   if ((rule.multiline ? CONTROL_EXCEPT_LINES : CONTROL).test(value) || LONE_SURROGATE.test(value)) {
-    throw new InvalidFieldError(field, rule.multiline ? 'must not contain control characters' : 'must be one line without control characters');
+    throw new InvalidFieldError(
+      field,
+      rule.multiline
+        ? 'must not contain control characters'
+        : 'must be one line without control characters',
+    );
   }
   return value;
 }
 
-function object(field: string, value: unknown, allowed: readonly string[], expected: string): Record<string, unknown> {
+function object(
+  field: string,
+  value: unknown,
+  allowed: readonly string[],
+  expected: string,
+): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new InvalidFieldError(field, `must be an object ${expected}`);
   }
@@ -112,14 +131,22 @@ function email(field: string, value: unknown): string {
 
 function phone(field: string, value: unknown): string {
   if (typeof value !== 'string' || !PHONE.test(value)) {
-    throw new InvalidFieldError(field, 'must be a phone number: 3 to 20 digits with an optional leading +');
+    throw new InvalidFieldError(
+      field,
+      'must be a phone number: 3 to 20 digits with an optional leading +',
+    );
   }
   return value;
 }
 
 function validateEmail(data: unknown): QrData {
   if (typeof data === 'string') return email('data', data);
-  const o = object('data', data, ['email', 'subject', 'body'], 'with email (or an e-mail address string)');
+  const o = object(
+    'data',
+    data,
+    ['email', 'subject', 'body'],
+    'with email (or an e-mail address string)',
+  );
   if (o.email === undefined) throw new InvalidFieldError('data.email', 'required');
   const out: Record<string, string> = { email: email('data.email', o.email) };
   if (o.subject !== undefined) out.subject = str('data.subject', o.subject, { max: 255 });
@@ -131,7 +158,8 @@ function validateSms(data: unknown): QrData {
   const o = object('data', data, ['phone', 'message'], 'with phone');
   if (o.phone === undefined) throw new InvalidFieldError('data.phone', 'required');
   const out: Record<string, string> = { phone: phone('data.phone', o.phone) };
-  if (o.message !== undefined) out.message = str('data.message', o.message, { max: 1000, multiline: true });
+  if (o.message !== undefined)
+    out.message = str('data.message', o.message, { max: 1000, multiline: true });
   return out;
 }
 
@@ -139,7 +167,8 @@ function validateWifi(data: unknown): QrData {
   const o = object('data', data, ['ssid', 'pass', 'password', 'encryption', 'hidden'], 'with ssid');
   if (o.ssid === undefined) throw new InvalidFieldError('data.ssid', 'required');
   const ssid = str('data.ssid', o.ssid, { min: 1, max: 32 });
-  if (Buffer.byteLength(ssid, 'utf8') > 32) throw new InvalidFieldError('data.ssid', 'must be at most 32 bytes');
+  if (Buffer.byteLength(ssid, 'utf8') > 32)
+    throw new InvalidFieldError('data.ssid', 'must be at most 32 bytes');
   if (o.pass !== undefined && o.password !== undefined) {
     throw new InvalidFieldError('data.password', 'send pass or password, not both');
   }
@@ -148,15 +177,21 @@ function validateWifi(data: unknown): QrData {
   const pass = rawPass === undefined ? '' : str(passField, rawPass, { max: 64 });
   let encryption: WifiEncryption;
   if (o.encryption === undefined) encryption = pass ? 'WPA' : 'nopass';
-  else if (typeof o.encryption === 'string' && (WIFI_ENCRYPTIONS as readonly string[]).includes(o.encryption)) {
+  else if (
+    typeof o.encryption === 'string' &&
+    (WIFI_ENCRYPTIONS as readonly string[]).includes(o.encryption)
+  ) {
     encryption = o.encryption as WifiEncryption;
   } else throw new InvalidFieldError('data.encryption', 'must be WPA, WEP or nopass');
-  if (encryption === 'nopass' && pass) throw new InvalidFieldError(passField, 'must be empty when encryption is nopass');
+  if (encryption === 'nopass' && pass)
+    throw new InvalidFieldError(passField, 'must be empty when encryption is nopass');
   if (encryption === 'WPA' && (pass.length < 8 || pass.length > 64)) {
     throw new InvalidFieldError(passField, 'must be 8 to 64 characters for WPA');
   }
-  if (encryption === 'WEP' && pass.length < 5) throw new InvalidFieldError(passField, 'must be 5 to 64 characters for WEP');
-  if (o.hidden !== undefined && typeof o.hidden !== 'boolean') throw new InvalidFieldError('data.hidden', 'must be a boolean');
+  if (encryption === 'WEP' && pass.length < 5)
+    throw new InvalidFieldError(passField, 'must be 5 to 64 characters for WEP');
+  if (o.hidden !== undefined && typeof o.hidden !== 'boolean')
+    throw new InvalidFieldError('data.hidden', 'must be a boolean');
   const out: Record<string, string | boolean> = { ssid, encryption, hidden: o.hidden === true };
   if (encryption !== 'nopass') out.pass = pass;
   return out;
@@ -172,8 +207,16 @@ function validateVcard(data: unknown): QrData {
     if (key === 'email') out[key] = email(field, value);
     else if (key === 'site') out[key] = httpUrl(field, value);
     else if (key === 'phone' || key === 'cell' || key === 'fax') {
-      if (typeof value !== 'string' || !VCARD_PHONE.test(value) || value.replace(/\D/g, '').length < 3 || value.lastIndexOf('+') > 0) {
-        throw new InvalidFieldError(field, 'must be a phone number: digits, spaces, ( ) . - and an optional leading +');
+      if (
+        typeof value !== 'string' ||
+        !VCARD_PHONE.test(value) ||
+        value.replace(/\D/g, '').length < 3 ||
+        value.lastIndexOf('+') > 0
+      ) {
+        throw new InvalidFieldError(
+          field,
+          'must be a phone number: digits, spaces, ( ) . - and an optional leading +',
+        );
       }
       out[key] = value;
     } else out[key] = str(field, value, { max: 255, multiline: key === 'street' });
@@ -226,7 +269,12 @@ export function escapeWifi(value: string): string {
   return value.replace(/([\\;,:"])/g, '\\$1');
 }
 
-export function wifiPayload(ssid: string, encryption: WifiEncryption, pass: string | undefined, hidden: boolean): string {
+export function wifiPayload(
+  ssid: string,
+  encryption: WifiEncryption,
+  pass: string | undefined,
+  hidden: boolean,
+): string {
   let out = `WIFI:T:${encryption};S:${escapeWifi(ssid)};`;
   if (encryption !== 'nopass' && pass) out += `P:${escapeWifi(pass)};`;
   if (hidden) out += 'H:true;';
@@ -263,8 +311,26 @@ export function foldVcardLine(line: string): string {
 export function vcardPayload(card: Partial<Record<VcardField, string>>): string {
   const e = (k: VcardField) => escapeVcard(card[k] ?? '');
   const name = [card.fname, card.lname].filter(Boolean).join(' ');
-  const fn = name || card.org || card.email || card.phone || card.cell || card.fax || card.site || card.city || card.country || card.street || card.state || card.zip || '';
-  const lines = ['BEGIN:VCARD', 'VERSION:3.0', `N:${e('lname')};${e('fname')};;;`, `FN:${escapeVcard(fn)}`];
+  const fn =
+    name ||
+    card.org ||
+    card.email ||
+    card.phone ||
+    card.cell ||
+    card.fax ||
+    card.site ||
+    card.city ||
+    card.country ||
+    card.street ||
+    card.state ||
+    card.zip ||
+    '';
+  const lines = [
+    'BEGIN:VCARD',
+    'VERSION:3.0',
+    `N:${e('lname')};${e('fname')};;;`,
+    `FN:${escapeVcard(fn)}`,
+  ];
   if (card.org) lines.push(`ORG:${e('org')}`);
   if (card.phone) lines.push(`TEL;TYPE=WORK,VOICE:${e('phone')}`);
   if (card.cell) lines.push(`TEL;TYPE=CELL:${e('cell')}`);
@@ -272,7 +338,9 @@ export function vcardPayload(card: Partial<Record<VcardField, string>>): string 
   if (card.email) lines.push(`EMAIL;TYPE=INTERNET:${e('email')}`);
   if (card.site) lines.push(`URL:${card.site}`);
   if (card.street || card.city || card.state || card.zip || card.country) {
-    lines.push(`ADR;TYPE=WORK:;;${e('street')};${e('city')};${e('state')};${e('zip')};${e('country')}`);
+    lines.push(
+      `ADR;TYPE=WORK:;;${e('street')};${e('city')};${e('state')};${e('zip')};${e('country')}`,
+    );
   }
   lines.push('END:VCARD');
   return `${lines.map(foldVcardLine).join('\r\n')}\r\n`;
@@ -290,7 +358,10 @@ export function qrContent(type: QrType, data: QrData): QrContent {
       return { payload: href, target: href };
     }
     case 'email': {
-      const url = typeof data === 'string' ? mailtoUrl(data) : mailtoUrl(s('email') ?? '', s('subject'), s('body'));
+      const url =
+        typeof data === 'string'
+          ? mailtoUrl(data)
+          : mailtoUrl(s('email') ?? '', s('subject'), s('body'));
       return { payload: url, target: url };
     }
     case 'phone':
@@ -304,7 +375,14 @@ export function qrContent(type: QrType, data: QrData): QrContent {
       };
     }
     case 'wifi':
-      return { payload: wifiPayload(s('ssid') ?? '', (s('encryption') ?? 'nopass') as WifiEncryption, s('pass'), o.hidden === true) };
+      return {
+        payload: wifiPayload(
+          s('ssid') ?? '',
+          (s('encryption') ?? 'nopass') as WifiEncryption,
+          s('pass'),
+          o.hidden === true,
+        ),
+      };
     case 'vcard':
       return { payload: vcardPayload(o as Partial<Record<VcardField, string>>) };
   }

@@ -75,8 +75,16 @@ export class QrPublicHandler {
         res.destroy();
         return;
       }
-      res.writeHead(status >= 500 ? 503 : status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      res.end(JSON.stringify({ error: 1, message: status >= 500 ? 'Service temporarily unavailable, try again shortly' : message }));
+      res.writeHead(status >= 500 ? 503 : status, {
+        'Content-Type': 'application/json',
+        'Cache-Control': 'no-store',
+      });
+      res.end(
+        JSON.stringify({
+          error: 1,
+          message: status >= 500 ? 'Service temporarily unavailable, try again shortly' : message,
+        }),
+      );
     }
   }
 
@@ -91,7 +99,11 @@ export class QrPublicHandler {
     const { payload, target } = qrContent(qr.type, qr.data);
     const head = req.method === 'HEAD';
     if (target) {
-      res.writeHead(302, { Location: target, 'Cache-Control': REDIRECT_CACHE, 'Content-Length': '0' });
+      res.writeHead(302, {
+        Location: target,
+        'Cache-Control': REDIRECT_CACHE,
+        'Content-Length': '0',
+      });
       res.end();
       return;
     }
@@ -107,7 +119,10 @@ export class QrPublicHandler {
       res.end(head ? undefined : body);
       return;
     }
-    const body = Buffer.from(qr.type === 'wifi' ? wifiPage(qr.data) : textPage(String(qr.data)), 'utf8');
+    const body = Buffer.from(
+      qr.type === 'wifi' ? wifiPage(qr.data) : textPage(String(qr.data)),
+      'utf8',
+    );
     res.writeHead(200, {
       'Content-Type': 'text/html; charset=utf-8',
       'Content-Length': String(body.length),
@@ -136,7 +151,12 @@ export class QrPublicHandler {
   }
 
   /** Streams `<STORAGE_DIR>/qr/<code>.<format>` from one open handle (a re-render renames a new file in meanwhile). */
-  private async image(req: IncomingMessage, res: ServerResponse, code: string, format: QrImageFormat): Promise<void> {
+  private async image(
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: string,
+    format: QrImageFormat,
+  ): Promise<void> {
     let file: FileHandle;
     try {
       file = await open(qrImagePath(this.config.STORAGE_DIR, code, format), 'r');
@@ -166,9 +186,12 @@ export class QrPublicHandler {
         res.end();
         return;
       }
-      await pipeline(file.createReadStream({ autoClose: false }), res).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.warn(`/q/${code}.${format}: ${err.message}`);
-      });
+      await pipeline(file.createReadStream({ autoClose: false }), res).catch(
+        (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE')
+            this.logger.warn(`/q/${code}.${format}: ${err.message}`);
+        },
+      );
     } finally {
       await file.close().catch(() => undefined);
     }
@@ -196,7 +219,9 @@ function wifiPage(data: QrData): string {
   if (encryption !== 'nopass') rows.push(['Password', String(o.pass ?? '')]);
   rows.push(['Security', encryption === 'nopass' ? 'None (open network)' : encryption]);
   if (o.hidden === true) rows.push(['Hidden', 'Yes: add the network by its name']);
-  const list = rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd><code>${escapeHtml(v)}</code></dd>`).join('');
+  const list = rows
+    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd><code>${escapeHtml(v)}</code></dd>`)
+    .join('');
   return page(
     `Wi-Fi: ${ssid}`,
     `<h1>Wi-Fi network</h1><dl>${list}</dl>` +

@@ -78,13 +78,21 @@ export class QrResolver {
       [code],
     );
     if (!row) return null;
-    const value: ResolvedQr = { qrId: row.qr_id, linkId: row.link_id, userId: row.user_id, type: row.type, data: row.data };
+    const value: ResolvedQr = {
+      qrId: row.qr_id,
+      linkId: row.link_id,
+      userId: row.user_id,
+      type: row.type,
+      data: row.data,
+    };
     if (generation === this.generation) this.local.set(code, value);
     if (version !== undefined) {
       const cached: CachedQr = { ...value, v: version };
-      this.redis.client.set(entryKey, JSON.stringify(cached), 'EX', REDIS_TTL_S).catch((err: Error) => {
-        this.logger.warn(`qr cache write failed: ${err.message}`);
-      });
+      this.redis.client
+        .set(entryKey, JSON.stringify(cached), 'EX', REDIS_TTL_S)
+        .catch((err: Error) => {
+          this.logger.warn(`qr cache write failed: ${err.message}`);
+        });
     }
     return value;
   }

@@ -1,7 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { ApiErrors, ApiOkFields, ApiOkList, ApiOkMessage, Auth, IdParam, PageQueryDto, Principal } from '@app/common';
+import {
+  ApiErrors,
+  ApiOkFields,
+  ApiOkList,
+  ApiOkMessage,
+  Auth,
+  IdParam,
+  PageQueryDto,
+  Principal,
+} from '@app/common';
 
 import { CreateQrDto } from './dto/create-qr.dto';
 import { QrCreatedView, QrItemView, QrReadView } from './dto/qr-views';
@@ -15,7 +24,10 @@ export class QrController {
   constructor(private readonly qr: QrService) {}
 
   @Get('qr')
-  @ApiOperation({ summary: 'List QR codes, newest first (collection key `qrs`); `scans` counts visits of the short link' })
+  @ApiOperation({
+    summary:
+      'List QR codes, newest first (collection key `qrs`); `scans` counts visits of the short link',
+  })
   @ApiOkList('qrs', QrItemView)
   @ApiErrors(400, 403)
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
@@ -42,7 +54,7 @@ export class QrController {
     description:
       'Answers at once: the image (PNG and SVG of the short link `link`) is rendered by the worker; follow `status` ' +
       'on GET /api/qr/:id. The short link <PUBLIC_URL>/q/<code> forwards (link, email, phone, sms), downloads a ' +
-      'vCard (vcard) or shows a page (text, wifi), and counts the scan. QR codes do not count towards the plan\'s `links` limit.',
+      "vCard (vcard) or shows a page (text, wifi), and counts the scan. QR codes do not count towards the plan's `links` limit.",
   })
   @ApiOkFields(QrCreatedView)
   @ApiErrors(400, 403, 503)
@@ -52,7 +64,7 @@ export class QrController {
 
   @Put('qr/:id/update')
   @ApiOperation({
-    summary: 'Change a QR code\'s content (and look): `{error, message}`',
+    summary: "Change a QR code's content (and look): `{error, message}`",
     description:
       'The image encodes the short link, so new `data` takes effect without reprinting. Sending `background`, ' +
       '`foreground` or `logo` re-renders the image (status back to pending; the previous image is served until the ' +

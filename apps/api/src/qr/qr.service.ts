@@ -72,7 +72,13 @@ export class QrService {
   }
 
   private item(qr: QrCode, code: string, scans: number): QrItemView {
-    return { id: qr.id, link: this.link(code), scans, name: qr.name, date: formatDateTime(qr.createdAt) as string };
+    return {
+      id: qr.id,
+      link: this.link(code),
+      scans,
+      name: qr.name,
+      date: formatDateTime(qr.createdAt) as string,
+    };
   }
 
   private details(qr: QrCode, code: string, scans: number): QrDetailsView {
@@ -92,25 +98,38 @@ export class QrService {
   // ---- reads -----------------------------------------------------------------------------
 
   async list(auth: Principal, query: PageQueryDto): Promise<Paginated<QrItemView>> {
-    const qb = this.qrs.createQueryBuilder('q').where('q.userId = :userId', { userId: auth.user.id });
+    const qb = this.qrs
+      .createQueryBuilder('q')
+      .where('q.userId = :userId', { userId: auth.user.id });
     const page = await paginate(qb, query, 'qrs', (qr) => qr);
     const linkIds = page.items.map((qr) => qr.linkId);
     const [links, totals] = await Promise.all([
-      linkIds.length ? this.links.find({ where: { id: In(linkIds) }, select: { id: true, alias: true } }) : [],
+      linkIds.length
+        ? this.links.find({ where: { id: In(linkIds) }, select: { id: true, alias: true } })
+        : [],
       this.stats.totals(linkIds),
     ]);
     const codes = new Map(links.map((l) => [l.id, l.alias]));
-    const items = page.items.map((qr) => this.item(qr, codes.get(qr.linkId) ?? '', totals.get(qr.linkId)?.clicks ?? 0));
+    const items = page.items.map((qr) =>
+      this.item(qr, codes.get(qr.linkId) ?? '', totals.get(qr.linkId)?.clicks ?? 0),
+    );
     return new Paginated('qrs', items, page.total, page.perpage, page.page);
   }
 
-  async get(auth: Principal, id: number): Promise<{ details: QrDetailsView; data: LinkStatistics }> {
+  async get(
+    auth: Principal,
+    id: number,
+  ): Promise<{ details: QrDetailsView; data: LinkStatistics }> {
     const { qr, code } = await this.find(auth, id);
     const data = await this.stats.forLink(qr.linkId);
     return { details: this.details(qr, code, data.clicks), data };
   }
 
-  private async find(auth: Principal, id: number, manager?: EntityManager): Promise<{ qr: QrCode; code: string }> {
+  private async find(
+    auth: Principal,
+    id: number,
+    manager?: EntityManager,
+  ): Promise<{ qr: QrCode; code: string }> {
     const repo = manager ? manager.getRepository(QrCode) : this.qrs;
     const qr = await repo.findOne({
       where: { id, userId: auth.user.id },
@@ -129,7 +148,11 @@ export class QrService {
 
   async create(auth: Principal, dto: CreateQrDto): Promise<QrCreatedView> {
     const data = validateQrData(dto.type, dto.data);
-    const look = await this.look(dto, { background: DEFAULT_BACKGROUND, foreground: DEFAULT_FOREGROUND, logo: null });
+    const look = await this.look(dto, {
+      background: DEFAULT_BACKGROUND,
+      foreground: DEFAULT_FOREGROUND,
+      logo: null,
+    });
     const name = dto.name ?? '';
     const { payload, target } = qrContent(dto.type, data);
 
@@ -144,7 +167,17 @@ export class QrService {
            INSERT INTO qr_codes (user_id, link_id, name, type, data, background, foreground, logo)
            SELECT $1, link.id, $4, $5, $6::jsonb, $7, $8, $9 FROM link
            RETURNING id, link_id, render_version`,
-          [auth.user.id, code, target ?? payload, name, dto.type, JSON.stringify(data), look.background, look.foreground, look.logo],
+          [
+            auth.user.id,
+            code,
+            target ?? payload,
+            name,
+            dto.type,
+            JSON.stringify(data),
+            look.background,
+            look.foreground,
+            look.logo,
+          ],
         )) as Array<{ id: number; link_id: number; render_version: number }>;
         try {
           await this.enqueueRender(qr.id, qr.render_version);
@@ -169,13 +202,24 @@ export class QrService {
       const look = await this.look(dto, qr);
       // The image encodes the short link, not the content: only a change of look needs a new
       // image, or a retry after a failed rendering.
-      const rerender = dto.background !== undefined || dto.foreground !== undefined || dto.logo !== undefined || qr.status === 'failed';
+      const rerender =
+        dto.background !== undefined ||
+        dto.foreground !== undefined ||
+        dto.logo !== undefined ||
+        qr.status === 'failed';
       const before = { ...qr };
       const after: Partial<QrCode> = { data, ...look, name: dto.name ?? qr.name };
-      if (rerender) Object.assign(after, { renderVersion: qr.renderVersion + 1, status: 'pending', error: null });
+      if (rerender)
+        Object.assign(after, {
+          renderVersion: qr.renderVersion + 1,
+          status: 'pending',
+          error: null,
+        });
       await m.getRepository(QrCode).update({ id: qr.id }, after as QueryDeepPartialEntity<QrCode>);
       const { payload, target } = qrContent(qr.type as QrType, data);
-      await m.getRepository(Link).update({ id: qr.linkId }, { url: target ?? payload, title: after.name });
+      await m
+        .getRepository(Link)
+        .update({ id: qr.linkId }, { url: target ?? payload, title: after.name });
       return { before, after, code, rerender };
     });
     await this.resolver.evict(code);
@@ -211,22 +255,31 @@ export class QrService {
       );
       if (!res.affected) return;
       const { payload, target } = qrContent(before.type as QrType, before.data as QrData);
-      await m.getRepository(Link).update({ id: before.linkId }, { url: target ?? payload, title: before.name });
+      await m
+        .getRepository(Link)
+        .update({ id: before.linkId }, { url: target ?? payload, title: before.name });
     });
   }
 
   async remove(auth: Principal, id: number): Promise<void> {
     const code = await this.db.transaction(async (m) => {
       const { qr, code } = await this.find(auth, id, m);
-      await m.query(`DELETE FROM channel_items WHERE item_type = 'qr' AND item_id = $1 AND user_id = $2`, [qr.id, auth.user.id]);
+      await m.query(
+        `DELETE FROM channel_items WHERE item_type = 'qr' AND item_id = $1 AND user_id = $2`,
+        [qr.id, auth.user.id],
+      );
       await m.getRepository(Link).delete({ id: qr.linkId, userId: auth.user.id }); // qr_codes row cascades
       return code;
     });
     await this.resolver.evict(code);
     const payload: DeleteQrImagesPayload = { code };
     // The rows are gone, so the files are no longer served; a failed enqueue only leaves files behind.
-    await this.withTimeout(this.queue.add(JOB.deleteQrImages, payload, { jobId: `qr-delete-${code}` })).catch((err: Error) =>
-      this.logger.warn(`qr ${id}: image deletion not queued (${err.message}); files of ${code} stay on disk`),
+    await this.withTimeout(
+      this.queue.add(JOB.deleteQrImages, payload, { jobId: `qr-delete-${code}` }),
+    ).catch((err: Error) =>
+      this.logger.warn(
+        `qr ${id}: image deletion not queued (${err.message}); files of ${code} stay on disk`,
+      ),
     );
   }
 
@@ -235,7 +288,9 @@ export class QrService {
   private async enqueueRender(qrId: number, version: number): Promise<void> {
     const payload: RenderQrPayload = { qrId, version };
     try {
-      await this.withTimeout(this.queue.add(JOB.renderQr, payload, { jobId: `qr-${qrId}-v${version}` }));
+      await this.withTimeout(
+        this.queue.add(JOB.renderQr, payload, { jobId: `qr-${qrId}-v${version}` }),
+      );
     } catch (err) {
       this.logger.error(`qr ${qrId}: render job not queued: ${(err as Error).message}`);
       throw new ServiceUnavailableError();
@@ -254,13 +309,17 @@ export class QrService {
    * Validated colours and logo: each field sent replaces the current value (null or "" puts back
    * the default: white, black, no logo); fields not sent keep it.
    */
-  private async look(dto: Partial<Record<keyof Look, string | null>>, current: Look): Promise<Look> {
+  private async look(
+    dto: Partial<Record<keyof Look, string | null>>,
+    current: Look,
+  ): Promise<Look> {
     const color = (field: 'background' | 'foreground', fallback: string): Rgb => {
       const value = dto[field];
       if (value === undefined) return parseRgb(current[field]) as Rgb;
       if (value === null || value === '') return parseRgb(fallback) as Rgb;
       const rgb = parseRgb(value);
-      if (!rgb) throw new InvalidFieldError(field, 'must be rgb(R,G,B) with R, G and B from 0 to 255');
+      if (!rgb)
+        throw new InvalidFieldError(field, 'must be rgb(R,G,B) with R, G and B from 0 to 255');
       return rgb;
     };
     const background = color('background', DEFAULT_BACKGROUND);
@@ -294,6 +353,9 @@ export class QrService {
 }
 
 function isAliasCollision(err: unknown): boolean {
-  const driver = err instanceof QueryFailedError ? (err.driverError as { code?: string; constraint?: string }) : undefined;
+  const driver =
+    err instanceof QueryFailedError
+      ? (err.driverError as { code?: string; constraint?: string })
+      : undefined;
   return driver?.code === '23505' && driver.constraint === 'links_alias_uq';
 }

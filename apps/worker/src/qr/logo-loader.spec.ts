@@ -20,7 +20,10 @@ describe('LogoLoader', () => {
   const hits: string[] = [];
 
   const loader = (allowPrivate: boolean, limits: Partial<LogoLoader['limits']> = {}) => {
-    const config = Object.assign(new AppConfig(), { STORAGE_DIR: storage, ALLOW_PRIVATE_FETCH: allowPrivate });
+    const config = Object.assign(new AppConfig(), {
+      STORAGE_DIR: storage,
+      ALLOW_PRIVATE_FETCH: allowPrivate,
+    });
     const l = new LogoLoader(config);
     l.limits = { ...l.limits, ...limits };
     return l;
@@ -37,8 +40,12 @@ describe('LogoLoader', () => {
   beforeAll(async () => {
     storage = await mkdtemp(join(tmpdir(), 'logo-loader-'));
     await mkdir(join(storage, 'assets'));
-    png = await sharp({ create: { width: 40, height: 20, channels: 4, background: '#ff0000' } }).png().toBuffer();
-    jpeg = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#00ff00' } }).jpeg().toBuffer();
+    png = await sharp({ create: { width: 40, height: 20, channels: 4, background: '#ff0000' } })
+      .png()
+      .toBuffer();
+    jpeg = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#00ff00' } })
+      .jpeg()
+      .toBuffer();
     await writeFile(join(storage, 'assets', 'logo.png'), png);
     await writeFile(join(storage, 'assets', 'fake.png'), 'GIF89a not really');
     await writeFile(join(storage, 'secret.png'), png);
@@ -104,28 +111,53 @@ describe('LogoLoader', () => {
     });
 
     it('refuses traversal, symlinks out of the folder, folders, missing files and non-images', async () => {
-      expect(await failure(loader(false).load('../secret.png'))).toEqual({ message: expect.stringMatching(/^logo: file name must not contain/), permanent: true });
-      expect(await failure(loader(false).load('escape.png'))).toEqual({ message: 'logo: the file must stay inside the assets folder', permanent: true });
-      expect(await failure(loader(false).load('dir.png'))).toEqual({ message: 'logo: no file "dir.png" in the assets folder', permanent: true });
-      expect(await failure(loader(false).load('none.png'))).toEqual({ message: 'logo: no file "none.png" in the assets folder', permanent: true });
-      expect(await failure(loader(false).load('fake.png'))).toEqual({ message: 'logo: not a PNG or JPEG image', permanent: true });
+      expect(await failure(loader(false).load('../secret.png'))).toEqual({
+        message: expect.stringMatching(/^logo: file name must not contain/),
+        permanent: true,
+      });
+      expect(await failure(loader(false).load('escape.png'))).toEqual({
+        message: 'logo: the file must stay inside the assets folder',
+        permanent: true,
+      });
+      expect(await failure(loader(false).load('dir.png'))).toEqual({
+        message: 'logo: no file "dir.png" in the assets folder',
+        permanent: true,
+      });
+      expect(await failure(loader(false).load('none.png'))).toEqual({
+        message: 'logo: no file "none.png" in the assets folder',
+        permanent: true,
+      });
+      expect(await failure(loader(false).load('fake.png'))).toEqual({
+        message: 'logo: not a PNG or JPEG image',
+        permanent: true,
+      });
     });
 
     it('reads a file once while it is unchanged, and again once it is replaced', async () => {
       const l = loader(false);
       const first = await l.load('logo.png');
       expect(await l.load('logo.png')).toBe(first);
-      const other = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#0000ff' } }).png().toBuffer();
+      const other = await sharp({
+        create: { width: 10, height: 10, channels: 3, background: '#0000ff' },
+      })
+        .png()
+        .toBuffer();
       await writeFile(join(storage, 'assets', 'swap.png.tmp'), other);
       await rename(join(storage, 'assets', 'swap.png.tmp'), join(storage, 'assets', 'logo.png'));
       expect(Buffer.compare(await l.load('logo.png'), other)).toBe(0);
       await writeFile(join(storage, 'assets', 'logo.png'), 'not an image any more');
-      expect(await failure(l.load('logo.png'))).toEqual({ message: 'logo: not a PNG or JPEG image', permanent: true });
+      expect(await failure(l.load('logo.png'))).toEqual({
+        message: 'logo: not a PNG or JPEG image',
+        permanent: true,
+      });
       await writeFile(join(storage, 'assets', 'logo.png'), png);
     });
 
     it('refuses a file over the size cap', async () => {
-      expect(await failure(loader(false, { maxBytes: 10 }).load('logo.png'))).toEqual({ message: expect.stringMatching(/^logo: larger than/), permanent: true });
+      expect(await failure(loader(false, { maxBytes: 10 }).load('logo.png'))).toEqual({
+        message: expect.stringMatching(/^logo: larger than/),
+        permanent: true,
+      });
     });
   });
 
@@ -134,7 +166,12 @@ describe('LogoLoader', () => {
       expect(Buffer.compare(await loader(true).load(`${base}/logo.png`), png)).toBe(0);
       expect(Buffer.compare(await loader(true).load(`${base}/logo.jpg`), jpeg)).toBe(0);
       expect(Buffer.compare(await loader(true).load(`${base}/redirect`), png)).toBe(0);
-      expect(Buffer.compare(await loader(true).load(`${base.replace('127.0.0.1', 'localhost')}/logo.png`), png)).toBe(0);
+      expect(
+        Buffer.compare(
+          await loader(true).load(`${base.replace('127.0.0.1', 'localhost')}/logo.png`),
+          png,
+        ),
+      ).toBe(0);
     });
 
     it('refuses loopback literals and host names resolving to loopback, without connecting', async () => {
@@ -143,7 +180,9 @@ describe('LogoLoader', () => {
         message: 'logo: URL must not point to a private, loopback or link-local address',
         permanent: true,
       });
-      expect(await failure(loader(false).load(`${base.replace('127.0.0.1', 'localhost')}/logo.png`))).toEqual({
+      expect(
+        await failure(loader(false).load(`${base.replace('127.0.0.1', 'localhost')}/logo.png`)),
+      ).toEqual({
         message: 'logo: localhost resolves to a private, loopback or link-local address',
         permanent: true,
       });
@@ -151,23 +190,53 @@ describe('LogoLoader', () => {
     });
 
     it('refuses bodies over the cap, declared or streamed', async () => {
-      expect(await failure(loader(true).load(`${base}/declared-big`))).toEqual({ message: 'logo: larger than 2 MB', permanent: true });
-      expect(await failure(loader(true).load(`${base}/streamed-big`))).toEqual({ message: 'logo: larger than 2 MB', permanent: true });
+      expect(await failure(loader(true).load(`${base}/declared-big`))).toEqual({
+        message: 'logo: larger than 2 MB',
+        permanent: true,
+      });
+      expect(await failure(loader(true).load(`${base}/streamed-big`))).toEqual({
+        message: 'logo: larger than 2 MB',
+        permanent: true,
+      });
     });
 
     it('refuses what is not PNG or JPEG, errors, loops and non-http redirects', async () => {
-      expect(await failure(loader(true).load(`${base}/text`))).toEqual({ message: 'logo: not a PNG or JPEG image', permanent: true });
-      expect(await failure(loader(true).load(`${base}/gif`))).toEqual({ message: 'logo: not a PNG or JPEG image', permanent: true });
-      expect(await failure(loader(true).load(`${base}/missing`))).toEqual({ message: 'logo: the URL answered HTTP 404', permanent: true });
-      expect(await failure(loader(true).load(`${base}/error`))).toEqual({ message: 'logo: the URL answered HTTP 503', permanent: false });
-      expect(await failure(loader(true).load(`${base}/loop`))).toEqual({ message: 'logo: too many redirects', permanent: true });
-      expect(await failure(loader(true).load(`${base}/to-ftp`))).toEqual({ message: 'logo: redirect to a non-http(s) URL', permanent: true });
+      expect(await failure(loader(true).load(`${base}/text`))).toEqual({
+        message: 'logo: not a PNG or JPEG image',
+        permanent: true,
+      });
+      expect(await failure(loader(true).load(`${base}/gif`))).toEqual({
+        message: 'logo: not a PNG or JPEG image',
+        permanent: true,
+      });
+      expect(await failure(loader(true).load(`${base}/missing`))).toEqual({
+        message: 'logo: the URL answered HTTP 404',
+        permanent: true,
+      });
+      expect(await failure(loader(true).load(`${base}/error`))).toEqual({
+        message: 'logo: the URL answered HTTP 503',
+        permanent: false,
+      });
+      expect(await failure(loader(true).load(`${base}/loop`))).toEqual({
+        message: 'logo: too many redirects',
+        permanent: true,
+      });
+      expect(await failure(loader(true).load(`${base}/to-ftp`))).toEqual({
+        message: 'logo: redirect to a non-http(s) URL',
+        permanent: true,
+      });
     });
 
     it('gives up at the deadline, waiting for headers or for the body (retried later)', async () => {
       const started = Date.now();
-      expect(await failure(loader(true, { timeoutMs: 300 }).load(`${base}/slow`))).toEqual({ message: 'logo: no complete answer within 0.3 s', permanent: false });
-      expect(await failure(loader(true, { timeoutMs: 300 }).load(`${base}/stall`))).toEqual({ message: 'logo: no complete answer within 0.3 s', permanent: false });
+      expect(await failure(loader(true, { timeoutMs: 300 }).load(`${base}/slow`))).toEqual({
+        message: 'logo: no complete answer within 0.3 s',
+        permanent: false,
+      });
+      expect(await failure(loader(true, { timeoutMs: 300 }).load(`${base}/stall`))).toEqual({
+        message: 'logo: no complete answer within 0.3 s',
+        permanent: false,
+      });
       expect(Date.now() - started).toBeLessThan(1500);
     });
 

@@ -22,7 +22,12 @@ export interface LogoLimits {
   maxPixels: number;
 }
 
-export const LOGO_LIMITS: LogoLimits = { timeoutMs: 5_000, maxBytes: 2 * 1024 * 1024, maxRedirects: 3, maxPixels: 4096 * 4096 };
+export const LOGO_LIMITS: LogoLimits = {
+  timeoutMs: 5_000,
+  maxBytes: 2 * 1024 * 1024,
+  maxRedirects: 3,
+  maxPixels: 4096 * 4096,
+};
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -65,12 +70,14 @@ export class LogoLoader {
       throw missing();
     });
     const path = resolve(dir, name);
-    if (!isInside(dir, path)) throw new LogoError('logo: the file must stay inside the assets folder', true);
+    if (!isInside(dir, path))
+      throw new LogoError('logo: the file must stay inside the assets folder', true);
     let info = await lstat(path).catch(() => null);
     if (info?.isSymbolicLink()) {
       const real = await realpath(path).catch(() => null);
       if (!real) throw missing();
-      if (!isInside(dir, real)) throw new LogoError('logo: the file must stay inside the assets folder', true);
+      if (!isInside(dir, real))
+        throw new LogoError('logo: the file must stay inside the assets folder', true);
       info = await stat(real);
     }
     if (!info?.isFile()) throw missing();
@@ -100,7 +107,8 @@ export class LogoLoader {
     const meta = await sharp(bytes, { limitInputPixels: this.limits.maxPixels })
       .metadata()
       .catch(() => null);
-    if (!meta || (meta.format !== 'png' && meta.format !== 'jpeg')) throw new LogoError('logo: not a PNG or JPEG image', true);
+    if (!meta || (meta.format !== 'png' && meta.format !== 'jpeg'))
+      throw new LogoError('logo: not a PNG or JPEG image', true);
     if (!meta.width || !meta.height || meta.width * meta.height > this.limits.maxPixels) {
       throw new LogoError('logo: image dimensions are too large', true);
     }
@@ -120,14 +128,18 @@ export class LogoLoader {
         } catch {
           throw new LogoError('logo: invalid redirect', true);
         }
-        if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new LogoError('logo: redirect to a non-http(s) URL', true);
+        if (next.protocol !== 'http:' && next.protocol !== 'https:')
+          throw new LogoError('logo: redirect to a non-http(s) URL', true);
         url = next;
         continue;
       }
       const status = res.statusCode ?? 0;
       if (status !== 200) {
         res.resume();
-        throw new LogoError(`logo: the URL answered HTTP ${status}`, status >= 400 && status < 500 && status !== 408 && status !== 429);
+        throw new LogoError(
+          `logo: the URL answered HTTP ${status}`,
+          status >= 400 && status < 500 && status !== 408 && status !== 429,
+        );
       }
       return this.readBody(res, deadline);
     }
@@ -138,18 +150,33 @@ export class LogoLoader {
     const allowPrivate = this.config.ALLOW_PRIVATE_FETCH;
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (!allowPrivate && isIP(host) && !isPublicAddress(host)) {
-      return Promise.reject(new LogoError('logo: the URL points to a private, loopback or link-local address', true));
+      return Promise.reject(
+        new LogoError('logo: the URL points to a private, loopback or link-local address', true),
+      );
     }
     const lookup: LookupFunction = (hostname, options, callback) => {
-      dnsLookup(hostname, { all: true, family: options.family as number | undefined }, (err, addresses: LookupAddress[]) => {
-        if (err) return callback(err, '', 0);
-        if (!addresses.length) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
-        if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) {
-          return callback(new LogoError(`logo: ${hostname} resolves to a private, loopback or link-local address`, true), '', 0);
-        }
-        if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-        else callback(null, addresses[0].address, addresses[0].family);
-      });
+      dnsLookup(
+        hostname,
+        { all: true, family: options.family as number | undefined },
+        (err, addresses: LookupAddress[]) => {
+          if (err) return callback(err, '', 0);
+          if (!addresses.length)
+            return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
+          if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) {
+            return callback(
+              new LogoError(
+                `logo: ${hostname} resolves to a private, loopback or link-local address`,
+                true,
+              ),
+              '',
+              0,
+            );
+          }
+          if (options.all)
+            (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+          else callback(null, addresses[0].address, addresses[0].family);
+        },
+      );
     };
     const remaining = deadline - Date.now();
     if (remaining <= 0) return Promise.reject(this.timeout());
@@ -160,7 +187,10 @@ export class LogoLoader {
         agent: false,
         lookup,
         signal: AbortSignal.timeout(remaining),
-        headers: { 'User-Agent': 'link-management-qr-logo/1.0', Accept: 'image/png, image/jpeg;q=0.9, */*;q=0.1' },
+        headers: {
+          'User-Agent': 'link-management-qr-logo/1.0',
+          Accept: 'image/png, image/jpeg;q=0.9, */*;q=0.1',
+        },
       });
       req.once('response', resolve);
       req.once('error', (err: NodeJS.ErrnoException) => reject(this.networkError(err)));
@@ -186,7 +216,8 @@ export class LogoLoader {
         res.destroy();
       };
       // Past the deadline, whatever broke the stream (the request's abort signal included) is a timeout.
-      const broken = (err: NodeJS.ErrnoException) => fail(Date.now() >= deadline ? this.timeout() : this.networkError(err));
+      const broken = (err: NodeJS.ErrnoException) =>
+        fail(Date.now() >= deadline ? this.timeout() : this.networkError(err));
       const timer = setTimeout(() => fail(this.timeout()), Math.max(0, deadline - Date.now()));
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
@@ -200,17 +231,23 @@ export class LogoLoader {
         resolve(Buffer.concat(chunks, size));
       });
       res.once('error', broken);
-      res.once('aborted', () => broken(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
+      res.once('aborted', () =>
+        broken(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })),
+      );
     });
   }
 
   private timeout(): LogoError {
-    return new LogoError(`logo: no complete answer within ${this.limits.timeoutMs / 1000} s`, false);
+    return new LogoError(
+      `logo: no complete answer within ${this.limits.timeoutMs / 1000} s`,
+      false,
+    );
   }
 
   private networkError(err: NodeJS.ErrnoException): Error {
     if (err instanceof LogoError) return err;
-    if (err.name === 'AbortError' || err.name === 'TimeoutError' || err.code === 'ABORT_ERR') return this.timeout();
+    if (err.name === 'AbortError' || err.name === 'TimeoutError' || err.code === 'ABORT_ERR')
+      return this.timeout();
     if (err.code === 'ENOTFOUND') return new LogoError('logo: host not found', true);
     return new LogoError(`logo: could not be fetched (${err.code ?? err.message})`, false);
   }

@@ -35,9 +35,17 @@ export class QrImageStore {
     const tag = randomBytes(6).toString('hex');
     const staged: StagedImages = {
       code,
-      files: FORMATS.map((format) => ({ temp: join(this.dir, `.${code}.${tag}.${format}.tmp`), final: qrImagePath(this.storage, code, format) })),
+      files: FORMATS.map((format) => ({
+        temp: join(this.dir, `.${code}.${tag}.${format}.tmp`),
+        final: qrImagePath(this.storage, code, format),
+      })),
     };
-    const write = () => Promise.all(staged.files.map((f, i) => writeFile(f.temp, images[FORMATS[i]], { flag: 'wx', mode: 0o644 })));
+    const write = () =>
+      Promise.all(
+        staged.files.map((f, i) =>
+          writeFile(f.temp, images[FORMATS[i]], { flag: 'wx', mode: 0o644 }),
+        ),
+      );
     try {
       await this.folder();
       await write().catch(async (err: NodeJS.ErrnoException) => {

@@ -8,9 +8,23 @@ import { QR_SIZE, QrRenderer } from './qr-renderer';
 const WHITE = { r: 255, g: 255, b: 255 };
 const BLACK = { r: 0, g: 0, b: 0 };
 
-async function decode(image: Buffer): Promise<{ text: string | null; width: number; height: number; pixel: (x: number, y: number) => number[] }> {
-  const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const code = jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height);
+async function decode(
+  image: Buffer,
+): Promise<{
+  text: string | null;
+  width: number;
+  height: number;
+  pixel: (x: number, y: number) => number[];
+}> {
+  const { data, info } = await sharp(image)
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const code = jsQR(
+    new Uint8ClampedArray(data.buffer, data.byteOffset, data.length),
+    info.width,
+    info.height,
+  );
   return {
     text: code?.data ?? null,
     width: info.width,
@@ -25,14 +39,25 @@ describe('QrRenderer', () => {
   let logo: Buffer;
 
   beforeAll(async () => {
-    logo = await sharp({ create: { width: 300, height: 150, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } } }).png().toBuffer();
+    logo = await sharp({
+      create: {
+        width: 300,
+        height: 150,
+        channels: 4,
+        background: { r: 255, g: 0, b: 0, alpha: 1 },
+      },
+    })
+      .png()
+      .toBuffer();
   });
 
   it('renders a 512 px PNG and an SVG that decode back to the text, with margin 2 and level M', async () => {
     const { png, svg } = await renderer.render({ text, background: WHITE, foreground: BLACK });
     const img = await decode(png);
     expect([img.width, img.height, img.text]).toEqual([QR_SIZE, QR_SIZE, text]);
-    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="512" height="512" viewBox="0 0 33 33"/); // version 3 at level M, plus 2 + 2 modules of margin
+    expect(svg).toMatch(
+      /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="512" height="512" viewBox="0 0 33 33"/,
+    ); // version 3 at level M, plus 2 + 2 modules of margin
     expect((await decode(await sharp(Buffer.from(svg)).png().toBuffer())).text).toBe(text);
   });
 
@@ -60,7 +85,9 @@ describe('QrRenderer', () => {
     expect(img.pixel(256, 256 - 40)).toEqual([230, 240, 255]);
     expect(img.pixel(256 - 58, 256 - 58)).toEqual([230, 240, 255]);
     expect(svg).toMatch(/viewBox="0 0 37 37"/); // level H needs version 4 here (M: version 3)
-    expect(svg).toMatch(/<rect [^>]*fill="#e6f0ff"\/><image [^>]*href="data:image\/png;base64,[A-Za-z0-9+/=]+"\/><\/svg>/);
+    expect(svg).toMatch(
+      /<rect [^>]*fill="#e6f0ff"\/><image [^>]*href="data:image\/png;base64,[A-Za-z0-9+/=]+"\/><\/svg>/,
+    );
     expect((await decode(await sharp(Buffer.from(svg)).png().toBuffer())).text).toBe(text);
   });
 
@@ -68,7 +95,12 @@ describe('QrRenderer', () => {
     const spy = jest.spyOn((renderer as unknown as { logos: Map<string, unknown> }).logos, 'set');
     await renderer.render({ text: `${text}1`, background: WHITE, foreground: BLACK, logo });
     await renderer.render({ text: `${text}2`, background: WHITE, foreground: BLACK, logo });
-    await renderer.render({ text: `${text}3`, background: { r: 250, g: 250, b: 250 }, foreground: BLACK, logo });
+    await renderer.render({
+      text: `${text}3`,
+      background: { r: 250, g: 250, b: 250 },
+      foreground: BLACK,
+      logo,
+    });
     expect(spy).toHaveBeenCalledTimes(2);
   });
 });

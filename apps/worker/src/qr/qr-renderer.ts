@@ -85,7 +85,14 @@ export class QrRenderer {
     let image = sharp(Buffer.from(svg));
     if (logo) {
       const offset = Math.round((QR_SIZE - logo.tileSize) / 2);
-      image = image.composite([{ input: logo.tile, raw: { width: logo.tileSize, height: logo.tileSize, channels: 4 }, top: offset, left: offset }]);
+      image = image.composite([
+        {
+          input: logo.tile,
+          raw: { width: logo.tileSize, height: logo.tileSize, channels: 4 },
+          top: offset,
+          left: offset,
+        },
+      ]);
     }
     const png = await image.png().toBuffer();
     return { png, svg: logo ? withLogo(svg, logo, input.background) : svg };
@@ -102,7 +109,14 @@ export class QrRenderer {
       .resize(box, box, { fit: 'inside' })
       .png()
       .toBuffer({ resolveWithObject: true });
-    const tile = await sharp({ create: { width: tileSize, height: tileSize, channels: 4, background: { ...background, alpha: 1 } } })
+    const tile = await sharp({
+      create: {
+        width: tileSize,
+        height: tileSize,
+        channels: 4,
+        background: { ...background, alpha: 1 },
+      },
+    })
       .composite([{ input: logoPng, gravity: 'centre' }])
       .raw()
       .toBuffer();

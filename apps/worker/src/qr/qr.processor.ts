@@ -104,11 +104,14 @@ export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
    * only integers of the job are written into the SQL text.
    */
   private async land(qrId: number, version: number, staged: StagedImages): Promise<boolean> {
-    if (!Number.isSafeInteger(qrId) || !Number.isSafeInteger(version)) throw new UnrecoverableError('invalid render job');
+    if (!Number.isSafeInteger(qrId) || !Number.isSafeInteger(version))
+      throw new UnrecoverableError('invalid render job');
     const runner = this.db.createQueryRunner();
     const client = (await runner.connect()) as PoolClient;
     try {
-      const results = (await client.query(`BEGIN; SELECT render_version FROM qr_codes WHERE id = ${qrId} FOR UPDATE`)) as unknown as QueryResult[];
+      const results = (await client.query(
+        `BEGIN; SELECT render_version FROM qr_codes WHERE id = ${qrId} FOR UPDATE`,
+      )) as unknown as QueryResult[];
       if (results[1].rows[0]?.render_version !== version) {
         await client.query('ROLLBACK');
         return false;
@@ -131,7 +134,8 @@ export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
     const permanent = err instanceof LogoError && err.permanent;
     const last = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const reason = err instanceof LogoError ? err.message : 'the image could not be rendered';
-    if (!(err instanceof LogoError)) this.logger.error(`qr ${job.data.qrId}: render failed: ${(err as Error).stack ?? err}`);
+    if (!(err instanceof LogoError))
+      this.logger.error(`qr ${job.data.qrId}: render failed: ${(err as Error).stack ?? err}`);
     if (last) {
       await this.db.query(
         `UPDATE qr_codes SET status = 'failed', error = $3, updated_at = now() WHERE id = $1 AND render_version = $2`,
@@ -143,7 +147,9 @@ export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
 
   private async deleteImages(code: string): Promise<string> {
     // A code is never reused while its row exists; if one does exist again, its files are its own.
-    const [row] = await this.db.query(`SELECT 1 FROM links WHERE alias = $1 AND kind = 'qr'`, [code]);
+    const [row] = await this.db.query(`SELECT 1 FROM links WHERE alias = $1 AND kind = 'qr'`, [
+      code,
+    ]);
     if (row) return 'kept';
     await this.store.remove(code);
     return 'deleted';

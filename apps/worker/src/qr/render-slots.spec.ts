@@ -17,7 +17,9 @@ describe('RenderSlots', () => {
         if (fail) throw new Error(`task ${i}`);
         return i;
       });
-    const all = [task(1, true), task(2), task(3), task(4)].map((p) => p.catch((e: Error) => e.message));
+    const all = [task(1, true), task(2), task(3), task(4)].map((p) =>
+      p.catch((e: Error) => e.message),
+    );
     await new Promise((r) => setImmediate(r));
     expect([slots.inUse, slots.queued, order]).toEqual([2, 2, [1, 2]]);
     while (releases.length) {

@@ -4,7 +4,8 @@ export class RenderSlots {
   private readonly waiting: Array<() => void> = [];
 
   constructor(readonly size: number) {
-    if (!Number.isInteger(size) || size < 1) throw new Error('RenderSlots size must be a positive integer');
+    if (!Number.isInteger(size) || size < 1)
+      throw new Error('RenderSlots size must be a positive integer');
   }
 
   /** Runs `work` once a slot is free, and frees the slot when it settles. */

@@ -3,6 +3,8 @@ import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class
 
 import { QR_TYPES, QrType } from '@app/database';
 
+import { NO_CONTROL_CHARS } from '../qr-payload';
+
 export const DATA_DESCRIPTION = `Depends on \`type\`:
 - \`text\`: string, 1–4296 characters
 - \`link\`: absolute http(s) URL
@@ -19,9 +21,8 @@ fetched by the worker (public addresses only, 5 s, 2 MB), or a file name in the 
 folder (\`[A-Za-z0-9._-]\`, .png/.jpg/.jpeg). An empty string or null means no logo. A logo that
 cannot be fetched or decoded leaves the code \`status: "failed"\` with a \`reason\`.`;
 
-export const COLOR_DESCRIPTION = '`rgb(R,G,B)`, each 0–255; foreground and background need a contrast ratio of at least 2:1';
-
-const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+export const COLOR_DESCRIPTION =
+  '`rgb(R,G,B)`, each 0–255; foreground and background need a contrast ratio of at least 2:1';
 
 export class CreateQrDto {
   @ApiProperty({ enum: QR_TYPES, example: 'link' })
@@ -36,19 +37,31 @@ export class CreateQrDto {
   @IsDefined({ message: 'required' })
   data: unknown;
 
-  @ApiPropertyOptional({ description: `${COLOR_DESCRIPTION}; default white`, example: 'rgb(255,255,255)', maxLength: 32 })
+  @ApiPropertyOptional({
+    description: `${COLOR_DESCRIPTION}; default white`,
+    example: 'rgb(255,255,255)',
+    maxLength: 32,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(32)
   background?: string | null;
 
-  @ApiPropertyOptional({ description: `${COLOR_DESCRIPTION}; default black`, example: 'rgb(0,0,0)', maxLength: 32 })
+  @ApiPropertyOptional({
+    description: `${COLOR_DESCRIPTION}; default black`,
+    example: 'rgb(0,0,0)',
+    maxLength: 32,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(32)
   foreground?: string | null;
 
-  @ApiPropertyOptional({ description: LOGO_DESCRIPTION, maxLength: 2048, example: 'https://example.com/logo.png' })
+  @ApiPropertyOptional({
+    description: LOGO_DESCRIPTION,
+    maxLength: 2048,
+    example: 'https://example.com/logo.png',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2048)
@@ -58,6 +71,6 @@ export class CreateQrDto {
   @IsOptional()
   @IsString()
   @MaxLength(255)
-  @Matches(NO_CONTROL, { message: 'must not contain control characters' })
+  @Matches(NO_CONTROL_CHARS, { message: 'must not contain control characters' })
   name?: string;
 }

@@ -1,9 +1,8 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsDefined, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
+import { NO_CONTROL_CHARS } from '../qr-payload';
 import { COLOR_DESCRIPTION, DATA_DESCRIPTION, LOGO_DESCRIPTION } from './create-qr.dto';
-
-const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 
 /**
  * `data` is required and checked against the code's type; the type itself cannot change (a body
@@ -29,7 +28,10 @@ export class UpdateQrDto {
   @MaxLength(32)
   foreground?: string | null;
 
-  @ApiPropertyOptional({ description: `${LOGO_DESCRIPTION} Omit to keep the current logo.`, maxLength: 2048 })
+  @ApiPropertyOptional({
+    description: `${LOGO_DESCRIPTION} Omit to keep the current logo.`,
+    maxLength: 2048,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2048)
@@ -39,7 +41,7 @@ export class UpdateQrDto {
   @IsOptional()
   @IsString()
   @MaxLength(255)
-  @Matches(NO_CONTROL, { message: 'must not contain control characters' })
+  @Matches(NO_CONTROL_CHARS, { message: 'must not contain control characters' })
   name?: string;
 
   /** Not updatable: declared only so that the service can answer "type: cannot be changed". */
