@@ -182,7 +182,7 @@ export class QrService {
         try {
           await this.enqueueRender(qr.id, qr.render_version);
         } catch (err) {
-          // Nothing half-made stays behind: without a render job the code would stay pending forever.
+          // The client gets a 503: a rejected request leaves nothing behind.
           await this.links.delete({ id: qr.link_id }).catch(() => undefined);
           throw err;
         }
