@@ -165,6 +165,9 @@ describe('QR codes: API and the public /q/ handler', () => {
         /^name: must not contain control characters$/,
       ],
       [{ type: 'text', data: 'x', name: 7 }, /^name: /],
+      [{ type: 'text', data: 'x', name: null }, /^name: .*must be a string/],
+      [{ type: 'text', data: 'x', background: null }, /^background: .*must be a string/],
+      [{ type: 'text', data: 'x', logo: null }, /^logo: .*must be a string/],
       [
         { type: 'text', data: 'x', background: 'rgb(256,0,0)' },
         /^background: must be rgb\(R,G,B\) with R, G and B from 0 to 255$/,

@@ -306,17 +306,14 @@ export class QrService {
   }
 
   /**
-   * Validated colours and logo: each field sent replaces the current value (null or "" puts back
-   * the default: white, black, no logo); fields not sent keep it.
+   * Validated colours and logo: each field sent replaces the current value ("" puts back the
+   * default: white, black, no logo); fields not sent keep it.
    */
-  private async look(
-    dto: Partial<Record<keyof Look, string | null>>,
-    current: Look,
-  ): Promise<Look> {
+  private async look(dto: Partial<Record<keyof Look, string>>, current: Look): Promise<Look> {
     const color = (field: 'background' | 'foreground', fallback: string): Rgb => {
       const value = dto[field];
       if (value === undefined) return parseRgb(current[field]) as Rgb;
-      if (value === null || value === '') return parseRgb(fallback) as Rgb;
+      if (value === '') return parseRgb(fallback) as Rgb;
       const rgb = parseRgb(value);
       if (!rgb)
         throw new InvalidFieldError(field, 'must be rgb(R,G,B) with R, G and B from 0 to 255');
@@ -332,7 +329,7 @@ export class QrService {
       );
     }
     let logo = current.logo;
-    if (dto.logo === null || dto.logo === '') logo = null;
+    if (dto.logo === '') logo = null;
     else if (dto.logo !== undefined) logo = await this.checkLogo(dto.logo);
     return { background: formatRgb(background), foreground: formatRgb(foreground), logo };
   }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsDefined, IsIn, IsString, Matches, MaxLength } from 'class-validator';
 
+import { IsOptionalNotNull } from '@app/common';
 import { QR_TYPES, QrType } from '@app/database';
 
 import { NO_CONTROL_CHARS } from '../qr-payload';
@@ -18,7 +19,7 @@ Unknown keys or a wrong shape are a 400 naming the field (\`data.ssid: required\
 
 export const LOGO_DESCRIPTION = `PNG or JPEG logo composited in the centre (error correction H): an http(s) URL,
 fetched by the worker (public addresses only, 5 s, 2 MB), or a file name in the server's assets
-folder (\`[A-Za-z0-9._-]\`, .png/.jpg/.jpeg). An empty string or null means no logo. A logo that
+folder (\`[A-Za-z0-9._-]\`, .png/.jpg/.jpeg). An empty string means no logo. A logo that
 cannot be fetched or decoded leaves the code \`status: "failed"\` with a \`reason\`.`;
 
 export const COLOR_DESCRIPTION =
@@ -42,33 +43,33 @@ export class CreateQrDto {
     example: 'rgb(255,255,255)',
     maxLength: 32,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(32)
-  background?: string | null;
+  background?: string;
 
   @ApiPropertyOptional({
     description: `${COLOR_DESCRIPTION}; default black`,
     example: 'rgb(0,0,0)',
     maxLength: 32,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(32)
-  foreground?: string | null;
+  foreground?: string;
 
   @ApiPropertyOptional({
     description: LOGO_DESCRIPTION,
     maxLength: 2048,
     example: 'https://example.com/logo.png',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(2048)
-  logo?: string | null;
+  logo?: string;
 
   @ApiPropertyOptional({ description: 'Name shown in lists (default empty)', maxLength: 255 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(255)
   @Matches(NO_CONTROL_CHARS, { message: 'must not contain control characters' })

@@ -1,5 +1,7 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsDefined, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { Allow, IsDefined, IsString, Matches, MaxLength } from 'class-validator';
+
+import { IsOptionalNotNull } from '@app/common';
 
 import { NO_CONTROL_CHARS } from '../qr-payload';
 import { COLOR_DESCRIPTION, DATA_DESCRIPTION, LOGO_DESCRIPTION } from './create-qr.dto';
@@ -17,28 +19,28 @@ export class UpdateQrDto {
   data: unknown;
 
   @ApiPropertyOptional({ description: COLOR_DESCRIPTION, maxLength: 32 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(32)
-  background?: string | null;
+  background?: string;
 
   @ApiPropertyOptional({ description: COLOR_DESCRIPTION, maxLength: 32 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(32)
-  foreground?: string | null;
+  foreground?: string;
 
   @ApiPropertyOptional({
     description: `${LOGO_DESCRIPTION} Omit to keep the current logo.`,
     maxLength: 2048,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(2048)
-  logo?: string | null;
+  logo?: string;
 
   @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(255)
   @Matches(NO_CONTROL_CHARS, { message: 'must not contain control characters' })
