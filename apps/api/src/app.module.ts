@@ -13,6 +13,7 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { ChannelsModule } from './channels/channels.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
+import { LinksModule } from './links/links.module';
 import { loggerParams } from './logging';
 import { LoginLinksModule } from './login-links/login-links.module';
 import { OverlaysModule } from './overlays/overlays.module';
@@ -41,6 +42,7 @@ const FEATURES = [
   ChannelsModule,
   SplashModule,
   PixelsModule,
+  LinksModule,
   QrModule,
 ];
 

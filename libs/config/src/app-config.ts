@@ -115,6 +115,18 @@ export class AppConfig {
   @Min(0)
   QR_CONCURRENCY = 0;
 
+  /** Resolved short links kept in each api process (LRU); 0 turns the in-process cache off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  LINK_CACHE_SIZE = 50_000;
+
+  /** Seconds a resolved short link stays in the in-process cache (Redis keeps it an hour). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LINK_CACHE_SECONDS = 60;
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
   }

@@ -15,6 +15,7 @@ import {
 import { AppConfig } from '@app/config';
 import { Domain } from '@app/database';
 
+import { LinkCache } from '../public/link-cache';
 import { normalizeRedirectUrl, parseBrandedDomain } from './branded-domain';
 import { DomainVerifier } from './domain.verifier';
 import { AddDomainDto } from './dto/add-domain.dto';
@@ -35,6 +36,7 @@ export class DomainsService {
     private readonly plans: PlanService,
     private readonly verifier: DomainVerifier,
     private readonly config: AppConfig,
+    private readonly cache: LinkCache,
   ) {}
 
   static view(d: Domain): DomainView {
@@ -70,8 +72,9 @@ export class DomainsService {
     if (await this.domains.existsBy({ host })) throw new ConflictError(DUPLICATE);
     await this.verifier.assertPointsHere(host);
 
+    let created: { id: number };
     try {
-      return await this.db.transaction(async (em) => {
+      created = await this.db.transaction(async (em) => {
         await em.query(`SELECT pg_advisory_xact_lock(hashtext('domains'), $1)`, [auth.user.id]);
         this.plans.assertCanCreate(
           auth,
@@ -93,6 +96,9 @@ export class DomainsService {
       if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);
       throw err;
     }
+    // a visit before the domain existed may have cached "not a branded domain"
+    await this.cache.forget({ hosts: [host] });
+    return created;
   }
 
   /** An empty body is accepted and changes nothing (the spec makes no field mandatory). */
@@ -108,11 +114,17 @@ export class DomainsService {
     }
     const result = await this.domains.update({ id, userId: auth.user.id }, changes);
     if (!result.affected) throw new NotFoundError('Domain');
+    // the redirector caches the domain's redirects: every api instance drops them now
+    const { hosts } = await this.cache.affectedBy('domain', id);
+    await this.cache.forget({ hosts });
   }
 
   /** Links on the domain fall back to PUBLIC_URL (links.domain_id is ON DELETE SET NULL). */
   async remove(auth: Principal, id: number): Promise<void> {
+    const cached = await this.cache.affectedBy('domain', id);
     const result = await this.domains.delete({ id, userId: auth.user.id });
     if (!result.affected) throw new NotFoundError('Domain');
+    // its host stops being a branded domain; its links move to the main host
+    await this.cache.forget(cached);
   }
 }

@@ -13,6 +13,7 @@ import {
 } from '@app/common';
 import { Pixel } from '@app/database';
 
+import { LinkCache } from '../public/link-cache';
 import { AddPixelDto } from './dto/add-pixel.dto';
 import { PixelView } from './dto/pixel.view';
 import { UpdatePixelDto } from './dto/update-pixel.dto';
@@ -23,6 +24,7 @@ export class PixelsService {
     @InjectRepository(Pixel) private readonly pixels: Repository<Pixel>,
     @InjectDataSource() private readonly db: DataSource,
     private readonly plans: PlanService,
+    private readonly cache: LinkCache,
   ) {}
 
   static view(p: Pixel): PixelView {
@@ -59,11 +61,15 @@ export class PixelsService {
     if (dto.name !== undefined) changes.name = dto.name;
     const result = await this.pixels.update({ id, userId: auth.user.id }, changes);
     if (!result.affected) throw new NotFoundError('Pixel');
+    // links firing this pixel carry its tag in the redirector's cache
+    await this.cache.forgetLinksUsing('pixel', id);
   }
 
   /** Links using the pixel stop firing it (link_pixels rows go with it). */
   async remove(auth: Principal, id: number): Promise<void> {
+    const cached = await this.cache.affectedBy('pixel', id);
     const result = await this.pixels.delete({ id, userId: auth.user.id });
     if (!result.affected) throw new NotFoundError('Pixel');
+    await this.cache.forget(cached);
   }
 }

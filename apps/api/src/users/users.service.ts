@@ -22,6 +22,7 @@ import {
 import { AppConfig } from '@app/config';
 import { Plan, PlanType, User } from '@app/database';
 
+import { LinkCache } from '../public/link-cache';
 import { CreateUserDto } from './dto/create-user.dto';
 import { ListUsersQueryDto } from './dto/list-users-query.dto';
 import { parseExpiration } from './expiration';
@@ -76,6 +77,7 @@ export class UsersService {
     @InjectRepository(Plan) private readonly plans: Repository<Plan>,
     private readonly planService: PlanService,
     private readonly config: AppConfig,
+    private readonly cache: LinkCache,
   ) {}
 
   /** Gravatar URL of an e-mail address. */
@@ -176,8 +178,11 @@ export class UsersService {
    */
   async remove(auth: Principal, id: number): Promise<void> {
     if (id === auth.user.id) throw new ForbiddenError('You cannot delete your own account');
+    const cached = await this.cache.affectedBy('user', id);
     const result = await this.users.delete({ id });
     if (!result.affected) throw new NotFoundError('User');
+    // the user's short links and branded domains stop answering on every api instance
+    await this.cache.forget(cached);
   }
 
   /** Loads a user with its plan (and the encrypted key when `withKey`). */

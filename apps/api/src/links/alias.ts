@@ -1,0 +1,69 @@
+import { randomString } from '@app/common';
+
+/** A short-link alias: 3-64 of [A-Za-z0-9_-]. The redirector checks the same pattern before any lookup. */
+export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
+
+/**
+ * Aliases that would shadow a path of the service (api, docs, QR / rotator / list prefixes) or
+ * that people expect to be the site's own pages. Compared case-insensitively.
+ */
+export const RESERVED_ALIASES: ReadonlySet<string> = new Set([
+  'api',
+  'auth',
+  'docs',
+  'docs-json',
+  'health',
+  'q',
+  'r',
+  'u',
+  'static',
+  'assets',
+  'admin',
+  'login',
+  'logout',
+  'signup',
+  'register',
+  'account',
+  'dashboard',
+  'settings',
+  'user',
+  'users',
+  'app',
+  'www',
+  'help',
+  'support',
+  'about',
+  'terms',
+  'privacy',
+  'contact',
+  'pricing',
+  'blog',
+  'favicon.ico',
+  'robots.txt',
+  'sitemap.xml',
+  'humans.txt',
+  '.well-known',
+]);
+
+export function isReservedAlias(alias: string): boolean {
+  return RESERVED_ALIASES.has(alias.toLowerCase());
+}
+
+/** Why a custom alias is refused, or null when it is acceptable (uniqueness is checked by the database). */
+export function aliasProblem(alias: string): string | null {
+  if (!ALIAS_PATTERN.test(alias)) return 'must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -';
+  if (isReservedAlias(alias)) return 'is reserved';
+  return null;
+}
+
+/** Length of generated aliases: 6 characters, one more every two collisions. */
+export const GENERATED_ALIAS_LENGTH = 6;
+
+/** A random alias over [A-Za-z0-9] (CSPRNG); `attempt` grows it after collisions. Never a reserved word. */
+export function generateAlias(attempt = 0): string {
+  const length = GENERATED_ALIAS_LENGTH + Math.floor(attempt / 2);
+  for (;;) {
+    const alias = randomString(length);
+    if (!isReservedAlias(alias)) return alias;
+  }
+}

@@ -1,0 +1,82 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import {
+  ApiErrors,
+  ApiOkFields,
+  ApiOkList,
+  ApiOkMessage,
+  Auth,
+  IdParam,
+  Principal,
+} from '@app/common';
+
+import { CreateLinkDto } from './dto/create-link.dto';
+import { LinkCreatedView, LinkItemView, LinkReadView, LinkUpdatedView } from './dto/link.views';
+import { ListLinksDto } from './dto/list-links.dto';
+import { UpdateLinkDto } from './dto/update-link.dto';
+import { LinksService } from './links.service';
+
+const SHORT_LINKS = `Short links live at <PUBLIC_URL>/<alias> (or <branded domain>/<alias>): a 302 to the target with
+Cache-Control: private, max-age=90; 410 page once expired; a password form first when protected; a short page
+that fires the pixels, shows the splash page, or frames the target (frame, overlay) before forwarding.`;
+
+@ApiTags('links')
+@ApiBearerAuth()
+@Controller('api')
+export class LinksController {
+  constructor(private readonly links: LinksService) {}
+
+  @Post('url/add')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Shorten a URL: {error, id, shorturl}',
+    description: `${SHORT_LINKS}\n\nAll or nothing: a rejected field creates nothing. 403 when the plan's "links" count is reached or a feature used (alias, splash, overlay, pixels) is disabled; 404 for a pixel, campaign, channel or overlay id that is not yours; 409 when the custom alias is taken.`,
+  })
+  @ApiOkFields(LinkCreatedView)
+  @ApiErrors(400, 403, 404, 409)
+  create(@Auth() auth: Principal, @Body() dto: CreateLinkDto) {
+    return this.links.create(auth, dto);
+  }
+
+  @Get('urls')
+  @ApiOperation({
+    summary: 'Your short links (list, key urls)',
+    description:
+      'Newest first, or with order=click most clicked first (click totals as folded into Postgres by the worker every few seconds). q searches the target URL, title and alias; short is an exact alias.',
+  })
+  @ApiOkList('urls', LinkItemView)
+  @ApiErrors(400)
+  list(@Auth() auth: Principal, @Query() query: ListLinksDto) {
+    return this.links.list(auth, query);
+  }
+
+  @Get('url/:id')
+  @ApiOperation({ summary: 'One short link with its statistics: {error, id, details, data}' })
+  @ApiOkFields(LinkReadView)
+  @ApiErrors(400, 404)
+  get(@Auth() auth: Principal, @IdParam('id') id: number) {
+    return this.links.get(auth, id);
+  }
+
+  @Put('url/:id/update')
+  @ApiOperation({
+    summary: 'Change a short link: {error, id, short, shorturl}',
+    description:
+      'Only the fields sent change. password "" removes the password, expiry null the expiry, domain null the branded domain, campaign null the campaign; pixels replaces the set; channel adds the link to one more channel. Visitors see the change at once on every api instance.',
+  })
+  @ApiOkFields(LinkUpdatedView)
+  @ApiErrors(400, 403, 404, 409)
+  update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateLinkDto) {
+    return this.links.update(auth, id, dto);
+  }
+
+  @Delete('url/:id/delete')
+  @ApiOperation({ summary: 'Delete a short link (and its channel assignments): {error, message}' })
+  @ApiOkMessage()
+  @ApiErrors(400, 404)
+  async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
+    await this.links.remove(auth, id);
+    return { message: 'Link has been deleted successfully.' };
+  }
+}

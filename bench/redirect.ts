@@ -1,0 +1,408 @@
+/**
+ * `npm run bench:redirect`: the short-link redirector under load, against baselines measured in the
+ * same run on the same machine.
+ *
+ * The parent seeds a bench database (10 000 links) and a Redis prefix of its own, forks one server
+ * process per scenario, warms each (one pass over its aliases, then 2 s of load), and drives them
+ * one after the other with autocannon over loopback (50 connections, BENCH_SECONDS per run,
+ * default 10). BENCH_ROUNDS=n repeats the whole series n times and reports the median runs, which
+ * evens out a machine shared with other work:
+ *
+ *   raw 302          node:http answering a fixed 302: the ceiling of this machine
+ *   redis + 302      node:http doing one Redis GET of the link's cached JSON, then the 302
+ *   api hot          the real api (createApi), aliases in the in-process cache, visits recorded
+ *   api hot, no rec  the same with VisitRecorder.record replaced by a no-op
+ *   api cold         the real api with LINK_CACHE_SIZE=0: every request reads Redis (with and
+ *                    without visit recording)
+ *
+ * BENCH_ONLY=<names> (comma-separated parts of scenario names) runs only those, without ratios.
+ * BENCH_PROFILE=<dir> writes a V8 CPU profile of every server process there.
+ *
+ * Requests carry a desktop browser User-Agent so visits are counted (the owner's plan has no
+ * click cap). Results, then the ratios against the targets, are printed; the database and the
+ * Redis keys are removed at the end.
+ */
+import { ChildProcess, fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
+
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+}
+interface AutocannonResult {
+  requests: Histogram;
+  latency: Histogram;
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+interface AutocannonRequest {
+  path?: string;
+  method?: string;
+  headers?: Record<string, string>;
+}
+type Autocannon = (opts: {
+  url: string;
+  connections: number;
+  duration?: number;
+  amount?: number;
+  headers?: Record<string, string>;
+  requests?: Array<{ setupRequest?: (req: AutocannonRequest) => AutocannonRequest }>;
+}) => Promise<AutocannonResult>;
+// autocannon ships no type declarations
+const autocannon: Autocannon = require('autocannon');
+
+const LINKS = 10_000;
+const HOT_SET = 1_000;
+const CONNECTIONS = 50;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PUBLIC_HOST = 'bench.test';
+const BROWSER_UA =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const run = `${process.pid}`;
+const DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${run}`;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_PREFIX = process.env.BENCH_REDIS_PREFIX ?? `bench${run}`;
+
+const alias = (i: number) => `bn${String(i).padStart(5, '0')}`;
+
+type ServerKind = 'raw302' | 'redis302' | 'api';
+
+// ---------------------------------------------------------------- child: one server per scenario
+
+async function serve(kind: ServerKind): Promise<void> {
+  let server;
+  if (kind === 'raw302') {
+    const headers = [
+      'Location',
+      'https://example.com/landing/1',
+      'Cache-Control',
+      'private, max-age=90',
+      'Content-Length',
+      '0',
+    ];
+    server = createServer((_req, res) => {
+      res.writeHead(302, headers);
+      res.end();
+    });
+  } else if (kind === 'redis302') {
+    const redis = new Redis(REDIS_URL);
+    const prefix = `${REDIS_PREFIX}:link:`;
+    server = createServer((req, res) => {
+      redis.get(prefix + (req.url ?? '/').slice(1)).then(
+        (value) => {
+          if (!value) {
+            res.writeHead(404, ['Content-Length', '0']);
+            return res.end();
+          }
+          const link = JSON.parse(value) as { url: string };
+          res.writeHead(302, [
+            'Location',
+            link.url,
+            'Cache-Control',
+            'private, max-age=90',
+            'Content-Length',
+            '0',
+          ]);
+          res.end();
+        },
+        () => {
+          res.writeHead(503, ['Content-Length', '0']);
+          res.end();
+        },
+      );
+    });
+  } else {
+    // the api exactly as production builds it
+    const { createApi } = await import('../apps/api/src/bootstrap');
+    const { VisitRecorder } = await import('@app/stats');
+    const api = await createApi({ logger: false });
+    if (process.env.BENCH_RECORD === 'off') api.app.get(VisitRecorder).record = () => undefined;
+    server = api.server;
+  }
+  server.keepAliveTimeout = 65_000;
+  // a clean exit, so --cpu-prof (BENCH_PROFILE) can write its profile
+  process.on('SIGTERM', () => process.exit(0));
+  server.listen(0, '127.0.0.1', () =>
+    process.send?.({ port: (server.address() as AddressInfo).port }),
+  );
+}
+
+// ---------------------------------------------------------------- parent: seed, drive, report
+
+async function seed(): Promise<void> {
+  const { runMigrations } = await import('@app/database');
+  await runMigrations(DATABASE_URL);
+  const db = new DataSource({ type: 'postgres', url: DATABASE_URL });
+  await db.initialize();
+  try {
+    await db.query(`DELETE FROM links WHERE alias LIKE 'bn%'`);
+    await db.query(`DELETE FROM users WHERE email = 'bench@example.com'`);
+    const [user] = await db.query(
+      `INSERT INTO users (email, username, password_hash, plan_id, api_key_hash, api_key_enc)
+       SELECT 'bench@example.com', 'bench', 'x', id, md5(random()::text) || md5(random()::text), 'x'
+       FROM plans WHERE NOT free ORDER BY id LIMIT 1 RETURNING id`,
+    );
+    await db.query(
+      `INSERT INTO links (user_id, alias, url)
+       SELECT $1, 'bn' || lpad(i::text, 5, '0'), 'https://example.com/landing/' || i FROM generate_series(0, $2 - 1) AS i`,
+      [user.id, LINKS],
+    );
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function cleanup(): Promise<void> {
+  if (process.env.BENCH_KEEP === '1') return;
+  const url = new URL(DATABASE_URL);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const admin = new DataSource({ type: 'postgres', url: url.toString() });
+  await admin.initialize();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+  await admin.destroy();
+  const redis = new Redis(REDIS_URL);
+  for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 })) {
+    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
+  }
+  await redis.quit();
+}
+
+function start(
+  kind: ServerKind,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const profile = process.env.BENCH_PROFILE
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
+    const child = fork(__filename, ['serve', kind], {
+      execArgv: [...process.execArgv, ...profile],
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        DATABASE_URL,
+        REDIS_URL,
+        REDIS_PREFIX,
+        BENCH_DATABASE_URL: DATABASE_URL,
+        BENCH_REDIS_PREFIX: REDIS_PREFIX,
+        PUBLIC_URL: `http://${PUBLIC_HOST}`,
+        DOMAIN_VERIFY: 'off',
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', (m: { port: number }) =>
+      resolve({ child, url: `http://127.0.0.1:${m.port}` }),
+    );
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Aliases 0..span-1 in turn, one per request. */
+function cycling(span: number) {
+  let i = 0;
+  return [
+    {
+      setupRequest: (req: AutocannonRequest) => {
+        req.path = `/${alias(i)}`;
+        i = (i + 1) % span;
+        return req;
+      },
+    },
+  ];
+}
+
+const HEADERS = { host: PUBLIC_HOST, 'user-agent': BROWSER_UA, 'x-forwarded-for': '203.0.113.7' };
+
+interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  redirects: number;
+  other: number;
+}
+
+async function measure(name: string, url: string, span: number): Promise<Measured> {
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers: HEADERS,
+    requests: cycling(span),
+  });
+  const redirects = Number(r.statusCodeStats['302']?.count ?? 0);
+  const total = Object.values(r.statusCodeStats).reduce((s, c) => s + Number(c.count), 0);
+  const m = {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    redirects,
+    other: total - redirects + r.errors + r.timeouts,
+  };
+  console.log(
+    `${name.padEnd(22)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms` +
+      (m.other ? `   (${m.other} non-302 / errors!)` : ''),
+  );
+  return m;
+}
+
+/** One pass over `span` aliases, so Redis (and the LRU, if any) hold them before measuring. */
+async function warm(url: string, span: number): Promise<void> {
+  await autocannon({
+    url,
+    connections: 10,
+    amount: span,
+    headers: HEADERS,
+    requests: cycling(span),
+  });
+  await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: 2,
+    headers: HEADERS,
+    requests: cycling(span),
+  });
+}
+
+interface Scenario {
+  name: string;
+  kind: ServerKind;
+  span: number;
+  env?: Record<string, string>;
+  url?: string;
+  child?: ChildProcess;
+  runs: Measured[];
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The median run of a scenario by req/s. */
+function typical(s: Scenario): Measured {
+  const rps = median(s.runs.map((r) => r.rps));
+  return s.runs.find((r) => r.rps === rps) as Measured;
+}
+
+async function main(): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+  console.log(
+    `seeding ${LINKS} links into ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} (Redis prefix ${REDIS_PREFIX}) ...`,
+  );
+  await seed();
+  const scenarios: Scenario[] = [
+    // the cold api first: its warm-up fills Redis with every link, for the Redis baseline too
+    { name: 'api cold (Redis)', kind: 'api', span: LINKS, env: { LINK_CACHE_SIZE: '0' }, runs: [] },
+    {
+      name: 'api cold, no recording',
+      kind: 'api',
+      span: LINKS,
+      env: { LINK_CACHE_SIZE: '0', BENCH_RECORD: 'off' },
+      runs: [],
+    },
+    { name: 'api hot (LRU)', kind: 'api', span: HOT_SET, runs: [] },
+    {
+      name: 'api hot, no recording',
+      kind: 'api',
+      span: HOT_SET,
+      env: { BENCH_RECORD: 'off' },
+      runs: [],
+    },
+    { name: 'baseline raw 302', kind: 'raw302', span: HOT_SET, runs: [] },
+    { name: 'baseline Redis + 302', kind: 'redis302', span: LINKS, runs: [] },
+  ];
+  const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+  const active = only.length
+    ? scenarios.filter((s) => only.some((o) => s.name.includes(o)))
+    : scenarios;
+  try {
+    for (const s of active) {
+      Object.assign(s, await start(s.kind, s.env));
+      await warm(s.url as string, s.span);
+    }
+    console.log(
+      `${CONNECTIONS} connections, ${SECONDS} s per run, ${rounds} round(s), loopback, ${cpus().length} cores\n`,
+    );
+    for (let round = 0; round < rounds; round++) {
+      for (const s of active) s.runs.push(await measure(s.name, s.url as string, s.span));
+      if (rounds > 1) console.log('');
+    }
+  } finally {
+    await Promise.all(scenarios.filter((s) => s.child).map((s) => stop(s.child as ChildProcess)));
+    await cleanup();
+  }
+
+  if (active.length < scenarios.length) return;
+  const [cold, coldOff, hot, hotOff, raw, redis] = scenarios.map(typical);
+  if (rounds > 1) {
+    console.log('median runs');
+    for (const s of scenarios) {
+      const m = typical(s);
+      console.log(
+        `${m.name.padEnd(22)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms`,
+      );
+    }
+  }
+  const ratio = (a: number, b: number) => (a / b).toFixed(2);
+  const check = (ok: boolean) => (ok ? 'ok  ' : 'MISS');
+  const recordingCost = 1 - hot.rps / hotOff.rps;
+  console.log('\ntargets');
+  console.log(
+    `  ${check(hotOff.rps >= 0.9 * raw.rps)} api hot (no recording) / raw 302       ${ratio(hotOff.rps, raw.rps)}  (>= 0.90)`,
+  );
+  console.log(
+    `  ${check(hot.rps >= 0.9 * raw.rps)} api hot (recording) / raw 302          ${ratio(hot.rps, raw.rps)}  (>= 0.90)`,
+  );
+  console.log(
+    `  ${check(coldOff.rps >= 0.8 * redis.rps)} api cold (no recording) / Redis + 302  ${ratio(coldOff.rps, redis.rps)}  (>= 0.80)`,
+  );
+  console.log(
+    `  ${check(cold.rps >= 0.8 * redis.rps)} api cold (recording) / Redis + 302     ${ratio(cold.rps, redis.rps)}  (>= 0.80)`,
+  );
+  console.log(
+    `  ${check(Math.max(hot.p99, cold.p99) < 10)} p99 api hot / cold                     ${hot.p99} / ${cold.p99} ms  (< 10 ms)`,
+  );
+  console.log(
+    `  ${check(recordingCost < 0.1)} cost of visit recording (hot)          ${(recordingCost * 100).toFixed(1)} %  (< 10 %)`,
+  );
+  const failures = scenarios.filter((s) => s.runs.some((m) => m.other > 0));
+  if (failures.length)
+    console.log(`\nwarning: non-302 answers in ${failures.map((f) => f.name).join(', ')}`);
+}
+
+if (process.argv[2] === 'serve') {
+  serve(process.argv[3] as ServerKind).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
