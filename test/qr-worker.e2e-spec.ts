@@ -13,7 +13,6 @@ import request from 'supertest';
 
 import { QUEUE } from '@app/queue';
 
-import { QrPublicHandler } from '../apps/api/src/qr/qr-public.handler';
 import { QrRenderSweep } from '../apps/worker/src/qr/qr-render-sweep';
 import { createTestApp, createTestWorker, createUser, TestApp, TestUser } from './support/app';
 import { eventually } from './support/stats';
@@ -42,17 +41,11 @@ async function decode(image: Buffer): Promise<Decoded> {
   };
 }
 
-/** The api, a worker in-process, and the public handler behind a test-only server at /q/. */
+/** The api (its real server serves `/q/`) and a worker in-process. */
 async function boot(env: Record<string, string> = {}) {
   const t = await createTestApp(env);
   const worker = await createTestWorker(env);
-  const handler = t.app.get(QrPublicHandler);
-  const server = createServer((req, res) => {
-    const path = req.url ?? '/';
-    if (path.startsWith('/q/')) void handler.handle(req, res, path.slice(3));
-    else res.writeHead(404).end();
-  });
-  return { t, worker, server };
+  return { t, worker, server: t.server };
 }
 
 function helpers(get: () => { t: TestApp; server: Server; user: TestUser }) {
@@ -117,7 +110,6 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
       user = await createUser(t);
     });
     afterAll(async () => {
-      server.close();
       await worker.close();
       await t.close();
     });
@@ -312,7 +304,6 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
       user = await createUser(t);
     });
     afterAll(async () => {
-      server.close();
       logoServer.close();
       await worker.close();
       await t.close();

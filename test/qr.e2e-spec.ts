@@ -1,14 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, Server } from 'node:http';
 import { join } from 'node:path';
 
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue } from 'bullmq';
-import request from 'supertest';
 
 import { JOB, QUEUE } from '@app/queue';
 
-import { QrPublicHandler } from '../apps/api/src/qr/qr-public.handler';
 import {
   createTestApp,
   createUser,
@@ -17,6 +14,7 @@ import {
   TestApp,
   TestUser,
 } from './support/app';
+import { insertDomain } from './support/links';
 import { BROWSER_UA, eventually, foldStats, PREVIEW_UA, recordVisit } from './support/stats';
 
 const EMPTY_STATS = {
@@ -33,9 +31,8 @@ const LINK = /^http:\/\/short\.test\/q\/([A-Za-z0-9]{8})$/;
 describe('QR codes: API and the public /q/ handler', () => {
   let t: TestApp;
   let queue: Queue;
-  /** The public handler behind a test-only node:http server, mounted at /q/ as the redirector will. */
-  let publicServer: Server;
-  const pub = () => request(publicServer);
+  /** The public side: the real server (redirector in front, `/q/` registered by the QR module). */
+  const pub = () => t.http();
   let user: TestUser;
   let other: TestUser;
 
@@ -66,19 +63,12 @@ describe('QR codes: API and the public /q/ handler', () => {
   beforeAll(async () => {
     t = await createTestApp();
     queue = t.app.get<Queue>(getQueueToken(QUEUE.qr));
-    const handler = t.app.get(QrPublicHandler);
-    publicServer = createServer((req, res) => {
-      const path = req.url ?? '/';
-      if (path.startsWith('/q/')) void handler.handle(req, res, path.slice(3));
-      else res.writeHead(404).end();
-    });
   });
   beforeEach(async () => {
     user = await createUser(t);
     other = await createUser(t);
   });
   afterAll(async () => {
-    publicServer.close();
     await t.close();
   });
 
@@ -688,11 +678,11 @@ describe('QR codes: API and the public /q/ handler', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.headers['content-security-policy']).toMatch(
-        /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; /,
+        /^default-src 'none'; base-uri 'none'; frame-ancestors 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'none'$/,
       );
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.text).toContain(
-        '<pre>&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; &#39;q&#39;\nline 2</pre>',
+        '<pre>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;\nline 2</pre>',
       );
       expect(res.text).not.toContain('<script>');
     });
@@ -714,9 +704,9 @@ describe('QR codes: API and the public /q/ handler', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'/);
       expect(res.text).toContain(
-        '<dt>Network</dt><dd><code>&#60;Cafe&#62; &#38; &#34;Bar&#34;</code></dd>',
+        '<dt>Network</dt><dd><code>&lt;Cafe&gt; &amp; &quot;Bar&quot;</code></dd>',
       );
-      expect(res.text).toContain('<dt>Password</dt><dd><code>p&#60;a&#62;ss&#38;word</code></dd>');
+      expect(res.text).toContain('<dt>Password</dt><dd><code>p&lt;a&gt;ss&amp;word</code></dd>');
       expect(res.text).toContain('<dt>Security</dt><dd><code>WPA</code></dd>');
       expect(res.text).toContain('<dt>Hidden</dt>');
       expect(res.text).not.toMatch(/<Cafe>|p<a>ss/);
@@ -724,6 +714,15 @@ describe('QR codes: API and the public /q/ handler', () => {
       const page = (await pub().get(`/q/${open.code}`)).text;
       expect(page).toContain('None (open network)');
       expect(page).not.toContain('Password');
+    });
+
+    it('is served on PUBLIC_URL only: /q/ on a branded domain is a 404', async () => {
+      const { code } = await create({ type: 'link', data: 'https://example.com/' });
+      const domain = await insertDomain(t, user.id);
+      const res = await pub().get(`/q/${code}`).set('Host', domain.host);
+      expect(res.status).toBe(404);
+      expect(res.headers.location).toBeUndefined();
+      expect((await pub().get(`/q/${code}`).set('Host', 'short.test')).status).toBe(302);
     });
 
     it('404 for unknown and malformed codes, 405 for other methods, HEAD without a body', async () => {
@@ -836,6 +835,17 @@ describe('QR codes: API and the public /q/ handler', () => {
       const { data } = await statsOf(id);
       expect(data.socialCount).toEqual({ network01: 1, network02: 0, network03: 0 });
       expect(data.topReferrers).toEqual({ 'm.facebook.com': '1' });
+    });
+
+    it('the visitor is the client behind a trusted proxy (X-Forwarded-For from loopback)', async () => {
+      const { id, code } = await create({ type: 'phone', data: '+15551234' });
+      await pub()
+        .get(`/q/${code}`)
+        .set('User-Agent', BROWSER_UA)
+        .set('X-Forwarded-For', '8.8.8.8')
+        .expect(302);
+      await eventually(async () => (await statsOf(id)).data.clicks === 1);
+      expect((await statsOf(id)).data.topCountries).toEqual({ 'United States': '1' });
     });
 
     it('image downloads are not scans', async () => {

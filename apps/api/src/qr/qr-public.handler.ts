@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { FileHandle, open } from 'node:fs/promises';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
@@ -10,29 +9,25 @@ import { AppConfig } from '@app/config';
 import { QR_CODE_PATTERN, QrImageFormat, qrImagePath } from '@app/qr';
 import { VisitRecorder } from '@app/stats';
 
-import { qrContent, QrData } from './qr-payload';
+import { clientIp, compileTrust, TrustFn } from '../public/client-ip';
+import { Page, PAGES } from '../public/pages';
+import { REDIRECT_CACHE_CONTROL } from '../public/resolved-link';
+import { qrTextPage, qrWifiPage } from './qr-pages';
+import { qrContent } from './qr-payload';
 import { QrResolver, ResolvedQr } from './qr-resolver';
 
 const PATH = /^([A-Za-z0-9_-]{1,64})(?:\.(png|svg))?$/;
-const REDIRECT_CACHE = 'private, max-age=90';
+const REDIRECT_CACHE = REDIRECT_CACHE_CONTROL;
 const IMAGE_CACHE = 'public, max-age=300';
 const IMAGE_TYPES: Record<QrImageFormat, string> = { png: 'image/png', svg: 'image/svg+xml' };
 
-const PAGE_STYLE =
-  'body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;color:#1d1f23}' +
-  'main{max-width:36rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px #0002}' +
-  'h1{font-size:1.25rem;margin:0 0 1rem}pre{white-space:pre-wrap;word-break:break-word;font:inherit;margin:0}' +
-  'dl{display:grid;grid-template-columns:auto 1fr;gap:.5rem 1rem;margin:0}dt{color:#5f6673}dd{margin:0;word-break:break-all}' +
-  'code{font-size:1.1em}p.hint{color:#5f6673;font-size:.9rem;margin:1rem 0 0}';
-/** Pages allow nothing but their own inline style (by hash): no script, image, frame or form. */
-const PAGE_CSP =
-  `default-src 'none'; style-src 'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'; ` +
-  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+// prettier-ignore
+const PAGE_HEADERS = [
+  'X-Content-Type-Options', 'nosniff',
+  'Referrer-Policy', 'no-referrer',
+  'X-Frame-Options', 'DENY',
+];
 
 /**
  * The public side of QR codes, mounted at `/q/`:
@@ -46,6 +41,8 @@ export function escapeHtml(value: string): string {
 @Injectable()
 export class QrPublicHandler {
   private readonly logger = new Logger(QrPublicHandler.name);
+  /** Whose X-Forwarded-For is believed, as for the redirector and Express (TRUST_PROXY). */
+  private readonly trust: TrustFn = compileTrust(process.env.TRUST_PROXY);
 
   constructor(
     private readonly config: AppConfig,
@@ -59,9 +56,7 @@ export class QrPublicHandler {
       const match = PATH.exec(path.split('?', 1)[0]);
       if (!match || !QR_CODE_PATTERN.test(match[1])) return this.notFound(res);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ error: 1, message: 'Method not allowed' }));
-        return;
+        return this.sendPage(res, 405, PAGES.methodNotAllowed, ['Allow', 'GET, HEAD']);
       }
       const [, code, format] = match;
       const qr = await this.resolver.resolve(code);
@@ -69,28 +64,40 @@ export class QrPublicHandler {
       if (format) return await this.image(req, res, code, format as QrImageFormat);
       this.scan(req, res, code, qr);
     } catch (err) {
-      const { status, message } = mapError(err);
-      if (status >= 500) this.logger.error(`/q/${path}: ${(err as Error).message}`);
+      const { status } = mapError(err);
+      this.logger.error(`/q/${path}: ${(err as Error).message}`);
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      res.writeHead(status >= 500 ? 503 : status, {
-        'Content-Type': 'application/json',
-        'Cache-Control': 'no-store',
-      });
-      res.end(
-        JSON.stringify({
-          error: 1,
-          message: status >= 500 ? 'Service temporarily unavailable, try again shortly' : message,
-        }),
-      );
+      if (status === 503) this.sendPage(res, 503, PAGES.unavailable, ['Retry-After', '5']);
+      else this.sendPage(res, 500, PAGES.error);
     }
   }
 
-  private notFound(res: ServerResponse): void {
-    res.writeHead(404, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-    res.end(JSON.stringify({ error: 1, message: 'QR code not found' }));
+  /** The public 404 page (unknown or malformed code; also QR paths on a branded domain). */
+  notFound(res: ServerResponse): void {
+    this.sendPage(res, 404, PAGES.notFound);
+  }
+
+  private sendPage(
+    res: ServerResponse,
+    status: number,
+    page: Page,
+    extra: string[] = [],
+    cache = 'no-store',
+  ): void {
+    const body = Buffer.from(page.html, 'utf8');
+    // prettier-ignore
+    res.writeHead(status, [
+      'Content-Type', 'text/html; charset=utf-8',
+      'Content-Length', String(body.length),
+      'Content-Security-Policy', page.csp,
+      'Cache-Control', cache,
+      ...PAGE_HEADERS,
+      ...extra,
+    ]);
+    res.end(res.req.method === 'HEAD' ? undefined : body);
   }
 
   /** Answers a scan and records it once the response is finished. */
@@ -119,20 +126,13 @@ export class QrPublicHandler {
       res.end(head ? undefined : body);
       return;
     }
-    const body = Buffer.from(
-      qr.type === 'wifi' ? wifiPage(qr.data) : textPage(String(qr.data)),
-      'utf8',
+    this.sendPage(
+      res,
+      200,
+      qr.type === 'wifi' ? qrWifiPage(qr.data) : qrTextPage(String(qr.data)),
+      [],
+      REDIRECT_CACHE,
     );
-    res.writeHead(200, {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Content-Length': String(body.length),
-      'Cache-Control': REDIRECT_CACHE,
-      'Content-Security-Policy': PAGE_CSP,
-      'X-Content-Type-Options': 'nosniff',
-      'X-Frame-Options': 'DENY',
-      'Referrer-Policy': 'no-referrer',
-    });
-    res.end(head ? undefined : body);
   }
 
   private record(req: IncomingMessage, qr: ResolvedQr): void {
@@ -141,7 +141,7 @@ export class QrPublicHandler {
         linkId: qr.linkId,
         userId: qr.userId,
         method: req.method ?? 'GET',
-        ip: req.socket.remoteAddress ?? '',
+        ip: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.trust),
         userAgent: req.headers['user-agent'],
         referer: req.headers.referer,
       });
@@ -196,35 +196,4 @@ export class QrPublicHandler {
       await file.close().catch(() => undefined);
     }
   }
-}
-
-function page(title: string, body: string): string {
-  return (
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">' +
-    `<title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head>` +
-    `<body><main>${body}</main></body></html>`
-  );
-}
-
-function textPage(text: string): string {
-  return page('Text', `<h1>Text</h1><pre>${escapeHtml(text)}</pre>`);
-}
-
-function wifiPage(data: QrData): string {
-  const o = typeof data === 'object' ? data : {};
-  const ssid = String(o.ssid ?? '');
-  const encryption = String(o.encryption ?? 'nopass');
-  const rows: Array<[string, string]> = [['Network', ssid]];
-  if (encryption !== 'nopass') rows.push(['Password', String(o.pass ?? '')]);
-  rows.push(['Security', encryption === 'nopass' ? 'None (open network)' : encryption]);
-  if (o.hidden === true) rows.push(['Hidden', 'Yes: add the network by its name']);
-  const list = rows
-    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd><code>${escapeHtml(v)}</code></dd>`)
-    .join('');
-  return page(
-    `Wi-Fi: ${ssid}`,
-    `<h1>Wi-Fi network</h1><dl>${list}</dl>` +
-      '<p class="hint">Open the Wi-Fi settings of your device, choose this network and enter the password.</p>',
-  );
 }
