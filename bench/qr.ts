@@ -8,8 +8,9 @@
  * 1. qr/add while the worker is idle (reference): 50 adds from one client, queue paused.
  * 2. Throughput: COUNT adds from CLIENTS clients while the queue is paused, then the queue is
  *    resumed and the worker drains everything: images/s from resume to the last row marked
- *    ready (queue → render → files → row ready). Meanwhile one client keeps adding a code every
- *    25 ms: qr/add latency while the worker is busy.
+ *    ready (queue → render → files → row ready).
+ *    Then qr/add while the worker is busy: another 600 codes are queued and, while the worker
+ *    drains them, one client adds a code every 25 ms.
  * 3. Latency: 100 codes added at half the measured throughput; p50/p99 from qr/add to ready.
  * 4. Baseline: the same COUNT payloads through the bare pipeline (qrcode SVG string + sharp
  *    rasterise and composite; no queue, database or files) at the same render concurrency.
@@ -39,6 +40,8 @@ const COUNT = Number(process.env.QR_BENCH_COUNT ?? 500);
 const CLIENTS = Number(process.env.QR_BENCH_CLIENTS ?? 4);
 /** Pause between two qr/add probes while the worker drains the backlog (about 40 adds/s). */
 const PROBE_GAP = 25;
+/** Codes queued for the qr/add-while-busy measurement. */
+const BUSY_BACKLOG = 600;
 const CONCURRENCY =
   Number(process.env.QR_CONCURRENCY) > 0
     ? Number(process.env.QR_CONCURRENCY)
@@ -229,13 +232,11 @@ async function main(): Promise<void> {
     api = await createApi({ logger: false });
     await new Promise<void>((r) => api!.server.listen(0, '127.0.0.1', r));
     const port = (api.server.address() as AddressInfo).port;
-    const { apiKey } = await api.app
-      .get(UsersService)
-      .create({
-        email: `bench${RUN}@example.com`,
-        username: `bench${RUN}`.slice(0, 32),
-        password: 'password1',
-      });
+    const { apiKey } = await api.app.get(UsersService).create({
+      email: `bench${RUN}@example.com`,
+      username: `bench${RUN}`.slice(0, 32),
+      password: 'password1',
+    });
 
     worker = await startWorker(env);
     // Ready times come from the rows (updated_at when the worker marks them ready), read on a
@@ -323,25 +324,7 @@ async function main(): Promise<void> {
     const workerCpu0 = await processCpuMs(worker.pid);
     const resumedAt = Date.now();
     await queue.resume();
-    const busyAdds: number[] = [];
-    const probes: number[] = [];
-    // one client adds a code every PROBE_GAP ms while at least a fifth of the burst is left, so
-    // every probe meets a busy worker (the backlog is counted every 250 ms)
-    let left = burst.length;
-    const counter = setInterval(() => {
-      poll().then(
-        () => (left = burst.filter((id) => !readyAt.has(id)).length),
-        () => undefined,
-      );
-    }, 250);
-    while (left > COUNT / 5) {
-      const { id, latency } = await addOne(probes.length, 'probe');
-      probes.push(id);
-      busyAdds.push(latency);
-      await new Promise((r) => setTimeout(r, PROBE_GAP));
-    }
-    clearInterval(counter);
-    const drainedIds = [...idle, ...burst, ...probes];
+    const drainedIds = [...idle, ...burst];
     await waitReady(drainedIds);
     const drained = Math.max(...drainedIds.map((id) => readyAt.get(id) as number));
     const pipelineSeconds = (drained - resumedAt) / 1000;
@@ -349,6 +332,36 @@ async function main(): Promise<void> {
     const workerCpu1 = await processCpuMs(worker.pid);
     const workerCpuPerImage =
       workerCpu0 !== null && workerCpu1 !== null ? (workerCpu1 - workerCpu0) / rendered : null;
+
+    // 2b. qr/add while the worker is busy: a second backlog (BUSY_BACKLOG codes) is drained while
+    //     one client adds a code every PROBE_GAP ms until a fifth of it is left (the backlog is
+    //     counted every 250 ms), so every probe meets a busy worker.
+    await queue.pause();
+    const backlog: number[] = [];
+    next = 0;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (next < BUSY_BACKLOG) backlog.push((await addOne(next++, 'backlog')).id);
+      }),
+    );
+    await queue.resume();
+    const busyAdds: number[] = [];
+    const probes: number[] = [];
+    let left = backlog.length;
+    const counter = setInterval(() => {
+      poll().then(
+        () => (left = backlog.filter((id) => !readyAt.has(id)).length),
+        () => undefined,
+      );
+    }, 250);
+    while (left > BUSY_BACKLOG / 5) {
+      const { id, latency } = await addOne(probes.length, 'probe');
+      probes.push(id);
+      busyAdds.push(latency);
+      await new Promise((r) => setTimeout(r, PROBE_GAP));
+    }
+    clearInterval(counter);
+    await waitReady([...backlog, ...probes]);
 
     // 3. Latency: codes added one at a time at half the measured throughput; add → ready.
     const paced: number[] = [];
