@@ -219,6 +219,7 @@ async function main(): Promise<void> {
   const { createApi } = await import('../apps/api/src/bootstrap');
   const { UsersService } = await import('../apps/api/src/users/users.service');
   const { QUEUE } = await import('../libs/queue/src/queues');
+  const { JOBS_PER_RENDER_SLOT } = await import('../apps/worker/src/qr/qr.processor');
 
   let worker: ChildProcess | undefined;
   let api: Awaited<ReturnType<typeof createApi>> | undefined;
@@ -410,7 +411,8 @@ async function main(): Promise<void> {
         images: total,
         burst: COUNT,
         clients: CLIENTS,
-        workerConcurrency: CONCURRENCY,
+        renderSlots: CONCURRENCY,
+        jobsInFlight: CONCURRENCY * JOBS_PER_RENDER_SLOT,
         size: 512,
         logo: true,
       },
@@ -458,7 +460,7 @@ async function main(): Promise<void> {
     };
 
     console.log(
-      `\nQR benchmark: 512 px codes with a logo, worker concurrency ${CONCURRENCY}, ${result.machine.cpus} CPUs (load ${result.machine.loadavg.join(' ')})`,
+      `\nQR benchmark: 512 px codes with a logo, ${CONCURRENCY} renders in flight (worker and baseline; ${CONCURRENCY * JOBS_PER_RENDER_SLOT} jobs), ${result.machine.cpus} CPUs (load ${result.machine.loadavg.join(' ')})`,
     );
     console.log(
       `  worker pipeline   ${result.pipeline.imagesPerSecond} images/s (${rendered} images: queue → render → files → row ready), worker CPU ${result.pipeline.workerCpuMsPerImage} ms/image`,
