@@ -1,4 +1,6 @@
 import { createPlan, createTestApp, createTestWorker, createUser, TestApp, TestUser } from './support/app';
+import { dayKey, VisitRecorder } from '@app/stats';
+
 import {
   BROWSER_UA,
   eventually,
@@ -163,6 +165,47 @@ describe('visit statistics: recording, reads, folding', () => {
     for (let i = 0; i < 4; i++) results.push(await recordVisit(t, { linkId, userId: capped.id, ip: `7.7.7.${i}` }));
     expect(results).toEqual([true, true, false, false]);
     expect((await readStats(t, linkId)).clicks).toBe(2);
+  });
+
+  it('record(): visits of an uncapped owner are aggregated in memory, then written exactly', async () => {
+    const recorder = t.app.get(VisitRecorder);
+    const unlimited = await createUser(t, { planId: await createPlan(t, { clicks: 0 }) });
+    const linkId = await insertLink(t, unlimited.id, `agg${Date.now().toString(36)}`);
+    const visit = { linkId, userId: unlimited.id, method: 'GET', ip: '8.8.8.8', userAgent: BROWSER_UA, referer: 'https://t.co/abc' };
+    recorder.record(visit); // owner's cap not cached yet: the exact path, which caches it
+    await eventually(async () => (await readStats(t, linkId)).clicks === 1);
+    for (let i = 0; i < 50; i++) recorder.record({ ...visit, ip: `2.2.2.${i % 10}` });
+    recorder.record({ ...visit, userAgent: PREVIEW_UA });
+    recorder.record({ ...visit, method: 'HEAD' });
+    expect(await t.redis.client.hget(`${t.redis.prefix}:st:p:${linkId}`, `${dayKey(new Date())}|c`)).toBe('1');
+    await recorder.flush();
+    const expected = {
+      clicks: 51,
+      uniqueClicks: 11,
+      topCountries: { France: '50', 'United States': '1' },
+      topReferrers: { 't.co': '51' },
+      topBrowsers: { Chrome: '51' },
+      topOs: { Windows: '51' },
+      socialCount: { network01: 0, network02: 51, network03: 0 },
+    };
+    expect(await readStats(t, linkId)).toEqual(expected);
+    await foldStats(t);
+    expect(await stored(linkId)).toEqual({ clicks: 51, uniques: 11 });
+    expect(await readStats(t, linkId)).toEqual(expected);
+  });
+
+  it('record(): visits of a capped owner stay exact per visit, so the cap holds', async () => {
+    const recorder = t.app.get(VisitRecorder);
+    const capped = await createUser(t, { planId: await createPlan(t, { clicks: 3 }) });
+    const linkId = await insertLink(t, capped.id, `capr${Date.now().toString(36)}`);
+    for (let i = 0; i < 6; i++) {
+      recorder.record({ linkId, userId: capped.id, method: 'GET', ip: `3.3.3.${i}`, userAgent: BROWSER_UA, referer: undefined });
+      await new Promise((r) => setImmediate(r));
+    }
+    await eventually(async () => (await readStats(t, linkId)).clicks === 3);
+    await new Promise((r) => setTimeout(r, 300));
+    await recorder.flush();
+    expect((await readStats(t, linkId)).clicks).toBe(3);
   });
 
   it('the worker folds on its schedule (STATS_FOLD_SECONDS)', async () => {

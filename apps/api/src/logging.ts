@@ -22,7 +22,8 @@ export function loggerParams(config: AppConfig): Params {
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      // Client errors are routine (a 429 flood must not become a log flood): info, like successes.
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     },
   };
 }

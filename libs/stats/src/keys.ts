@@ -50,9 +50,17 @@ export const DIM = {
   social: 'so',
 } as const;
 
-/** `YYYYMMDD` (UTC) */
+let memoSecond = -1;
+let memoDay = '';
+
+/** `YYYYMMDD` (UTC); memoised per second, since every visit asks for it. */
 export function dayKey(d: Date): string {
-  return d.toISOString().slice(0, 10).replace(/-/g, '');
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== memoSecond) {
+    memoSecond = second;
+    memoDay = d.toISOString().slice(0, 10).replace(/-/g, '');
+  }
+  return memoDay;
 }
 
 /** `YYYYMM` (UTC) */

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
+import { ChainableCommander } from 'ioredis';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '@app/config';
@@ -28,24 +29,66 @@ redis.call('EXPIRE', KEYS[3], ARGV[4])
 redis.call('SADD', KEYS[4], ARGV[2])
 return 1`;
 
+/**
+ * Adds one flush's aggregated visits of a link and day. KEYS: pending, visitors HLL, dirty set.
+ * ARGV: link id, HLL ttl, number of field pairs, field, increment, ..., visitor digests...
+ */
+const RECORD_BATCH = `
+local n = tonumber(ARGV[3])
+for i = 0, n - 1 do redis.call('HINCRBY', KEYS[1], ARGV[4 + i * 2], ARGV[5 + i * 2]) end
+local first = 4 + n * 2
+while first <= #ARGV do
+  local last = math.min(first + 999, #ARGV)
+  redis.call('PFADD', KEYS[2], unpack(ARGV, first, last))
+  first = last + 1
+end
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[1])
+return 1`;
+
+/** How long visits of uncapped owners are aggregated in memory before one write per link. */
+const FLUSH_MS = 200;
+/** A flush also starts once this many visits are waiting. */
+const FLUSH_AT = 20_000;
+
+/** One link's visits of one day, aggregated between two flushes. */
+interface LinkDayBatch {
+  linkId: number;
+  day: string;
+  clicks: number;
+  counts: Map<string, number>;
+  digests: Set<string>;
+}
+
 const CAP_TTL_SECONDS = 40 * 24 * 3600;
 const HLL_TTL_SECONDS = 3 * 24 * 3600;
 const CAP_CACHE_MS = 60_000;
 
-type RecordingRedis = { recordVisit(...args: Array<string | number>): Promise<number> };
+type RecordingPipeline = {
+  recordVisit(...args: Array<string | number>): unknown;
+  recordVisitBatch(...args: Array<string | number>): unknown;
+};
 
 /**
- * Records a visit in Redis without slowing the redirect: callers fire and forget after the
- * response; the work (classification, GeoIP, user-agent parsing) happens off the request path
- * and ends in one Lua round trip. Bots, preview fetchers and HEAD requests are not counted.
- * Past the owner's monthly `clicks` cap visits are not counted (the redirect still happens).
+ * Records visits in Redis without slowing the redirect; callers fire and forget after the
+ * response. Bots, preview fetchers and HEAD requests are not counted.
+ *
+ * Two paths:
+ * - owners without a monthly `clicks` cap (the bulk of traffic): visits are aggregated in memory
+ *   per link and day and written every 200 ms, one Lua call per link in one pipeline. A process
+ *   that dies without SIGTERM loses at most that window; SIGTERM flushes it.
+ * - owners with a cap (and any visit whose owner's cap is not cached yet): one Lua call per
+ *   visit that checks and counts the cap atomically, so the cap holds across replicas. Past it,
+ *   visits are not counted (the redirect still happens).
  */
 @Injectable()
-export class VisitRecorder {
+export class VisitRecorder implements OnApplicationShutdown {
   private readonly logger = new Logger(VisitRecorder.name);
   private readonly keys: StatsKeys;
   private readonly caps = new LRUCache<number, number>({ max: 50_000, ttl: CAP_CACHE_MS });
   private defined = false;
+  /** Visits of this tick, recorded together on the next (their Redis calls share one write). */
+  private queue: VisitInput[] = [];
 
   constructor(
     private readonly redis: RedisService,
@@ -55,43 +98,135 @@ export class VisitRecorder {
     this.keys = new StatsKeys(redis);
   }
 
+  private batches = new Map<string, LinkDayBatch>();
+  private batched = 0;
+  private timer: NodeJS.Timeout | null = null;
+
   /** Fire and forget: never throws, never awaited on the request path. */
   record(visit: VisitInput): void {
     if (!isCountable(visit.method, visit.userAgent)) return;
-    setImmediate(() => {
-      this.recordNow(visit).catch((err: Error) => this.logger.warn(`visit not recorded: ${err.message}`));
-    });
+    if (this.caps.get(visit.userId) === 0) this.aggregate(visit, new Date());
+    else if (this.queue.push(visit) === 1) setImmediate(this.flushExact);
   }
+
+  /** Writes the aggregated visits now (also on shutdown). */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batches = [...this.batches.values()];
+    this.batches = new Map();
+    this.batched = 0;
+    if (!batches.length) return;
+    if (!this.redis.ready) {
+      this.logger.warn(`Redis unavailable: ${batches.length} links' visits not recorded`);
+      return;
+    }
+    this.defineOnce();
+    const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
+    for (const b of batches) {
+      const pairs: Array<string | number> = [`${b.day}|${DIM.clicks}`, b.clicks, `${b.day}|${DIM.uniques}`, 1];
+      for (const [field, n] of b.counts) pairs.push(`${b.day}|${field}`, n);
+      pipeline.recordVisitBatch(
+        this.keys.pending(b.linkId),
+        this.keys.visitors(b.linkId, b.day),
+        this.keys.dirty,
+        b.linkId,
+        HLL_TTL_SECONDS,
+        pairs.length / 2,
+        ...pairs,
+        ...b.digests,
+      );
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const failed = replies.filter(([err]) => err).length;
+    if (failed) this.logger.warn(`${failed} of ${batches.length} links' visits not recorded: ${replies.find(([e]) => e)?.[0]?.message}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.flush().catch((err: Error) => this.logger.warn(`final flush failed: ${err.message}`));
+  }
+
+  private aggregate(visit: VisitInput, now: Date): void {
+    const day = dayKey(now);
+    const key = `${visit.linkId}|${day}`;
+    let b = this.batches.get(key);
+    if (!b) {
+      b = { linkId: visit.linkId, day, clicks: 0, counts: new Map(), digests: new Set() };
+      this.batches.set(key, b);
+    }
+    const dims = dimensions(visit.ip, visit.userAgent, visit.referer);
+    b.clicks += 1;
+    bump(b.counts, `${DIM.country}|${dims.country}`);
+    bump(b.counts, `${DIM.referrer}|${dims.referrer}`);
+    bump(b.counts, `${DIM.browser}|${dims.browser}`);
+    bump(b.counts, `${DIM.os}|${dims.os}`);
+    if (dims.social) bump(b.counts, `${DIM.social}|${dims.social}`);
+    b.digests.add(this.visitorDigest(visit, day));
+    this.batched += 1;
+    if (this.batched >= FLUSH_AT) void this.flushQuietly();
+    else if (!this.timer) this.timer = setTimeout(() => void this.flushQuietly(), FLUSH_MS).unref();
+  }
+
+  private flushQuietly(): Promise<void> {
+    return this.flush().catch((err: Error) => this.logger.warn(`visits not recorded: ${err.message}`));
+  }
+
+  private readonly flushExact = (): void => {
+    const visits = this.queue;
+    this.queue = [];
+    this.recordMany(visits).catch((err: Error) => this.logger.warn(`${visits.length} visits not recorded: ${err.message}`));
+  };
 
   /** Records a countable visit and resolves once Redis has it (false: not counted). For tests and callers that need to wait. */
   async recordNow(visit: VisitInput, now = new Date()): Promise<boolean> {
-    if (!isCountable(visit.method, visit.userAgent)) return false;
-    if (!this.redis.ready) return false;
-    const cap = await this.capFor(visit.userId);
+    const [counted] = await this.recordMany([visit], now);
+    return counted ?? false;
+  }
+
+  /**
+   * Records the countable visits among `visits` in one pipeline: one write and one round trip
+   * to Redis however many there are. Resolves with whether each was counted.
+   */
+  private async recordMany(visits: VisitInput[], now = new Date()): Promise<boolean[]> {
+    if (!this.redis.ready) return visits.map(() => false);
     const day = dayKey(now);
-    const dims = dimensions(visit.ip, visit.userAgent, visit.referer);
-    const fields = [
-      `${day}|${DIM.clicks}`,
-      `${day}|${DIM.uniques}`,
-      `${day}|${DIM.country}|${dims.country}`,
-      `${day}|${DIM.referrer}|${dims.referrer}`,
-      `${day}|${DIM.browser}|${dims.browser}`,
-      `${day}|${DIM.os}|${dims.os}`,
-    ];
-    if (dims.social) fields.push(`${day}|${DIM.social}|${dims.social}`);
-    const result = await this.client().recordVisit(
-      this.keys.cap(visit.userId, monthKey(now)),
-      this.keys.pending(visit.linkId),
-      this.keys.visitors(visit.linkId, day),
-      this.keys.dirty,
-      cap,
-      visit.linkId,
-      CAP_TTL_SECONDS,
-      HLL_TTL_SECONDS,
-      this.visitorDigest(visit, day),
-      ...fields,
-    );
-    return result === 1;
+    const month = monthKey(now);
+    const countable = visits.map((v) => isCountable(v.method, v.userAgent));
+    const caps = await Promise.all(visits.map((v, i) => (countable[i] ? this.capFor(v.userId) : 0)));
+    this.defineOnce();
+    const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
+    visits.forEach((visit, i) => {
+      if (!countable[i]) return;
+      const dims = dimensions(visit.ip, visit.userAgent, visit.referer);
+      const fields = [
+        `${day}|${DIM.clicks}`,
+        `${day}|${DIM.uniques}`,
+        `${day}|${DIM.country}|${dims.country}`,
+        `${day}|${DIM.referrer}|${dims.referrer}`,
+        `${day}|${DIM.browser}|${dims.browser}`,
+        `${day}|${DIM.os}|${dims.os}`,
+      ];
+      if (dims.social) fields.push(`${day}|${DIM.social}|${dims.social}`);
+      pipeline.recordVisit(
+        this.keys.cap(visit.userId, month),
+        this.keys.pending(visit.linkId),
+        this.keys.visitors(visit.linkId, day),
+        this.keys.dirty,
+        caps[i],
+        visit.linkId,
+        CAP_TTL_SECONDS,
+        HLL_TTL_SECONDS,
+        this.visitorDigest(visit, day),
+        ...fields,
+      );
+    });
+    const replies = countable.some(Boolean) ? ((await pipeline.exec()) ?? []) : [];
+    let r = 0;
+    return countable.map((c) => {
+      if (!c) return false;
+      const [err, value] = replies[r++] ?? [null, 0];
+      return !err && value === 1;
+    });
   }
 
   /** Daily-salted digest of IP and user agent: unique per visitor per day, and no raw IP kept. */
@@ -126,11 +261,15 @@ export class VisitRecorder {
     return cap;
   }
 
-  private client(): RecordingRedis {
+  private defineOnce(): void {
     if (!this.defined) {
       this.redis.client.defineCommand('recordVisit', { numberOfKeys: 4, lua: RECORD });
+      this.redis.client.defineCommand('recordVisitBatch', { numberOfKeys: 3, lua: RECORD_BATCH });
       this.defined = true;
     }
-    return this.redis.client as unknown as RecordingRedis;
   }
+}
+
+function bump(counts: Map<string, number>, field: string): void {
+  counts.set(field, (counts.get(field) ?? 0) + 1);
 }

@@ -6,13 +6,15 @@ import { RedisService } from '@app/redis';
 
 import { AuthService } from '../auth/auth.service';
 import { AppError } from '../http/errors';
+import { windowEnd } from './redis-throttler.storage';
 
 export const API_THROTTLER = 'api';
 
 /**
  * The API rate limit, in front of body parsing and routing so that every /api response
  * (401, 404, malformed JSON included) carries the X-RateLimit-* headers. Counts per API key
- * (per client IP without a valid key) in Redis; if Redis is down it lets requests through.
+ * (per client IP without a valid key) in Redis, in fixed windows aligned to the clock
+ * (`X-RateLimit-Reset` = the window's end, epoch seconds); if Redis is down it lets requests through.
  */
 @Injectable()
 export class RateLimitMiddleware implements NestMiddleware {
@@ -32,9 +34,10 @@ export class RateLimitMiddleware implements NestMiddleware {
   }
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const reset = Math.ceil(windowEnd(Date.now(), this.ttlMs) / 1000);
     res.setHeader('X-RateLimit-Limit', this.limit);
     res.setHeader('X-RateLimit-Remaining', this.limit);
-    res.setHeader('X-RateLimit-Reset', Math.ceil((Date.now() + this.ttlMs) / 1000));
+    res.setHeader('X-RateLimit-Reset', reset);
     try {
       const result = await this.auth.resolve(req as never);
       if (!this.redis.ready) {
@@ -50,7 +53,6 @@ export class RateLimitMiddleware implements NestMiddleware {
         });
       if (!record) return next();
       res.setHeader('X-RateLimit-Remaining', Math.max(0, this.limit - record.totalHits));
-      res.setHeader('X-RateLimit-Reset', Math.ceil(Date.now() / 1000) + record.timeToExpire);
       if (record.totalHits > this.limit) {
         res.setHeader('Retry-After', Math.max(1, record.timeToExpire));
         throw new AppError(429, `Rate limit exceeded: ${this.limit} requests per ${this.ttlMs / 1000} seconds`);

@@ -3,28 +3,41 @@ import { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage
 
 import { RedisService } from '@app/redis';
 
-/** Fixed window: INCR, and start the window's expiry on its first hit, atomically. */
-const INCREMENT = `
+/** Counts one hit in a window's key, which expires shortly after the window ends. */
+const HIT = `
 local hits = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {hits, ttl}`;
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return hits`;
 
-/** @nestjs/throttler storage in Redis, so every api replica shares one budget per key. */
+type HitRedis = { rateLimitHit(key: string, ttlMs: number): Promise<number> };
+
+/** The end (epoch ms) of the fixed window of `ttl` ms that contains `now`. */
+export function windowEnd(now: number, ttl: number): number {
+  return (Math.floor(now / ttl) + 1) * ttl;
+}
+
+/**
+ * @nestjs/throttler storage in Redis, so every api replica shares one budget per key. Windows are
+ * fixed and aligned to the clock (a 60 s window starts on the minute), so every replica reports
+ * the same `X-RateLimit-Reset` for a window, and the count is one atomic INCR.
+ */
 export class RedisThrottlerStorage implements ThrottlerStorage {
+  private defined = false;
+
   constructor(private readonly redis: RedisService) {}
 
   async increment(key: string, ttl: number, limit: number, _block: number, name: string): Promise<ThrottlerStorageRecord> {
-    const [hits, pttl] = (await this.redis.client.eval(
-      INCREMENT,
-      1,
-      this.redis.key('rl', name, key),
-      String(ttl),
-    )) as [number, number];
-    const timeToExpire = Math.ceil(pttl / 1000);
+    if (!this.defined) {
+      this.redis.client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
+      this.defined = true;
+    }
+    const now = Date.now();
+    const end = windowEnd(now, ttl);
+    const hits = await (this.redis.client as unknown as HitRedis).rateLimitHit(
+      this.redis.key('rl', name, key, end / ttl),
+      end - now + 5000,
+    );
+    const timeToExpire = Math.max(1, Math.ceil((end - now) / 1000));
     return { totalHits: hits, timeToExpire, isBlocked: hits > limit, timeToBlockExpire: hits > limit ? timeToExpire : 0 };
   }
 }
