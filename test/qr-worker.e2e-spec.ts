@@ -263,6 +263,22 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
       await eventually(async () => files.every((f) => !existsSync(f)));
       expect((await image(code)).status).toBe(404);
     });
+
+    it("deleting a user removes their QR codes' image files too", async () => {
+      const admin = await createUser(t, { admin: true });
+      const owner = await createUser(t);
+      const res = await t.http().post('/api/qr/add').set(owner.auth).send({ type: 'text', data: 'bye' }).expect(200);
+      const code = (res.body.link as string).split('/').pop() as string;
+      await eventually(
+        async () => (await t.http().get(`/api/qr/${res.body.id}`).set(owner.auth)).body.details?.status === 'ready',
+        20_000,
+      );
+      const files = ['png', 'svg'].map((f) => join(STORAGE(), 'qr', `${code}.${f}`));
+      expect(files.map((f) => existsSync(f))).toEqual([true, true]);
+      await t.http().delete(`/api/user/${owner.id}/delete`).set(admin.auth).expect(200);
+      await eventually(async () => files.every((f) => !existsSync(f)));
+      expect((await image(code)).status).toBe(404);
+    });
   });
 
   describe('ALLOW_PRIVATE_FETCH=true: logos from a local HTTP server', () => {

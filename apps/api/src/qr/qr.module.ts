@@ -16,7 +16,7 @@ import { QrService } from './qr.service';
   imports: [PublicModule],
   controllers: [QrController],
   providers: [QrService, QrResolver, QrPublicHandler],
-  exports: [QrPublicHandler],
+  exports: [QrPublicHandler, QrService],
 })
 export class QrModule implements OnModuleInit {
   constructor(

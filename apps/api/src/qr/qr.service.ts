@@ -271,16 +271,24 @@ export class QrService {
       await m.getRepository(Link).delete({ id: qr.linkId, userId: auth.user.id }); // qr_codes row cascades
       return code;
     });
-    await this.resolver.evict(code);
-    const payload: DeleteQrImagesPayload = { code };
-    // The rows are gone, so the files are no longer served; a failed enqueue only leaves files behind.
-    await this.withTimeout(
-      this.queue.add(JOB.deleteQrImages, payload, { jobId: `qr-delete-${code}` }),
-    ).catch((err: Error) =>
-      this.logger.warn(
-        `qr ${id}: image deletion not queued (${err.message}); files of ${code} stay on disk`,
-      ),
-    );
+    await this.discardImages([code]);
+  }
+
+  /**
+   * After QR rows are deleted (here, or with their user): drop the codes from the caches and
+   * queue the deletion of their image files. The rows are gone, so the files are no longer
+   * served; a failed enqueue only leaves files behind (logged).
+   */
+  async discardImages(codes: string[]): Promise<void> {
+    for (const code of codes) {
+      await this.resolver.evict(code);
+      const payload: DeleteQrImagesPayload = { code };
+      await this.withTimeout(
+        this.queue.add(JOB.deleteQrImages, payload, { jobId: `qr-delete-${code}` }),
+      ).catch((err: Error) =>
+        this.logger.warn(`image deletion of ${code} not queued (${err.message}); its files stay on disk`),
+      );
+    }
   }
 
   // ---- helpers ---------------------------------------------------------------------------

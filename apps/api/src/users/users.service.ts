@@ -23,6 +23,7 @@ import { AppConfig } from '@app/config';
 import { Plan, PlanType, User } from '@app/database';
 
 import { LinkCache } from '../public/link-cache';
+import { QrService } from '../qr/qr.service';
 import { CreateUserDto } from './dto/create-user.dto';
 import { ListUsersQueryDto } from './dto/list-users-query.dto';
 import { parseExpiration } from './expiration';
@@ -78,6 +79,7 @@ export class UsersService {
     private readonly planService: PlanService,
     private readonly config: AppConfig,
     private readonly cache: LinkCache,
+    private readonly qr: QrService,
   ) {}
 
   /** Gravatar URL of an e-mail address. */
@@ -179,10 +181,16 @@ export class UsersService {
   async remove(auth: Principal, id: number): Promise<void> {
     if (id === auth.user.id) throw new ForbiddenError('You cannot delete your own account');
     const cached = await this.cache.affectedBy('user', id);
+    const qrCodes: Array<{ alias: string }> = await this.users.query(
+      `SELECT l.alias FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.user_id = $1`,
+      [id],
+    );
     const result = await this.users.delete({ id });
     if (!result.affected) throw new NotFoundError('User');
-    // the user's short links and branded domains stop answering on every api instance
+    // the user's short links and branded domains stop answering on every api instance,
+    // and the rendered images of their QR codes are removed
     await this.cache.forget(cached);
+    await this.qr.discardImages(qrCodes.map((q) => q.alias));
   }
 
   /** Loads a user with its plan (and the encrypted key when `withKey`). */
