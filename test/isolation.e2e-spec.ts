@@ -16,16 +16,28 @@ describe('tenant isolation', () => {
 
   /** Every table an owner's rows live in, dumped for before/after comparison. */
   const snapshot = async () => {
-    const tables = ['domains', 'campaigns', 'channels', 'channel_items', 'pixels', 'links', 'qr_codes'];
+    const tables = [
+      'domains',
+      'campaigns',
+      'channels',
+      'channel_items',
+      'pixels',
+      'links',
+      'qr_codes',
+    ];
     const out: Record<string, unknown> = {};
     for (const tbl of tables) {
-      out[tbl] = await t.db.query(`SELECT * FROM ${tbl} WHERE user_id = $1 ORDER BY id`, [owner.id]);
+      out[tbl] = await t.db.query(`SELECT * FROM ${tbl} WHERE user_id = $1 ORDER BY id`, [
+        owner.id,
+      ]);
     }
     out.link_pixels = await t.db.query(
       `SELECT lp.* FROM link_pixels lp JOIN links l ON l.id = lp.link_id WHERE l.user_id = $1 ORDER BY 1, 2`,
       [owner.id],
     );
-    out.users = await t.db.query(`SELECT id, email, plan_id, expires FROM users WHERE id = $1`, [owner.id]);
+    out.users = await t.db.query(`SELECT id, email, plan_id, expires FROM users WHERE id = $1`, [
+      owner.id,
+    ]);
     return out;
   };
 
@@ -41,16 +53,30 @@ describe('tenant isolation', () => {
       [owner, ids],
       [attacker, mine],
     ] as const) {
-      bag.domain = await add(user, '/api/domain/add', { domain: `https://${uniq('iso')}.example.com` });
+      bag.domain = await add(user, '/api/domain/add', {
+        domain: `https://${uniq('iso')}.example.com`,
+      });
       bag.campaign = await add(user, '/api/campaign/add', { name: 'c', slug: uniq('s') });
       bag.channel = await add(user, '/api/channel/add', { name: 'ch' });
-      bag.pixel = await add(user, '/api/pixel/add', { type: 'vendor01pixel', name: 'p', tag: 'T-1' });
+      bag.pixel = await add(user, '/api/pixel/add', {
+        type: 'vendor01pixel',
+        name: 'p',
+        tag: 'T-1',
+      });
       bag.link = (await insertLink(t, user.id)).id;
       bag.bio = (await insertLink(t, user.id, { kind: 'bio' })).id;
       bag.qr = (await insertQr(t, user.id)).id;
     }
-    await t.http().post(`/api/campaign/${ids.campaign}/assign/${ids.link}`).set(owner.auth).expect(200);
-    await t.http().post(`/api/channel/${ids.channel}/assign/links/${ids.link}`).set(owner.auth).expect(200);
+    await t
+      .http()
+      .post(`/api/campaign/${ids.campaign}/assign/${ids.link}`)
+      .set(owner.auth)
+      .expect(200);
+    await t
+      .http()
+      .post(`/api/channel/${ids.channel}/assign/links/${ids.link}`)
+      .set(owner.auth)
+      .expect(200);
   });
   afterAll(() => t.close());
 
@@ -136,7 +162,11 @@ describe('tenant isolation', () => {
       ['put', () => `/api/plan/1/user/${attacker.id}`, { type: 'lifetime' }],
       ['get', () => '/api/users'],
       ['get', () => `/api/user/${owner.id}`],
-      ['post', () => '/api/user/add', { username: uniq('u'), email: `${uniq('e')}@example.com`, password: 'secret1' }],
+      [
+        'post',
+        () => '/api/user/add',
+        { username: uniq('u'), email: `${uniq('e')}@example.com`, password: 'secret1' },
+      ],
       ['delete', () => `/api/user/${owner.id}/delete`],
       ['get', () => `/api/user/login/${owner.id}`],
     ];

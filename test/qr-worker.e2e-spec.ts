@@ -267,10 +267,17 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
     it("deleting a user removes their QR codes' image files too", async () => {
       const admin = await createUser(t, { admin: true });
       const owner = await createUser(t);
-      const res = await t.http().post('/api/qr/add').set(owner.auth).send({ type: 'text', data: 'bye' }).expect(200);
+      const res = await t
+        .http()
+        .post('/api/qr/add')
+        .set(owner.auth)
+        .send({ type: 'text', data: 'bye' })
+        .expect(200);
       const code = (res.body.link as string).split('/').pop() as string;
       await eventually(
-        async () => (await t.http().get(`/api/qr/${res.body.id}`).set(owner.auth)).body.details?.status === 'ready',
+        async () =>
+          (await t.http().get(`/api/qr/${res.body.id}`).set(owner.auth)).body.details?.status ===
+          'ready',
         20_000,
       );
       const files = ['png', 'svg'].map((f) => join(STORAGE(), 'qr', `${code}.${f}`));

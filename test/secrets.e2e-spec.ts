@@ -24,7 +24,11 @@ describe('secrets never appear in logs or error bodies', () => {
     const bodies: string[] = [];
     try {
       await waitHealthy(api.url);
-      const call = async (method: string, path: string, opts: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) => {
+      const call = async (
+        method: string,
+        path: string,
+        opts: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+      ) => {
         const res = await fetch(`${api.url}${path}`, {
           method,
           redirect: 'manual',
@@ -43,26 +47,49 @@ describe('secrets never appear in logs or error bodies', () => {
       const userPassword = `usr-${randomString(12)}`;
       const created = await call('POST', '/api/user/add', {
         key: adminKey,
-        body: { username: `sec${Date.now()}`, email: `sec${Date.now()}@example.com`, password: userPassword },
+        body: {
+          username: `sec${Date.now()}`,
+          email: `sec${Date.now()}@example.com`,
+          password: userPassword,
+        },
       });
       expect(created.status).toBe(200);
       secrets.push(userPassword);
       const userId = created.json().data.id;
-      const userKey = (await call('GET', `/api/user/${userId}`, { key: adminKey })).json().data.apikey as string;
+      const userKey = (await call('GET', `/api/user/${userId}`, { key: adminKey })).json().data
+        .apikey as string;
       secrets.push(userKey);
 
       expect((await call('GET', '/api/account', { key: userKey })).status).toBe(200);
       const wrongKey = randomString(40);
       secrets.push(wrongKey);
       expect((await call('GET', '/api/account', { key: wrongKey })).status).toBe(401);
-      expect((await call('GET', `/api/account?key=${wrongKey}&token=${wrongKey}`)).status).toBe(401);
+      expect((await call('GET', `/api/account?key=${wrongKey}&token=${wrongKey}`)).status).toBe(
+        401,
+      );
 
       const newPassword = `new-${randomString(12)}`;
       secrets.push(newPassword);
-      expect((await call('PUT', '/api/account/update', { key: userKey, body: { password: newPassword } })).status).toBe(200);
+      expect(
+        (
+          await call('PUT', '/api/account/update', {
+            key: userKey,
+            body: { password: newPassword },
+          })
+        ).status,
+      ).toBe(200);
       const badBody = `{"password": "${newPassword}-broken`;
-      expect((await call('PUT', '/api/account/update', { key: userKey, raw: badBody })).status).toBe(400);
-      expect((await call('PUT', '/api/account/update', { key: userKey, body: { password: newPassword, extra: adminPassword } })).status).toBe(400);
+      expect(
+        (await call('PUT', '/api/account/update', { key: userKey, raw: badBody })).status,
+      ).toBe(400);
+      expect(
+        (
+          await call('PUT', '/api/account/update', {
+            key: userKey,
+            body: { password: newPassword, extra: adminPassword },
+          })
+        ).status,
+      ).toBe(400);
 
       const login = await call('GET', `/api/user/login/${userId}`, { key: adminKey });
       const url = login.json().url as string;
@@ -75,7 +102,10 @@ describe('secrets never appear in logs or error bodies', () => {
 
       const linkPassword = `lnk-${randomString(12)}`;
       secrets.push(linkPassword);
-      const link = await call('POST', '/api/url/add', { key: userKey, body: { url: 'https://example.com/secret', password: linkPassword } });
+      const link = await call('POST', '/api/url/add', {
+        key: userKey,
+        body: { url: 'https://example.com/secret', password: linkPassword },
+      });
       expect(link.status).toBe(200);
       const alias = (link.json().shorturl as string).split('/').pop();
       const form = (password: string) =>
@@ -97,12 +127,16 @@ describe('secrets never appear in logs or error bodies', () => {
     expect(logs).toContain('/api/user/login/'); // requests were logged
     for (const secret of secrets) {
       expect([secret.slice(0, 6), logs.includes(secret)]).toEqual([secret.slice(0, 6), false]);
-      expect([secret.slice(0, 6), logs.includes(encodeURIComponent(secret))]).toEqual([secret.slice(0, 6), false]);
+      expect([secret.slice(0, 6), logs.includes(encodeURIComponent(secret))]).toEqual([
+        secret.slice(0, 6),
+        false,
+      ]);
     }
     // Error bodies never echo a secret back (the redeemed login and the admin view are the
     // documented places a key is shown).
     const errorBodies = bodies.filter((b) => b.includes('"error":1'));
-    for (const secret of secrets) for (const b of errorBodies) expect(b.includes(secret)).toBe(false);
+    for (const secret of secrets)
+      for (const b of errorBodies) expect(b.includes(secret)).toBe(false);
     expect(logs).not.toMatch(/"authorization":"Bearer/i);
   }, 60_000);
 });

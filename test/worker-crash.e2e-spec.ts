@@ -19,19 +19,23 @@ describe('worker killed with SIGKILL while folding', () => {
 
   it('every counted visit is in Postgres exactly once', async () => {
     const links: number[] = [];
-    for (let i = 0; i < 60; i++) links.push(await insertLink(t, owner.id, `crash${Date.now().toString(36)}x${i}`));
+    for (let i = 0; i < 60; i++)
+      links.push(await insertLink(t, owner.id, `crash${Date.now().toString(36)}x${i}`));
     const expected = new Map<number, number>(links.map((id) => [id, 0]));
     let seq = 0;
     const burst = async (n: number) => {
       for (let i = 0; i < n; i++) {
         const linkId = links[seq % links.length];
         seq += 1;
-        if (await recordVisit(t, { linkId, userId: owner.id, ip: `10.0.${seq % 250}.${seq % 7}` })) {
+        if (
+          await recordVisit(t, { linkId, userId: owner.id, ip: `10.0.${seq % 250}.${seq % 7}` })
+        ) {
           expected.set(linkId, (expected.get(linkId) ?? 0) + 1);
         }
       }
     };
-    const batches = async () => Number((await t.db.query(`SELECT count(*) AS n FROM stat_batches`))[0].n);
+    const batches = async () =>
+      Number((await t.db.query(`SELECT count(*) AS n FROM stat_batches`))[0].n);
 
     let killsAfterProgress = 0;
     for (let round = 0; round < 5; round++) {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -48,7 +48,6 @@ export class QrController {
   }
 
   @Post('qr/add')
-  @HttpCode(200)
   @ApiOperation({
     summary: 'Create a QR code: `{error, id, link}`',
     description:

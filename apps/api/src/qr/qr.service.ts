@@ -286,7 +286,9 @@ export class QrService {
       await this.withTimeout(
         this.queue.add(JOB.deleteQrImages, payload, { jobId: `qr-delete-${code}` }),
       ).catch((err: Error) =>
-        this.logger.warn(`image deletion of ${code} not queued (${err.message}); its files stay on disk`),
+        this.logger.warn(
+          `image deletion of ${code} not queued (${err.message}); its files stay on disk`,
+        ),
       );
     }
   }

@@ -8,9 +8,7 @@ import { QR_SIZE, QrRenderer } from './qr-renderer';
 const WHITE = { r: 255, g: 255, b: 255 };
 const BLACK = { r: 0, g: 0, b: 0 };
 
-async function decode(
-  image: Buffer,
-): Promise<{
+async function decode(image: Buffer): Promise<{
   text: string | null;
   width: number;
   height: number;
