@@ -40,7 +40,12 @@ type Autocannon = (opts: {
   duration: number;
   requests: Array<{
     setupRequest: (req: Req, context: Ctx) => Req;
-    onResponse: (status: number, body: string, context: Ctx, headers: Record<string, string>) => void;
+    onResponse: (
+      status: number,
+      body: string,
+      context: Ctx,
+      headers: Record<string, string>,
+    ) => void;
   }>;
 }) => Promise<Result>;
 const autocannon: Autocannon = require('autocannon');
@@ -54,7 +59,8 @@ const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/linkmgmt_load_${run}`;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_PREFIX = `load${run}`;
 const ADMIN_KEY = `adminloadkey${run}`.padEnd(40, 'x');
-const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -84,7 +90,13 @@ async function startApi(port: number): Promise<ChildProcess> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 200; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return child;
+    if (
+      await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return child;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`api on ${port} did not start`);
@@ -97,7 +109,8 @@ async function api(port: number, method: string, path: string, body?: object) {
     body: body ? JSON.stringify(body) : undefined,
   });
   const json = (await res.json()) as Record<string, unknown> & { data?: Record<string, unknown> };
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  if (res.status !== 200)
+    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -122,7 +135,9 @@ async function main(): Promise<void> {
       });
       const id = (created.data as { id: number }).id;
       await api(ports[0], 'PUT', `/api/plan/${pro.id}/user/${id}`, { type: 'lifetime' });
-      keys.push(((await api(ports[0], 'GET', `/api/user/${id}`)).data as { apikey: string }).apikey);
+      keys.push(
+        ((await api(ports[0], 'GET', `/api/user/${id}`)).data as { apikey: string }).apikey,
+      );
     }
     const [owner] = await db.query(`SELECT id FROM users WHERE username = $1`, [`load${run}u0`]);
     await db.query(
@@ -130,7 +145,9 @@ async function main(): Promise<void> {
       [owner.id, LINKS],
     );
     const hotKey = keys[KEYS];
-    console.log(`2 api processes (ports ${ports.join(', ')}), ${LINKS} links, ${KEYS + 1} keys; ${SECONDS} s of 90 % redirects / 10 % API`);
+    console.log(
+      `2 api processes (ports ${ports.join(', ')}), ${LINKS} links, ${KEYS + 1} keys; ${SECONDS} s of 90 % redirects / 10 % API`,
+    );
 
     const tally = { redirect: 0, api: 0, hot: 0, hot429: 0, unexpected: 0 };
     const unexpected: string[] = [];
@@ -142,20 +159,42 @@ async function main(): Promise<void> {
           n += 1;
           if (n % 10) {
             context.kind = 'redirect';
-            return { ...req, method: 'GET', path: `/ld${1 + (n % LINKS)}`, headers: { Host: 'load.test', 'User-Agent': UA } };
+            return {
+              ...req,
+              method: 'GET',
+              path: `/ld${1 + (n % LINKS)}`,
+              headers: { Host: 'load.test', 'User-Agent': UA },
+            };
           }
           if (n % 20 === 0) {
             context.kind = 'hot';
-            return { ...req, method: 'GET', path: '/api/account', headers: { Authorization: `Bearer ${hotKey}` } };
+            return {
+              ...req,
+              method: 'GET',
+              path: '/api/account',
+              headers: { Authorization: `Bearer ${hotKey}` },
+            };
           }
           context.kind = 'api';
-          return { ...req, method: 'GET', path: '/api/urls?limit=5', headers: { Authorization: `Bearer ${keys[n % KEYS]}` } };
+          return {
+            ...req,
+            method: 'GET',
+            path: '/api/urls?limit=5',
+            headers: { Authorization: `Bearer ${keys[n % KEYS]}` },
+          };
         },
-        onResponse: (status: number, _body: string, context: Ctx, headers: Record<string, string>) => {
+        onResponse: (
+          status: number,
+          _body: string,
+          context: Ctx,
+          headers: Record<string, string>,
+        ) => {
           const kind = context.kind ?? 'redirect';
           tally[kind] += 1;
           const ok =
-            (kind === 'redirect' && status === 302) || (kind === 'api' && status === 200) || (kind === 'hot' && (status === 200 || status === 429));
+            (kind === 'redirect' && status === 302) ||
+            (kind === 'api' && status === 200) ||
+            (kind === 'hot' && (status === 200 || status === 429));
           if (!ok) {
             tally.unexpected += 1;
             if (unexpected.length < 5) unexpected.push(`${kind} ${status}`);
@@ -171,7 +210,14 @@ async function main(): Promise<void> {
       },
     ];
     const results = await Promise.all(
-      ports.map((port) => autocannon({ url: `http://127.0.0.1:${port}`, connections: 25, duration: SECONDS, requests })),
+      ports.map((port) =>
+        autocannon({
+          url: `http://127.0.0.1:${port}`,
+          connections: 25,
+          duration: SECONDS,
+          requests,
+        }),
+      ),
     );
     const total = results.reduce((s, r) => s + r.requests.total, 0);
     const errors = results.reduce((s, r) => s + r.errors + r.timeouts, 0) + tally.unexpected;
@@ -179,11 +225,18 @@ async function main(): Promise<void> {
     const p99 = Math.max(...results.map((r) => r.latency.p99));
     console.log(`\nthroughput      ${Math.round(total / SECONDS)} req/s (${total} requests)`);
     console.log(`latency         p50 ${p50} ms, p99 ${p99} ms (worst of the two processes)`);
-    console.log(`mix             ${tally.redirect} redirects, ${tally.api} API calls, ${tally.hot} hot-key calls (${tally.hot429} answered 429)`);
-    console.log(`errors          ${errors}${unexpected.length ? ` (${unexpected.join(', ')})` : ''}  (must be 0)`);
+    console.log(
+      `mix             ${tally.redirect} redirects, ${tally.api} API calls, ${tally.hot} hot-key calls (${tally.hot429} answered 429)`,
+    );
+    console.log(
+      `errors          ${errors}${unexpected.length ? ` (${unexpected.join(', ')})` : ''}  (must be 0)`,
+    );
     // Windows are identified by their reset time: the first and last may be cut by the run.
     const sorted = [...windows.entries()].sort(([a], [b]) => Number(a) - Number(b));
-    const byWindow = sorted.map(([reset, count]) => `${count} (resets ${new Date(Number(reset) * 1000).toISOString().slice(11, 19)})`);
+    const byWindow = sorted.map(
+      ([reset, count]) =>
+        `${count} (resets ${new Date(Number(reset) * 1000).toISOString().slice(11, 19)})`,
+    );
     console.log(`hot key 200s    per window: ${byWindow.join(', ')}; limit ${LIMIT}`);
     const full = sorted.filter(([reset]) => Number(reset) * 1000 <= Date.now());
     const exact = full.length > 0 && full.every(([, count]) => count === LIMIT);
@@ -196,13 +249,17 @@ async function main(): Promise<void> {
     for (const a of apis) a.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1000));
     await db.destroy();
-    const admin = new DataSource({ type: 'postgres', url: DATABASE_URL.replace(/\/[^/]+$/, '/postgres') });
+    const admin = new DataSource({
+      type: 'postgres',
+      url: DATABASE_URL.replace(/\/[^/]+$/, '/postgres'),
+    });
     await admin.initialize();
     await admin.query(`DROP DATABASE IF EXISTS linkmgmt_load_${run} WITH (FORCE)`);
     await admin.destroy();
     const redis = new Redis(REDIS_URL);
     const stream = redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 });
-    for await (const k of stream) if ((k as string[]).length) await redis.unlink(...(k as string[]));
+    for await (const k of stream)
+      if ((k as string[]).length) await redis.unlink(...(k as string[]));
     await redis.quit();
   }
 }

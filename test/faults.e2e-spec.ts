@@ -27,7 +27,9 @@ describe('faults', () => {
 
     it('the API keeps answering (rate limit fails open), and counting resumes when Redis is back', async () => {
       const linkId = await insertLink(t, user.id, `flt${Date.now().toString(36)}`);
-      expect((await t.http().get('/api/account').set(user.auth)).headers['x-ratelimit-remaining']).toBe('2999');
+      expect(
+        (await t.http().get('/api/account').set(user.auth)).headers['x-ratelimit-remaining'],
+      ).toBe('2999');
 
       await redis.stop();
       for (let i = 0; i < 5; i++) {
@@ -75,7 +77,11 @@ describe('faults', () => {
       expect((await t.http().get('/health')).status).toBe(200);
 
       await pg.start();
-      await eventually(async () => (await t.http().get('/api/account').set(user.auth)).status === 200, 20_000, 250);
+      await eventually(
+        async () => (await t.http().get('/api/account').set(user.auth)).status === 200,
+        20_000,
+        250,
+      );
       expect((await t.http().get('/health/ready')).status).toBe(200);
     }, 60_000);
   });

@@ -15,8 +15,19 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 
 const TABLES = [
-  'users', 'plans', 'login_tokens', 'domains', 'campaigns', 'channels', 'channel_items', 'pixels',
-  'overlays', 'splash_pages', 'links', 'link_pixels', 'qr_codes',
+  'users',
+  'plans',
+  'login_tokens',
+  'domains',
+  'campaigns',
+  'channels',
+  'channel_items',
+  'pixels',
+  'overlays',
+  'splash_pages',
+  'links',
+  'link_pixels',
+  'qr_codes',
 ];
 
 interface Route {
@@ -34,7 +45,10 @@ interface Operation {
   requestBody?: { content?: Record<string, { schema?: Schema }> };
 }
 
-function routesFrom(doc: { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } }): Route[] {
+function routesFrom(doc: {
+  paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, Schema> };
+}): Route[] {
   const schemas = doc.components?.schemas ?? {};
   const fieldsOf = (s: Schema | undefined): string[] => {
     if (!s) return [];
@@ -66,7 +80,10 @@ describe('fuzz: hostile input on every route', () => {
   const tally = { requests: 0, rejected: 0, accepted: 0 };
 
   const checksum = async (): Promise<string> => {
-    const parts = TABLES.map((tbl) => `(SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) FROM ${tbl} x)`);
+    const parts = TABLES.map(
+      (tbl) =>
+        `(SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) FROM ${tbl} x)`,
+    );
     const [row] = await t.db.query(`SELECT md5(concat_ws('|', ${parts.join(', ')})) AS sum`);
     return row.sum;
   };
@@ -76,8 +93,16 @@ describe('fuzz: hostile input on every route', () => {
     const body = JSON.stringify(res.body ?? res.text ?? '');
     expect([what, res.status < 500]).toEqual([what, true]);
     expect([what, LEAK.test(body) ? body.slice(0, 300) : 'clean']).toEqual([what, 'clean']);
-    if (res.status >= 400 && !what.startsWith('HEAD ') && (res.headers['content-type'] ?? '').includes('json')) {
-      expect([what, Object.keys(res.body).sort(), res.body.error]).toEqual([what, ['error', 'message'], 1]);
+    if (
+      res.status >= 400 &&
+      !what.startsWith('HEAD ') &&
+      (res.headers['content-type'] ?? '').includes('json')
+    ) {
+      expect([what, Object.keys(res.body).sort(), res.body.error]).toEqual([
+        what,
+        ['error', 'message'],
+        1,
+      ]);
       expect(typeof res.body.message).toBe('string');
     }
   };
@@ -87,11 +112,14 @@ describe('fuzz: hostile input on every route', () => {
     user = await createUser(t);
     admin = await createUser(t, { admin: true });
     const doc = (await t.http().get('/docs-json')).body;
-    routes = routesFrom(doc).filter((r) => r.template.startsWith('/api/') || r.template.startsWith('/auth/'));
+    routes = routesFrom(doc).filter(
+      (r) => r.template.startsWith('/api/') || r.template.startsWith('/auth/'),
+    );
   });
   afterAll(async () => {
-    // eslint-disable-next-line no-console
-    console.log(`fuzz: ${tally.requests} requests on ${routes.length} routes (${tally.rejected} rejected, ${tally.accepted} accepted), seed ${SEED}`);
+    console.log(
+      `fuzz: ${tally.requests} requests on ${routes.length} routes (${tally.rejected} rejected, ${tally.accepted} accepted), seed ${SEED}`,
+    );
     await t.close();
   });
 
@@ -104,7 +132,10 @@ describe('fuzz: hostile input on every route', () => {
       await fc.assert(
         fc.asyncProperty(
           fc.record({
-            ids: fc.array(hostileId, { minLength: route.params.length, maxLength: route.params.length }),
+            ids: fc.array(hostileId, {
+              minLength: route.params.length,
+              maxLength: route.params.length,
+            }),
             query: hostileQuery(route.query),
             body: hostileBody(route.fields),
             who: fc.constantFrom('user', 'user', 'admin', 'none'),
@@ -117,7 +148,8 @@ describe('fuzz: hostile input on every route', () => {
             if (who !== 'none') req = req.set((who === 'admin' ? admin : user).auth);
             if (route.method === 'post' || route.method === 'put') {
               req = req.set('Content-Type', 'application/json');
-              req = body.raw !== undefined ? req.send(body.raw) : req.send(JSON.stringify(body.json));
+              req =
+                body.raw !== undefined ? req.send(body.raw) : req.send(JSON.stringify(body.json));
             }
             const res = await req;
             const what = `${route.method.toUpperCase()} ${path} ${JSON.stringify(body).slice(0, 200)}`;
@@ -138,14 +170,30 @@ describe('fuzz: hostile input on every route', () => {
       fc.asyncProperty(
         fc.record({
           prefix: fc.constantFrom('/', '/q/', '/r/', '/u/', '/auth/login/', '/api/', '/health/'),
-          tail: fc.oneof(hostileId, hostileValue.map((v) => encodeURIComponent(typeof v === "string" ? v : JSON.stringify(v) ?? "x").slice(0, 300))),
+          tail: fc.oneof(
+            hostileId,
+            hostileValue.map((v) =>
+              encodeURIComponent(typeof v === 'string' ? v : (JSON.stringify(v) ?? 'x')).slice(
+                0,
+                300,
+              ),
+            ),
+          ),
           method: fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'),
-          host: fc.constantFrom('short.test', 'unknown.example', 'a'.repeat(300), '127.0.0.1:1', ''),
+          host: fc.constantFrom(
+            'short.test',
+            'unknown.example',
+            'a'.repeat(300),
+            '127.0.0.1:1',
+            '',
+          ),
           body: fc.string({ maxLength: 200 }),
         }),
         async ({ prefix, tail, method, host, body }) => {
-          const req = t.http()[method.toLowerCase() as 'get'](`${prefix}${tail}`).set('Host', host || 'short.test');
-          const res = method === 'POST' || method === 'PUT' ? await req.type('form').send(body) : await req;
+          const verb = method.toLowerCase() as 'get';
+          const req = t.http()[verb](`${prefix}${tail}`).set('Host', host || 'short.test');
+          const res =
+            method === 'POST' || method === 'PUT' ? await req.type('form').send(body) : await req;
           check(res, `${method} ${prefix}${tail}`);
         },
       ),

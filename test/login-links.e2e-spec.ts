@@ -149,15 +149,15 @@ describe('login links', () => {
       expectError(await redeem(a.token), 410);
     });
 
-    it('single use under 20 concurrent requests: exactly one 200, the rest 410', async () => {
+    it('single use under 50 concurrent requests: exactly one 200, the rest 410', async () => {
       const u = await createUser(t);
       const { token } = await issue(u.id);
-      // 20 sockets opened beforehand, then 20 requests written in the same tick, so that they
+      // 50 sockets opened beforehand, then 50 requests written in the same tick, so that they
       // reach the server together rather than one connection set-up after another.
       if (!t.server.address())
         await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
       const { port } = t.server.address() as AddressInfo;
-      const agent = new Agent({ keepAlive: true, maxSockets: 20 });
+      const agent = new Agent({ keepAlive: true, maxSockets: 50 });
       const send = (path: string) =>
         new Promise<{ status: number; body: { error: number; message?: string; data?: unknown } }>(
           (resolve, reject) => {
@@ -171,11 +171,11 @@ describe('login links', () => {
           },
         );
       try {
-        await Promise.all(Array.from({ length: 20 }, () => send('/health')));
+        await Promise.all(Array.from({ length: 50 }, () => send('/health')));
         const results = await Promise.all(
-          Array.from({ length: 20 }, () => send(`/auth/login/${token}`)),
+          Array.from({ length: 50 }, () => send(`/auth/login/${token}`)),
         );
-        expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(410)]);
+        expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(49).fill(410)]);
         expect(results.find((r) => r.status === 200)!.body.data).toEqual({
           id: u.id,
           email: u.email,
@@ -189,12 +189,12 @@ describe('login links', () => {
       }
     });
 
-    it('single use when 20 redemptions start in the same tick (service level)', async () => {
+    it('single use when 50 redemptions start in the same tick (service level)', async () => {
       const u = await createUser(t);
       const { token } = await issue(u.id);
       const service = t.app.get(LoginLinksService);
       const results = await Promise.allSettled(
-        Array.from({ length: 20 }, () => service.redeem(token)),
+        Array.from({ length: 50 }, () => service.redeem(token)),
       );
       const ok = results.filter((r) => r.status === 'fulfilled');
       expect(ok).toHaveLength(1);

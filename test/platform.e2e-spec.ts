@@ -1,6 +1,13 @@
 import { sha256 } from '@app/common';
 
-import { createTestApp, createUser, DATE_TIME, expectError, TestApp, TestUser } from './support/app';
+import {
+  createTestApp,
+  createUser,
+  DATE_TIME,
+  expectError,
+  TestApp,
+  TestUser,
+} from './support/app';
 
 describe('platform: envelope, auth, errors, health, docs', () => {
   let t: TestApp;
@@ -21,14 +28,31 @@ describe('platform: envelope, auth, errors, health, docs', () => {
     });
 
     it('401 for an unknown key and for a malformed header', async () => {
-      expectError(await t.http().get('/api/account').set('Authorization', 'Bearer nope'), 401, /Invalid API key/);
-      expectError(await t.http().get('/api/account').set('Authorization', user.apiKey), 401, /Missing API key/);
-      expectError(await t.http().get('/api/account').set('Authorization', `Bearer ${'x'.repeat(5000)}`), 401);
+      expectError(
+        await t.http().get('/api/account').set('Authorization', 'Bearer nope'),
+        401,
+        /Invalid API key/,
+      );
+      expectError(
+        await t.http().get('/api/account').set('Authorization', user.apiKey),
+        401,
+        /Missing API key/,
+      );
+      expectError(
+        await t
+          .http()
+          .get('/api/account')
+          .set('Authorization', `Bearer ${'x'.repeat(5000)}`),
+        401,
+      );
     });
 
     it('401 "API key has expired" for an expired key', async () => {
       const other = await createUser(t);
-      await t.db.query(`UPDATE users SET api_key_expires = now() - interval '1 minute' WHERE id = $1`, [other.id]);
+      await t.db.query(
+        `UPDATE users SET api_key_expires = now() - interval '1 minute' WHERE id = $1`,
+        [other.id],
+      );
       expectError(await t.http().get('/api/account').set(other.auth), 401, /^API key has expired$/);
     });
 
@@ -38,7 +62,9 @@ describe('platform: envelope, auth, errors, health, docs', () => {
     });
 
     it('stores keys only as a digest and an encrypted copy', async () => {
-      const [row] = await t.db.query(`SELECT api_key_hash, api_key_enc FROM users WHERE id = $1`, [user.id]);
+      const [row] = await t.db.query(`SELECT api_key_hash, api_key_enc FROM users WHERE id = $1`, [
+        user.id,
+      ]);
       expect(row.api_key_hash).toBe(sha256(user.apiKey));
       expect(row.api_key_enc).not.toContain(user.apiKey);
     });
@@ -52,7 +78,11 @@ describe('platform: envelope, auth, errors, health, docs', () => {
       );
       const limited = await createUser(t, { planId: plan.id });
       expect((await t.http().get('/api/account').set(limited.auth)).status).toBe(200);
-      expectError(await t.http().put('/api/account/update').set(limited.auth).send({ password: 'abcdef' }), 403, /API access/);
+      expectError(
+        await t.http().put('/api/account/update').set(limited.auth).send({ password: 'abcdef' }),
+        403,
+        /API access/,
+      );
     });
   });
 
@@ -62,28 +92,57 @@ describe('platform: envelope, auth, errors, health, docs', () => {
     });
 
     it('400 for malformed JSON, with rate-limit headers', async () => {
-      const res = await t.http().put('/api/account/update').set(user.auth).set('Content-Type', 'application/json').send('{"email":');
+      const res = await t
+        .http()
+        .put('/api/account/update')
+        .set(user.auth)
+        .set('Content-Type', 'application/json')
+        .send('{"email":');
       expectError(res, 400, /Malformed JSON/);
       expect(res.headers['x-ratelimit-limit']).toBe('3000');
     });
 
     it('400 for a JSON body that is not an object', async () => {
-      const res = await t.http().put('/api/account/update').set(user.auth).set('Content-Type', 'application/json').send('[1,2]');
+      const res = await t
+        .http()
+        .put('/api/account/update')
+        .set(user.auth)
+        .set('Content-Type', 'application/json')
+        .send('[1,2]');
       expectError(res, 400, /JSON object/);
     });
 
     it('400 naming the path id when it is not plain decimal digits', async () => {
       for (const id of ['1e3', '0x10', '-1', '0', '1.5', '99999999999', ' 1']) {
-        expectError(await t.http().delete(`/api/pixel/${encodeURIComponent(id)}/delete`).set(user.auth), 400, /^id: must be a positive integer$/);
+        expectError(
+          await t
+            .http()
+            .delete(`/api/pixel/${encodeURIComponent(id)}/delete`)
+            .set(user.auth),
+          400,
+          /^id: must be a positive integer$/,
+        );
       }
     });
 
     it('400 for unknown fields, naming them', async () => {
-      expectError(await t.http().put('/api/account/update').set(user.auth).send({ email: 'a@b.co', admin: true }), 400, /admin: unknown field/);
+      expectError(
+        await t
+          .http()
+          .put('/api/account/update')
+          .set(user.auth)
+          .send({ email: 'a@b.co', admin: true }),
+        400,
+        /admin: unknown field/,
+      );
     });
 
     it('413 for a body over 1 MB', async () => {
-      const res = await t.http().put('/api/account/update').set(user.auth).send({ email: 'x'.repeat(1_100_000) });
+      const res = await t
+        .http()
+        .put('/api/account/update')
+        .set(user.auth)
+        .send({ email: 'x'.repeat(1_100_000) });
       expectError(res, 413, /1 MB/);
     });
   });
@@ -107,11 +166,21 @@ describe('platform: envelope, auth, errors, health, docs', () => {
 
     it('status is pro with the paid plan and its expiry, free once it lapsed', async () => {
       const [pro] = await t.db.query(`SELECT id FROM plans WHERE NOT free ORDER BY id LIMIT 1`);
-      const paid = await createUser(t, { planId: pro.id, expires: new Date('2099-01-02T03:04:05Z'), planType: 'yearly' });
+      const paid = await createUser(t, {
+        planId: pro.id,
+        expires: new Date('2099-01-02T03:04:05Z'),
+        planType: 'yearly',
+      });
       const res = await t.http().get('/api/account').set(paid.auth).expect(200);
       expect(res.body.data).toMatchObject({ status: 'pro', expires: '2099-01-02 03:04:05' });
-      const lapsed = await createUser(t, { planId: pro.id, expires: new Date('2020-01-01T00:00:00Z') });
-      expect((await t.http().get('/api/account').set(lapsed.auth)).body.data).toMatchObject({ status: 'free', expires: null });
+      const lapsed = await createUser(t, {
+        planId: pro.id,
+        expires: new Date('2020-01-01T00:00:00Z'),
+      });
+      expect((await t.http().get('/api/account').set(lapsed.auth)).body.data).toMatchObject({
+        status: 'free',
+        expires: null,
+      });
     });
 
     it('PUT /api/account/update changes the e-mail', async () => {
@@ -124,27 +193,60 @@ describe('platform: envelope, auth, errors, health, docs', () => {
 
     it('PUT /api/account/update hashes a new password', async () => {
       const u = await createUser(t);
-      await t.http().put('/api/account/update').set(u.auth).send({ password: 'n3w-pass' }).expect(200);
+      await t
+        .http()
+        .put('/api/account/update')
+        .set(u.auth)
+        .send({ password: 'n3w-pass' })
+        .expect(200);
       const [row] = await t.db.query(`SELECT password_hash FROM users WHERE id = $1`, [u.id]);
       expect(row.password_hash).toMatch(/^\$argon2id\$/);
     });
 
     it('400 for an empty update, a bad e-mail, a short or non-string password', async () => {
-      expectError(await t.http().put('/api/account/update').set(user.auth).send({}), 400, /email or password/);
-      expectError(await t.http().put('/api/account/update').set(user.auth).send({ email: 'nope' }), 400, /^email/);
-      expectError(await t.http().put('/api/account/update').set(user.auth).send({ password: '1234' }), 400, /^password/);
-      expectError(await t.http().put('/api/account/update').set(user.auth).send({ password: 12345 }), 400, /^password/);
+      expectError(
+        await t.http().put('/api/account/update').set(user.auth).send({}),
+        400,
+        /email or password/,
+      );
+      expectError(
+        await t.http().put('/api/account/update').set(user.auth).send({ email: 'nope' }),
+        400,
+        /^email/,
+      );
+      expectError(
+        await t.http().put('/api/account/update').set(user.auth).send({ password: '1234' }),
+        400,
+        /^password/,
+      );
+      expectError(
+        await t.http().put('/api/account/update').set(user.auth).send({ password: 12345 }),
+        400,
+        /^password/,
+      );
     });
 
     it('400 (not 500) for null fields', async () => {
-      expectError(await t.http().put('/api/account/update').set(user.auth).send({ email: null }), 400, /^email/);
-      expectError(await t.http().put('/api/account/update').set(user.auth).send({ password: null }), 400, /^password/);
+      expectError(
+        await t.http().put('/api/account/update').set(user.auth).send({ email: null }),
+        400,
+        /^email/,
+      );
+      expectError(
+        await t.http().put('/api/account/update').set(user.auth).send({ password: null }),
+        400,
+        /^password/,
+      );
     });
 
     it('409 when the e-mail belongs to someone else (case-insensitive)', async () => {
       const other = await createUser(t);
       expectError(
-        await t.http().put('/api/account/update').set(user.auth).send({ email: other.email.toUpperCase() }),
+        await t
+          .http()
+          .put('/api/account/update')
+          .set(user.auth)
+          .send({ email: other.email.toUpperCase() }),
         409,
         /^email/,
       );

@@ -42,7 +42,10 @@ describe('rate limit (budget 5 per window for this suite)', () => {
     if (stale.length) await t.redis.client.del(...stale);
     await awayFromWindowEdge();
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await t.http().get('/api/account').set('Authorization', 'Bearer wrong')).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push(
+        (await t.http().get('/api/account').set('Authorization', 'Bearer wrong')).status,
+      );
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
@@ -52,7 +55,8 @@ describe('rate limit (budget 5 per window for this suite)', () => {
       const u = await createUser(t);
       await awayFromWindowEdge();
       const codes: number[] = [];
-      for (let i = 0; i < 6; i++) codes.push((await (i % 2 ? second : t).http().get('/api/account').set(u.auth)).status);
+      for (let i = 0; i < 6; i++)
+        codes.push((await (i % 2 ? second : t).http().get('/api/account').set(u.auth)).status);
       expect(codes).toEqual([200, 200, 200, 200, 200, 429]);
     } finally {
       await second.close();

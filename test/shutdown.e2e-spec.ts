@@ -8,7 +8,11 @@ import { startBuilt, waitHealthy } from './support/process';
 describe('graceful shutdown', () => {
   it('api: a request in flight at SIGTERM completes with 200, new connections are refused, exit code 0', async () => {
     const key = randomString(40);
-    const api = await startBuilt('api', { ADMIN_EMAIL: `sd${Date.now()}@example.com`, ADMIN_API_KEY: key, ADMIN_PASSWORD: 'shutdown1' });
+    const api = await startBuilt('api', {
+      ADMIN_EMAIL: `sd${Date.now()}@example.com`,
+      ADMIN_API_KEY: key,
+      ADMIN_PASSWORD: 'shutdown1',
+    });
     try {
       await waitHealthy(api.url);
       const body = JSON.stringify({ password: 'another-pass' });
@@ -16,7 +20,14 @@ describe('graceful shutdown', () => {
       const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = httpRequest(
           `${api.url}/api/account/update`,
-          { method: 'PUT', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+          {
+            method: 'PUT',
+            headers: {
+              Authorization: `Bearer ${key}`,
+              'Content-Type': 'application/json',
+              'Content-Length': Buffer.byteLength(body),
+            },
+          },
           (res) => {
             let text = '';
             res.on('data', (d) => (text += d));

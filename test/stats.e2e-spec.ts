@@ -1,4 +1,11 @@
-import { createPlan, createTestApp, createTestWorker, createUser, TestApp, TestUser } from './support/app';
+import {
+  createPlan,
+  createTestApp,
+  createTestWorker,
+  createUser,
+  TestApp,
+  TestUser,
+} from './support/app';
 import { dayKey, VisitRecorder } from '@app/stats';
 
 import {
@@ -28,7 +35,10 @@ describe('visit statistics: recording, reads, folding', () => {
   let n = 0;
   const newLink = () => insertLink(t, user.id, `st${process.pid}x${Date.now().toString(36)}${++n}`);
   const stored = async (linkId: number) => {
-    const [row] = await t.db.query(`SELECT clicks::int, uniques::int FROM link_stats_total WHERE link_id = $1`, [linkId]);
+    const [row] = await t.db.query(
+      `SELECT clicks::int, uniques::int FROM link_stats_total WHERE link_id = $1`,
+      [linkId],
+    );
     return row ?? { clicks: 0, uniques: 0 };
   };
 
@@ -44,7 +54,13 @@ describe('visit statistics: recording, reads, folding', () => {
 
   it('a visit shows up before the fold, with every dimension, and stays the same after it', async () => {
     const linkId = await newLink();
-    expect(await recordVisit(t, { linkId, userId: user.id, referer: 'https://www.facebook.com/some/post' })).toBe(true);
+    expect(
+      await recordVisit(t, {
+        linkId,
+        userId: user.id,
+        referer: 'https://www.facebook.com/some/post',
+      }),
+    ).toBe(true);
     const expected = {
       clicks: 1,
       uniqueClicks: 1,
@@ -63,7 +79,9 @@ describe('visit statistics: recording, reads, folding', () => {
   it('bots, preview fetchers and HEAD requests are not counted', async () => {
     const linkId = await newLink();
     expect(await recordVisit(t, { linkId, userId: user.id, userAgent: PREVIEW_UA })).toBe(false);
-    expect(await recordVisit(t, { linkId, userId: user.id, userAgent: 'Twitterbot/1.0' })).toBe(false);
+    expect(await recordVisit(t, { linkId, userId: user.id, userAgent: 'Twitterbot/1.0' })).toBe(
+      false,
+    );
     expect(await recordVisit(t, { linkId, userId: user.id, method: 'HEAD' })).toBe(false);
     await foldStats(t);
     expect(await readStats(t, linkId)).toEqual(EMPTY);
@@ -88,11 +106,19 @@ describe('visit statistics: recording, reads, folding', () => {
     const keys = await t.redis.client.keys(`${t.redis.prefix}:st:*`);
     for (const key of keys) {
       const type = await t.redis.client.type(key);
-      const dump = type === 'hash' ? JSON.stringify(await t.redis.client.hgetall(key)) : type === 'set' ? JSON.stringify(await t.redis.client.smembers(key)) : '';
+      const dump =
+        type === 'hash'
+          ? JSON.stringify(await t.redis.client.hgetall(key))
+          : type === 'set'
+            ? JSON.stringify(await t.redis.client.smembers(key))
+            : '';
       expect(`${key} ${dump}`).not.toContain('203.0.113.77');
     }
     await foldStats(t);
-    const [dump] = await t.db.query(`SELECT string_agg(label, ',') AS labels FROM link_stats_dims WHERE link_id = $1`, [linkId]);
+    const [dump] = await t.db.query(
+      `SELECT string_agg(label, ',') AS labels FROM link_stats_dims WHERE link_id = $1`,
+      [linkId],
+    );
     expect(dump.labels).not.toContain('203.0.113.77');
   });
 
@@ -100,7 +126,11 @@ describe('visit statistics: recording, reads, folding', () => {
     const linkId = await newLink();
     for (let i = 0; i < 12; i++) {
       for (let k = 0; k <= (i === 11 ? 2 : 0); k++) {
-        await recordVisit(t, { linkId, userId: user.id, referer: `https://site${String(i).padStart(2, '0')}.example/` });
+        await recordVisit(t, {
+          linkId,
+          userId: user.id,
+          referer: `https://site${String(i).padStart(2, '0')}.example/`,
+        });
       }
     }
     const stats = await readStats(t, linkId);
@@ -113,7 +143,9 @@ describe('visit statistics: recording, reads, folding', () => {
 
   it('two folds running concurrently count every visit exactly once', async () => {
     const ids = [await newLink(), await newLink(), await newLink()];
-    for (const linkId of ids) for (let i = 0; i < 5; i++) await recordVisit(t, { linkId, userId: user.id, ip: `5.5.5.${i}` });
+    for (const linkId of ids)
+      for (let i = 0; i < 5; i++)
+        await recordVisit(t, { linkId, userId: user.id, ip: `5.5.5.${i}` });
     await Promise.all([foldStats(t), foldStats(t), foldStats(t)]);
     for (const linkId of ids) expect(await stored(linkId)).toEqual({ clicks: 5, uniques: 5 });
   });
@@ -162,7 +194,8 @@ describe('visit statistics: recording, reads, folding', () => {
     const capped = await createUser(t, { planId, expires: null });
     const linkId = await insertLink(t, capped.id, `cap${Date.now().toString(36)}`);
     const results = [];
-    for (let i = 0; i < 4; i++) results.push(await recordVisit(t, { linkId, userId: capped.id, ip: `7.7.7.${i}` }));
+    for (let i = 0; i < 4; i++)
+      results.push(await recordVisit(t, { linkId, userId: capped.id, ip: `7.7.7.${i}` }));
     expect(results).toEqual([true, true, false, false]);
     expect((await readStats(t, linkId)).clicks).toBe(2);
   });
@@ -171,13 +204,22 @@ describe('visit statistics: recording, reads, folding', () => {
     const recorder = t.app.get(VisitRecorder);
     const unlimited = await createUser(t, { planId: await createPlan(t, { clicks: 0 }) });
     const linkId = await insertLink(t, unlimited.id, `agg${Date.now().toString(36)}`);
-    const visit = { linkId, userId: unlimited.id, method: 'GET', ip: '8.8.8.8', userAgent: BROWSER_UA, referer: 'https://t.co/abc' };
+    const visit = {
+      linkId,
+      userId: unlimited.id,
+      method: 'GET',
+      ip: '8.8.8.8',
+      userAgent: BROWSER_UA,
+      referer: 'https://t.co/abc',
+    };
     recorder.record(visit); // owner's cap not cached yet: the exact path, which caches it
     await eventually(async () => (await readStats(t, linkId)).clicks === 1);
     for (let i = 0; i < 50; i++) recorder.record({ ...visit, ip: `2.2.2.${i % 10}` });
     recorder.record({ ...visit, userAgent: PREVIEW_UA });
     recorder.record({ ...visit, method: 'HEAD' });
-    expect(await t.redis.client.hget(`${t.redis.prefix}:st:p:${linkId}`, `${dayKey(new Date())}|c`)).toBe('1');
+    expect(
+      await t.redis.client.hget(`${t.redis.prefix}:st:p:${linkId}`, `${dayKey(new Date())}|c`),
+    ).toBe('1');
     await recorder.flush();
     const expected = {
       clicks: 51,
@@ -199,7 +241,14 @@ describe('visit statistics: recording, reads, folding', () => {
     const capped = await createUser(t, { planId: await createPlan(t, { clicks: 3 }) });
     const linkId = await insertLink(t, capped.id, `capr${Date.now().toString(36)}`);
     for (let i = 0; i < 6; i++) {
-      recorder.record({ linkId, userId: capped.id, method: 'GET', ip: `3.3.3.${i}`, userAgent: BROWSER_UA, referer: undefined });
+      recorder.record({
+        linkId,
+        userId: capped.id,
+        method: 'GET',
+        ip: `3.3.3.${i}`,
+        userAgent: BROWSER_UA,
+        referer: undefined,
+      });
       await new Promise((r) => setImmediate(r));
     }
     await eventually(async () => (await readStats(t, linkId)).clicks === 3);

@@ -29,7 +29,9 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   try {
-    const { app, server } = await createApi({ logger: process.env.TEST_LOG_LEVEL ? undefined : false });
+    const { app, server } = await createApi({
+      logger: process.env.TEST_LOG_LEVEL ? undefined : false,
+    });
     return {
       app,
       server,
@@ -49,11 +51,25 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   }
 }
 
-/** Boots the worker in-process (BullMQ processors running), for suites that need rendered jobs. */
-export async function createTestWorker(): Promise<INestApplicationContext> {
-  const worker = await createWorker({ logger: process.env.TEST_LOG_LEVEL ? undefined : false });
-  await worker.init();
-  return worker;
+/**
+ * Boots the worker in-process (BullMQ processors running), for suites that need rendered jobs.
+ * `env` works as for createTestApp (applied while the config is read, then restored).
+ */
+export async function createTestWorker(
+  env: Record<string, string> = {},
+): Promise<INestApplicationContext> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    const worker = await createWorker({ logger: process.env.TEST_LOG_LEVEL ? undefined : false });
+    await worker.init();
+    return worker;
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }
 
 export interface TestUser {
@@ -71,7 +87,12 @@ let seq = 0;
 /** A fresh user with its own key: suites isolate by giving every test its own users. */
 export async function createUser(
   t: TestApp,
-  opts: { admin?: boolean; planId?: number; expires?: Date | null; planType?: 'monthly' | 'yearly' | 'lifetime' } = {},
+  opts: {
+    admin?: boolean;
+    planId?: number;
+    expires?: Date | null;
+    planType?: 'monthly' | 'yearly' | 'lifetime';
+  } = {},
 ): Promise<TestUser> {
   seq += 1;
   const tag = `${process.pid}${Date.now().toString(36)}${seq}`;
@@ -87,7 +108,14 @@ export async function createUser(
     expires: opts.expires,
     planType: opts.planType,
   });
-  return { id: user.id, email, username, password, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
+  return {
+    id: user.id,
+    email,
+    username,
+    password,
+    apiKey,
+    auth: { Authorization: `Bearer ${apiKey}` },
+  };
 }
 
 /** Inserts a plan with the given limits merged over the free plan's; returns its id. */
@@ -101,7 +129,12 @@ export async function createPlan(
   const [row] = await t.db.query(
     `INSERT INTO plans (name, free, price_monthly, price_yearly, price_lifetime, limits)
      VALUES ($1, $2, $3, $3, $3, $4) RETURNING id`,
-    [opts.name ?? `Test ${Date.now()}`, opts.free ?? false, opts.free ? null : 1, JSON.stringify(merged)],
+    [
+      opts.name ?? `Test ${Date.now()}`,
+      opts.free ?? false,
+      opts.free ? null : 1,
+      JSON.stringify(merged),
+    ],
   );
   return row.id;
 }

@@ -55,7 +55,21 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 /** A path id: numbers of every size and sign, and strings that are not numbers. */
 export const hostileId: fc.Arbitrary<string> = fc.oneof(
   fc.integer({ min: -5, max: 5000 }).map(String),
-  fc.constantFrom('0', '-1', '1.5', '1e3', '99999999999', '2147483648', 'abc', "1'--", '%27', '%00', 'null', '1%20OR%201=1', '..%2F..'),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '1.5',
+    '1e3',
+    '99999999999',
+    '2147483648',
+    'abc',
+    "1'--",
+    '%27',
+    '%00',
+    'null',
+    '1%20OR%201=1',
+    '..%2F..',
+  ),
   fc.string({ maxLength: 20 }).map((s) => encodeURIComponent(s) || 'x'),
 );
 
@@ -65,10 +79,30 @@ export function hostileBody(fields: string[]): fc.Arbitrary<{ raw?: string; json
     ? fc.dictionary(fc.constantFrom(...fields), hostileValue, { maxKeys: fields.length })
     : fc.constant({});
   return fc.oneof(
-    { weight: 6, arbitrary: fc.tuple(known, fc.dictionary(fc.string({ maxLength: 12 }), hostileValue, { maxKeys: 2 })).map(([a, b]) => ({ json: { ...b, ...a } })) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .tuple(known, fc.dictionary(fc.string({ maxLength: 12 }), hostileValue, { maxKeys: 2 }))
+        .map(([a, b]) => ({ json: { ...b, ...a } })),
+    },
     { weight: 3, arbitrary: known.map((json) => ({ json })) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((json) => ({ json })) },
-    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', 'null', '[]', '"str"', '123', '{"a":1}}', '\u0000', '{"__proto__":{"x":1}}').map((raw) => ({ raw })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          '{',
+          '{"a":',
+          'null',
+          '[]',
+          '"str"',
+          '123',
+          '{"a":1}}',
+          '\u0000',
+          '{"__proto__":{"x":1}}',
+        )
+        .map((raw) => ({ raw })),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 200 }).map((raw) => ({ raw })) },
   );
 }
@@ -77,11 +111,12 @@ export function hostileBody(fields: string[]): fc.Arbitrary<{ raw?: string; json
 export function hostileQuery(params: string[]): fc.Arbitrary<Record<string, string | string[]>> {
   const names = [...params, 'limit', 'page', 'x'];
   const value = fc.oneof(
-    hostileValue.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')),
+    hostileValue.map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
     fc.array(fc.string({ maxLength: 10 }), { minLength: 2, maxLength: 3 }),
   );
   return fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 3 });
 }
 
 /** What a failure body must never contain: stack frames, SQL, driver or internal error text. */
-export const LEAK = /\bat [\w.<>]+ \(|\.ts:\d+|node_modules|QueryFailedError|TypeORMError|\bSELECT\b.*\bFROM\b|\bINSERT INTO\b|\bUPDATE\b.*\bSET\b|syntax error at|duplicate key|violates|ECONNREFUSED|relation "|column "|Cannot read prop|undefined is not|is not a function|argon2|\$argon2/i;
+export const LEAK =
+  /\bat [\w.<>]+ \(|\.ts:\d+|node_modules|QueryFailedError|TypeORMError|\bSELECT\b.*\bFROM\b|\bINSERT INTO\b|\bUPDATE\b.*\bSET\b|syntax error at|duplicate key|violates|ECONNREFUSED|relation "|column "|Cannot read prop|undefined is not|is not a function|argon2|\$argon2/i;

@@ -8,7 +8,8 @@ import { runMigrations } from '../../libs/database/src/data-source';
  */
 export default async function globalSetup(): Promise<void> {
   const run = `${process.pid}_${Date.now().toString(36)}`;
-  const base = process.env.TEST_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/linkmgmt_test_${run}`;
+  const base =
+    process.env.TEST_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/linkmgmt_test_${run}`;
   process.env.DATABASE_URL = base;
   process.env.REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   process.env.REDIS_PREFIX = `t${run}`.slice(0, 32);

@@ -16,7 +16,8 @@ export default async function globalTeardown(): Promise<void> {
 
   const redis = new Redis(process.env.REDIS_URL as string);
   const stream = redis.scanStream({ match: `${process.env.REDIS_PREFIX}:*`, count: 1000 });
-  for await (const keys of stream) if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
+  for await (const keys of stream)
+    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
   await redis.quit();
   await rm(process.env.STORAGE_DIR as string, { recursive: true, force: true });
 }

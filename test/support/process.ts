@@ -18,7 +18,10 @@ export interface AppProcess {
  * Runs a built app (`dist/apps/<name>/main.js`, made by `npm run build`, which `npm test` runs
  * first) as a real process with this test run's database and Redis prefix.
  */
-export async function startBuilt(name: 'api' | 'worker', env: Record<string, string> = {}): Promise<AppProcess> {
+export async function startBuilt(
+  name: 'api' | 'worker',
+  env: Record<string, string> = {},
+): Promise<AppProcess> {
   const main = join(ROOT, 'dist', 'apps', name, 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build (npm test does)`);
   const port = await freePort();
@@ -38,7 +41,10 @@ export async function startBuilt(name: 'api' | 'worker', env: Record<string, str
 export async function waitHealthy(url: string, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
-    const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }

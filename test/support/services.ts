@@ -46,22 +46,46 @@ export class TestRedis {
   }
 
   async start(): Promise<void> {
-    spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes'], {
-      stdio: 'ignore',
-    });
-    await waitFor(async () => (await run('redis-cli', ['-p', String(this.port), 'ping'])).stdout.trim() === 'PONG', 10_000, 'redis');
+    spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'yes',
+      ],
+      {
+        stdio: 'ignore',
+      },
+    );
+    await waitFor(
+      async () =>
+        (await run('redis-cli', ['-p', String(this.port), 'ping'])).stdout.trim() === 'PONG',
+      10_000,
+      'redis',
+    );
   }
 
   async stop(): Promise<void> {
     await run('redis-cli', ['-p', String(this.port), 'shutdown', 'nosave']).catch(() => undefined);
-    await waitFor(async () => {
-      try {
-        await run('redis-cli', ['-p', String(this.port), 'ping']);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 10_000, 'redis shutdown');
+    await waitFor(
+      async () => {
+        try {
+          await run('redis-cli', ['-p', String(this.port), 'ping']);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      10_000,
+      'redis shutdown',
+    );
   }
 }
 
@@ -73,7 +97,9 @@ function pgBin(name: string): string {
 
 /** Runs a Postgres binary as the postgres user when we are root (Postgres refuses to run as root). */
 function asPostgres(bin: string, args: string[]): [string, string[]] {
-  return process.getuid && process.getuid() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+  return process.getuid && process.getuid() === 0
+    ? ['runuser', ['-u', 'postgres', '--', bin, ...args]]
+    : [bin, args];
 }
 
 /**
@@ -94,7 +120,15 @@ export class TestPostgres {
     const dir = mkdtempSync(join(tmpdir(), 'lm-pg-'));
     await run('chown', ['postgres', dir]).catch(() => undefined);
     const pg = new TestPostgres(await freePort(), dir);
-    const [cmd, args] = asPostgres(pgBin('initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    const [cmd, args] = asPostgres(pgBin('initdb'), [
+      '-D',
+      join(dir, 'data'),
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '--no-sync',
+    ]);
     await run(cmd, args);
     await pg.start();
     return pg;
@@ -106,14 +140,29 @@ export class TestPostgres {
 
   async start(): Promise<void> {
     const [cmd, args] = asPostgres(pgBin('pg_ctl'), [
-      '-D', join(this.dir, 'data'), '-l', join(this.dir, 'log'), '-w', '-t', '20',
-      '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start',
+      '-D',
+      join(this.dir, 'data'),
+      '-l',
+      join(this.dir, 'log'),
+      '-w',
+      '-t',
+      '20',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
     ]);
     await run(cmd, args);
   }
 
   async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
-    const [cmd, args] = asPostgres(pgBin('pg_ctl'), ['-D', join(this.dir, 'data'), '-m', mode, '-w', 'stop']);
+    const [cmd, args] = asPostgres(pgBin('pg_ctl'), [
+      '-D',
+      join(this.dir, 'data'),
+      '-m',
+      mode,
+      '-w',
+      'stop',
+    ]);
     await run(cmd, args).catch(() => undefined);
   }
 

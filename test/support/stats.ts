@@ -6,7 +6,8 @@ import { TestApp } from './app';
 export const BROWSER_UA =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 /** Facebook's link-preview fetcher: served, never counted. */
-export const PREVIEW_UA = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
+export const PREVIEW_UA =
+  'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 
 /** Folds the Redis visit counters into Postgres now (what the worker's scheduled job does). */
 export function foldStats(t: TestApp): Promise<FoldResult> {
@@ -19,8 +20,19 @@ export function statsFolder(t: TestApp): StatsFolder {
 }
 
 /** Records a visit and waits until Redis has it (the redirector fires and forgets instead). */
-export function recordVisit(t: TestApp, visit: Partial<VisitInput> & Pick<VisitInput, 'linkId' | 'userId'>): Promise<boolean> {
-  return t.app.get(VisitRecorder).recordNow({ method: 'GET', ip: '8.8.8.8', userAgent: BROWSER_UA, referer: undefined, ...visit });
+export function recordVisit(
+  t: TestApp,
+  visit: Partial<VisitInput> & Pick<VisitInput, 'linkId' | 'userId'>,
+): Promise<boolean> {
+  return t.app
+    .get(VisitRecorder)
+    .recordNow({
+      method: 'GET',
+      ip: '8.8.8.8',
+      userAgent: BROWSER_UA,
+      referer: undefined,
+      ...visit,
+    });
 }
 
 export function readStats(t: TestApp, linkId: number) {
@@ -28,18 +40,26 @@ export function readStats(t: TestApp, linkId: number) {
 }
 
 /** Inserts a links row directly (for suites that need a link without the link API). */
-export async function insertLink(t: TestApp, userId: number, alias: string, url = 'https://example.com/', kind = 'link'): Promise<number> {
-  const [row] = await t.db.query(`INSERT INTO links (user_id, kind, alias, url) VALUES ($1, $2, $3, $4) RETURNING id`, [
-    userId,
-    kind,
-    alias,
-    url,
-  ]);
+export async function insertLink(
+  t: TestApp,
+  userId: number,
+  alias: string,
+  url = 'https://example.com/',
+  kind = 'link',
+): Promise<number> {
+  const [row] = await t.db.query(
+    `INSERT INTO links (user_id, kind, alias, url) VALUES ($1, $2, $3, $4) RETURNING id`,
+    [userId, kind, alias, url],
+  );
   return row.id;
 }
 
 /** Polls `check` until it returns true (or fails after `ms`). */
-export async function eventually(check: () => Promise<boolean>, ms = 10_000, every = 100): Promise<void> {
+export async function eventually(
+  check: () => Promise<boolean>,
+  ms = 10_000,
+  every = 100,
+): Promise<void> {
   const until = Date.now() + ms;
   for (;;) {
     if (await check()) return;

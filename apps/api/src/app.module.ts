@@ -20,6 +20,7 @@ import { OverlaysModule } from './overlays/overlays.module';
 import { PixelsModule } from './pixels/pixels.module';
 import { PlansModule } from './plans/plans.module';
 import { PublicModule } from './public/public.module';
+import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
 import { UsersModule } from './users/users.module';
 
@@ -42,6 +43,7 @@ const FEATURES = [
   SplashModule,
   PixelsModule,
   LinksModule,
+  QrModule,
 ];
 
 @Module({

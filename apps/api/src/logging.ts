@@ -16,9 +16,16 @@ export function loggerParams(config: AppConfig): Params {
   return {
     pinoHttp: {
       level: config.LOG_LEVEL,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+        censor: '[redacted]',
+      },
       serializers: {
-        req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+        req: (req: IncomingMessage & { id?: unknown }) => ({
+          id: req.id,
+          method: req.method,
+          url: redactUrl(req.url),
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') },

@@ -8,13 +8,17 @@ import { createApi } from './bootstrap';
 async function migrate(): Promise<void> {
   const config = loadConfig();
   const applied = await runMigrations(config.DATABASE_URL);
-  console.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database is up to date');
+  console.log(
+    applied.length ? `applied migrations: ${applied.join(', ')}` : 'database is up to date',
+  );
 }
 
 async function serve(): Promise<void> {
   const config = loadConfig();
   const { app, server } = await createApi();
-  server.listen(config.PORT, () => console.log(JSON.stringify({ level: 30, msg: `api listening on ${config.PORT}` })));
+  server.listen(config.PORT, () =>
+    console.log(JSON.stringify({ level: 30, msg: `api listening on ${config.PORT}` })),
+  );
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -5,7 +5,9 @@ import { Logger } from 'nestjs-pino';
 import { WorkerModule } from './worker.module';
 
 /** Builds the worker as production runs it (also used by tests and benchmarks). */
-export async function createWorker(options: { logger?: boolean } = {}): Promise<INestApplicationContext> {
+export async function createWorker(
+  options: { logger?: boolean } = {},
+): Promise<INestApplicationContext> {
   const app = await NestFactory.createApplicationContext(WorkerModule, {
     bufferLogs: true,
     logger: options.logger === false ? false : undefined,

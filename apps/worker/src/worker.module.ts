@@ -6,13 +6,14 @@ import { DatabaseModule } from '@app/database';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 
+import { QrJobsModule } from './qr/qr-jobs.module';
 import { StatsJobsModule } from './stats/stats-jobs.module';
 
 /**
  * The worker: BullMQ processors only, no HTTP listener. Each job family is a module in its own
  * folder (processor + the services it needs), added to JOBS.
  */
-const JOBS = [StatsJobsModule];
+const JOBS = [StatsJobsModule, QrJobsModule];
 
 @Module({
   imports: [

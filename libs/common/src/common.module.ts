@@ -26,7 +26,13 @@ import { RedisThrottlerStorage } from './rate-limit/redis-throttler.storage';
     ThrottlerModule.forRootAsync({
       inject: [AppConfig, RedisService],
       useFactory: (config: AppConfig, redis: RedisService) => ({
-        throttlers: [{ name: API_THROTTLER, limit: config.RATE_LIMIT, ttl: config.RATE_LIMIT_WINDOW_SECONDS * 1000 }],
+        throttlers: [
+          {
+            name: API_THROTTLER,
+            limit: config.RATE_LIMIT,
+            ttl: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+          },
+        ],
         storage: new RedisThrottlerStorage(redis),
       }),
     }),

@@ -46,9 +46,12 @@ export class AppConfig {
   @Matches(/^[A-Za-z0-9_-]{1,32}$/, { message: 'REDIS_PREFIX must be 1-32 of [A-Za-z0-9_-]' })
   REDIS_PREFIX = 'lm';
 
-  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, {
-    message: 'PUBLIC_URL must be an absolute http(s) URL',
-  })
+  @IsUrl(
+    { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+    {
+      message: 'PUBLIC_URL must be an absolute http(s) URL',
+    },
+  )
   PUBLIC_URL = 'http://localhost:3000';
 
   @IsOptional()

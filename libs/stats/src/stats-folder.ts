@@ -32,7 +32,15 @@ const MAX_BATCHES_PER_RUN = 50;
 /** Serialises folds across workers (pg advisory lock key). */
 const FOLD_LOCK = 0x5f01d;
 
-type ClaimingRedis = { claimVisits(dirty: string, inflight: string, base: string, batch: string, max: number): Promise<string[]> };
+type ClaimingRedis = {
+  claimVisits(
+    dirty: string,
+    inflight: string,
+    base: string,
+    batch: string,
+    max: number,
+  ): Promise<string[]>;
+};
 
 interface DailyRow {
   linkId: number;
@@ -76,7 +84,13 @@ export class StatsFolder {
     for (const batch of leftovers) this.add(total, await this.applyBatch(batch));
     for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
       const batch = `${Date.now()}-${randomUUID()}`;
-      const claimed = await this.client().claimVisits(this.keys.dirty, this.keys.inflight, this.keys.base, batch, BATCH_SIZE);
+      const claimed = await this.client().claimVisits(
+        this.keys.dirty,
+        this.keys.inflight,
+        this.keys.base,
+        batch,
+        BATCH_SIZE,
+      );
       if (!claimed.length) break;
       this.add(total, await this.applyBatch(batch));
       if (claimed.length < BATCH_SIZE) break;
@@ -87,7 +101,13 @@ export class StatsFolder {
   /** Step 1 alone (claim one batch without applying it): for crash tests. */
   async claimOnly(): Promise<string | null> {
     const batch = `${Date.now()}-${randomUUID()}`;
-    const claimed = await this.client().claimVisits(this.keys.dirty, this.keys.inflight, this.keys.base, batch, BATCH_SIZE);
+    const claimed = await this.client().claimVisits(
+      this.keys.dirty,
+      this.keys.inflight,
+      this.keys.base,
+      batch,
+      BATCH_SIZE,
+    );
     return claimed.length ? batch : null;
   }
 
@@ -133,10 +153,17 @@ export class StatsFolder {
 
     const applied = await this.db.transaction((m) => this.write(m, batch, rows, dims));
     if (!options.skipCleanup) await this.cleanup(batch, ids);
-    return applied ? { batches: 1, links: ids.length, clicks } : { batches: 0, links: 0, clicks: 0 };
+    return applied
+      ? { batches: 1, links: ids.length, clicks }
+      : { batches: 0, links: 0, clicks: 0 };
   }
 
-  private async write(m: EntityManager, batch: string, rows: DailyRow[], dims: Array<[number, string, string, string, number]>): Promise<boolean> {
+  private async write(
+    m: EntityManager,
+    batch: string,
+    rows: DailyRow[],
+    dims: Array<[number, string, string, string, number]>,
+  ): Promise<boolean> {
     await m.query('SELECT pg_advisory_xact_lock($1)', [FOLD_LOCK]);
     const inserted = await m.query(
       `INSERT INTO stat_batches (batch_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING batch_id`,
@@ -154,8 +181,9 @@ export class StatsFolder {
     const uniques = rows.map((r) => r.uniques ?? 0);
     // Daily rows: clicks add up; uniques take the larger HLL count. The returned old/new
     // uniques give each link's increase of its total unique visitors. Deleted links are skipped.
-    const changed: Array<{ link_id: number; clicks: string; uniques_delta: string }> = await m.query(
-      `WITH input AS (
+    const changed: Array<{ link_id: number; clicks: string; uniques_delta: string }> =
+      await m.query(
+        `WITH input AS (
          SELECT i.* FROM unnest($1::int[], $2::date[], $3::bigint[], $4::bigint[]) AS i(link_id, day, clicks, uniques)
          JOIN links l ON l.id = i.link_id
        ),
@@ -174,14 +202,18 @@ export class StatsFolder {
          JOIN input i ON i.link_id = u.link_id AND i.day = u.day
          LEFT JOIN before b ON b.link_id = u.link_id AND b.day = u.day
         GROUP BY u.link_id`,
-      [linkIds, days, clicks, uniques],
-    );
+        [linkIds, days, clicks, uniques],
+      );
     if (changed.length) {
       await m.query(
         `INSERT INTO link_stats_total AS t (link_id, clicks, uniques)
          SELECT * FROM unnest($1::int[], $2::bigint[], $3::bigint[])
          ON CONFLICT (link_id) DO UPDATE SET clicks = t.clicks + EXCLUDED.clicks, uniques = t.uniques + EXCLUDED.uniques`,
-        [changed.map((c) => c.link_id), changed.map((c) => c.clicks), changed.map((c) => c.uniques_delta)],
+        [
+          changed.map((c) => c.link_id),
+          changed.map((c) => c.clicks),
+          changed.map((c) => c.uniques_delta),
+        ],
       );
     }
     if (dims.length) {
@@ -190,7 +222,13 @@ export class StatsFolder {
          SELECT i.* FROM unnest($1::int[], $2::date[], $3::varchar[], $4::varchar[], $5::bigint[]) AS i(link_id, day, dim, label, count)
          JOIN links l ON l.id = i.link_id
          ON CONFLICT (link_id, dim, label, day) DO UPDATE SET count = s.count + EXCLUDED.count`,
-        [dims.map((d) => d[0]), dims.map((d) => d[1]), dims.map((d) => d[2]), dims.map((d) => d[3]), dims.map((d) => d[4])],
+        [
+          dims.map((d) => d[0]),
+          dims.map((d) => d[1]),
+          dims.map((d) => d[2]),
+          dims.map((d) => d[3]),
+          dims.map((d) => d[4]),
+        ],
       );
     }
     return true;
@@ -198,7 +236,11 @@ export class StatsFolder {
 
   private async cleanup(batch: string, ids: string[]): Promise<void> {
     const keys = [...ids.map((id) => this.keys.batchLink(batch, id)), this.keys.batch(batch)];
-    await this.redis.client.multi().unlink(...keys).srem(this.keys.inflight, batch).exec();
+    await this.redis.client
+      .multi()
+      .unlink(...keys)
+      .srem(this.keys.inflight, batch)
+      .exec();
   }
 
   /**

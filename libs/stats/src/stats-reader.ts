@@ -54,7 +54,8 @@ export class StatsReader {
     for (const r of dimRows as Array<{ dim: string; label: string; count: string }>) {
       bump(dims, r.dim, r.label, Number(r.count));
     }
-    for (const [dim, labels] of pending?.dims ?? []) for (const [l, n] of labels) bump(dims, dim, l, n);
+    for (const [dim, labels] of pending?.dims ?? [])
+      for (const [l, n] of labels) bump(dims, dim, l, n);
 
     const social = dims.get(DIM.social);
     const stats: LinkStatistics = {
@@ -76,10 +77,15 @@ export class StatsReader {
 
   /** clicks / uniqueClicks of many links at once (list pages). Missing ids get zeros. */
   async totals(linkIds: number[]): Promise<Map<number, LinkTotals>> {
-    const result = new Map<number, LinkTotals>(linkIds.map((id) => [id, { clicks: 0, uniqueClicks: 0 }]));
+    const result = new Map<number, LinkTotals>(
+      linkIds.map((id) => [id, { clicks: 0, uniqueClicks: 0 }]),
+    );
     if (!linkIds.length) return result;
     const [rows, pending] = await Promise.all([
-      this.db.query(`SELECT link_id, clicks, uniques FROM link_stats_total WHERE link_id = ANY($1::int[])`, [linkIds]),
+      this.db.query(
+        `SELECT link_id, clicks, uniques FROM link_stats_total WHERE link_id = ANY($1::int[])`,
+        [linkIds],
+      ),
       this.pending(linkIds),
     ]);
     for (const r of rows as Array<{ link_id: number; clicks: string; uniques: string }>) {
@@ -103,7 +109,10 @@ export class StatsReader {
       const inflight = await this.redis.client.smembers(this.keys.inflight);
       let unapplied: string[] = [];
       if (inflight.length) {
-        const applied = await this.db.query(`SELECT batch_id FROM stat_batches WHERE batch_id = ANY($1::varchar[])`, [inflight]);
+        const applied = await this.db.query(
+          `SELECT batch_id FROM stat_batches WHERE batch_id = ANY($1::varchar[])`,
+          [inflight],
+        );
         const done = new Set((applied as Array<{ batch_id: string }>).map((r) => r.batch_id));
         unapplied = inflight.filter((b) => !done.has(b));
       }
@@ -145,12 +154,14 @@ export class StatsReader {
     try {
       const [counts, stored] = await Promise.all([
         Promise.all(days.map((d) => this.redis.client.pfcount(this.keys.visitors(linkId, d)))),
-        this.db.query(`SELECT to_char(day, 'YYYYMMDD') AS day, uniques FROM link_stats_daily WHERE link_id = $1 AND day = ANY($2::date[])`, [
-          linkId,
-          days.map(dayToIso),
-        ]),
+        this.db.query(
+          `SELECT to_char(day, 'YYYYMMDD') AS day, uniques FROM link_stats_daily WHERE link_id = $1 AND day = ANY($2::date[])`,
+          [linkId, days.map(dayToIso)],
+        ),
       ]);
-      const folded = new Map((stored as Array<{ day: string; uniques: string }>).map((r) => [r.day, Number(r.uniques)]));
+      const folded = new Map(
+        (stored as Array<{ day: string; uniques: string }>).map((r) => [r.day, Number(r.uniques)]),
+      );
       return days.reduce((sum, d, i) => sum + Math.max(0, counts[i] - (folded.get(d) ?? 0)), 0);
     } catch {
       return 0;

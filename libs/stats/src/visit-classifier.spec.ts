@@ -1,7 +1,15 @@
 import { parseField } from './keys';
-import { countryOf, dimensions, isCountable, label, referrerHost, socialNetwork } from './visit-classifier';
+import {
+  countryOf,
+  dimensions,
+  isCountable,
+  label,
+  referrerHost,
+  socialNetwork,
+} from './visit-classifier';
 
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 
@@ -78,8 +86,16 @@ describe('visit classification', () => {
 
   it('parses pending counter fields', () => {
     expect(parseField('20261122|c')).toEqual({ day: '20261122', dim: 'c', label: '' });
-    expect(parseField('20261122|re|example.com')).toEqual({ day: '20261122', dim: 're', label: 'example.com' });
-    expect(parseField('20261122|co|Korea, Republic of')).toEqual({ day: '20261122', dim: 'co', label: 'Korea, Republic of' });
+    expect(parseField('20261122|re|example.com')).toEqual({
+      day: '20261122',
+      dim: 're',
+      label: 'example.com',
+    });
+    expect(parseField('20261122|co|Korea, Republic of')).toEqual({
+      day: '20261122',
+      dim: 'co',
+      label: 'Korea, Republic of',
+    });
     expect(parseField('bad')).toBeNull();
   });
 });

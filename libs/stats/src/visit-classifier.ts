@@ -35,7 +35,11 @@ function agentInfo(userAgent: string): AgentInfo {
   let info = agents.get(userAgent);
   if (!info) {
     const ua = new UAParser(userAgent).getResult();
-    info = { bot: isbot(userAgent), browser: label(ua.browser.name, 'Other'), os: label(ua.os.name, 'Other') };
+    info = {
+      bot: isbot(userAgent),
+      browser: label(ua.browser.name, 'Other'),
+      os: label(ua.os.name, 'Other'),
+    };
     agents.set(userAgent, info);
   }
   return info;
@@ -72,7 +76,10 @@ export function socialNetwork(host: string): SocialNetwork | null {
 
 /** Label safe to use inside a counter field name: no `|`, at most 100 characters. */
 export function label(value: string | undefined, fallback: string): string {
-  const clean = (value ?? '').replace(/[|\r\n\t]/g, ' ').trim().slice(0, 100);
+  const clean = (value ?? '')
+    .replace(/[|\r\n\t]/g, ' ')
+    .trim()
+    .slice(0, 100);
   return clean || fallback;
 }
 
@@ -111,7 +118,11 @@ export function countryOf(ip: string): string {
 }
 
 /** Everything counted about a visit, derived from its request (the IP itself is not kept). */
-export function dimensions(ip: string, userAgent: string | undefined, referer: string | undefined): VisitDimensions {
+export function dimensions(
+  ip: string,
+  userAgent: string | undefined,
+  referer: string | undefined,
+): VisitDimensions {
   const agent = agentInfo(userAgent ?? '');
   const referrer = referrerHost(referer);
   return {

@@ -124,7 +124,12 @@ export class VisitRecorder implements OnApplicationShutdown {
     this.defineOnce();
     const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
     for (const b of batches) {
-      const pairs: Array<string | number> = [`${b.day}|${DIM.clicks}`, b.clicks, `${b.day}|${DIM.uniques}`, 1];
+      const pairs: Array<string | number> = [
+        `${b.day}|${DIM.clicks}`,
+        b.clicks,
+        `${b.day}|${DIM.uniques}`,
+        1,
+      ];
       for (const [field, n] of b.counts) pairs.push(`${b.day}|${field}`, n);
       pipeline.recordVisitBatch(
         this.keys.pending(b.linkId),
@@ -139,11 +144,16 @@ export class VisitRecorder implements OnApplicationShutdown {
     }
     const replies = (await pipeline.exec()) ?? [];
     const failed = replies.filter(([err]) => err).length;
-    if (failed) this.logger.warn(`${failed} of ${batches.length} links' visits not recorded: ${replies.find(([e]) => e)?.[0]?.message}`);
+    if (failed)
+      this.logger.warn(
+        `${failed} of ${batches.length} links' visits not recorded: ${replies.find(([e]) => e)?.[0]?.message}`,
+      );
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.flush().catch((err: Error) => this.logger.warn(`final flush failed: ${err.message}`));
+    await this.flush().catch((err: Error) =>
+      this.logger.warn(`final flush failed: ${err.message}`),
+    );
   }
 
   private aggregate(visit: VisitInput, now: Date): void {
@@ -168,13 +178,17 @@ export class VisitRecorder implements OnApplicationShutdown {
   }
 
   private flushQuietly(): Promise<void> {
-    return this.flush().catch((err: Error) => this.logger.warn(`visits not recorded: ${err.message}`));
+    return this.flush().catch((err: Error) =>
+      this.logger.warn(`visits not recorded: ${err.message}`),
+    );
   }
 
   private readonly flushExact = (): void => {
     const visits = this.queue;
     this.queue = [];
-    this.recordMany(visits).catch((err: Error) => this.logger.warn(`${visits.length} visits not recorded: ${err.message}`));
+    this.recordMany(visits).catch((err: Error) =>
+      this.logger.warn(`${visits.length} visits not recorded: ${err.message}`),
+    );
   };
 
   /** Records a countable visit and resolves once Redis has it (false: not counted). For tests and callers that need to wait. */
@@ -192,7 +206,9 @@ export class VisitRecorder implements OnApplicationShutdown {
     const day = dayKey(now);
     const month = monthKey(now);
     const countable = visits.map((v) => isCountable(v.method, v.userAgent));
-    const caps = await Promise.all(visits.map((v, i) => (countable[i] ? this.capFor(v.userId) : 0)));
+    const caps = await Promise.all(
+      visits.map((v, i) => (countable[i] ? this.capFor(v.userId) : 0)),
+    );
     this.defineOnce();
     const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
     visits.forEach((visit, i) => {
@@ -250,7 +266,8 @@ export class VisitRecorder implements OnApplicationShutdown {
         [userId],
       );
       if (row && !row.is_admin) {
-        const lapsed = !row.free && row.expires !== null && new Date(row.expires).getTime() <= Date.now();
+        const lapsed =
+          !row.free && row.expires !== null && new Date(row.expires).getTime() <= Date.now();
         cap = Number((lapsed ? row.free_clicks : row.clicks) ?? 0);
       }
     } catch (err) {

@@ -14,7 +14,7 @@ export class AccountController {
 
   @Get()
   @AllowWithoutApiAccess()
-  @ApiOperation({ summary: 'The caller\'s account: {error, data: Account}' })
+  @ApiOperation({ summary: "The caller's account: {error, data: Account}" })
   async get(@Auth() auth: Principal) {
     return { data: await this.account.get(auth) };
   }

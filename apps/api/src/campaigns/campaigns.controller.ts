@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -38,7 +38,6 @@ export class CampaignsController {
   }
 
   @Post('campaign/add')
-  @HttpCode(200)
   @ApiOperation({
     summary: 'Create a campaign',
     description: `All fields optional; slug unique across the service (409). ${SAVED_SHAPE}`,
@@ -50,7 +49,6 @@ export class CampaignsController {
   }
 
   @Post('campaign/:campaignid/assign/:linkid')
-  @HttpCode(200)
   @ApiOperation({
     summary: 'Put a short link into a campaign',
     description:

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -46,7 +46,6 @@ export class ChannelsController {
   }
 
   @Post('channel/add')
-  @HttpCode(200)
   @ApiOperation({
     summary: 'Create a channel',
     description:
@@ -59,7 +58,6 @@ export class ChannelsController {
   }
 
   @Post('channel/:channelid/assign/:type/:itemid')
-  @HttpCode(200)
   @ApiOperation({
     summary: 'Assign a link, bio page or QR code to a channel',
     description:

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -33,7 +33,6 @@ export class DomainsController {
   }
 
   @Post('domain/add')
-  @HttpCode(200)
   @ApiOperation({
     summary: 'Add a branded domain',
     description:

@@ -7,7 +7,10 @@ import { Public, ServiceUnavailableError } from '@app/common';
 import { RedisService } from '@app/redis';
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms))]);
+  Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms)),
+  ]);
 
 @ApiTags('health')
 @Public()
@@ -28,11 +31,19 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: 200 only when Postgres and Redis answer, else 503' })
   async ready() {
     const [pg, redis] = await Promise.all([
-      withTimeout(this.db.query('SELECT 1'), 2000).then(() => true, () => false),
-      withTimeout(this.redis.client.ping(), 2000).then(() => true, () => false),
+      withTimeout(this.db.query('SELECT 1'), 2000).then(
+        () => true,
+        () => false,
+      ),
+      withTimeout(this.redis.client.ping(), 2000).then(
+        () => true,
+        () => false,
+      ),
     ]);
     if (!pg || !redis) {
-      throw new ServiceUnavailableError(`Not ready: postgres ${pg ? 'up' : 'down'}, redis ${redis ? 'up' : 'down'}`);
+      throw new ServiceUnavailableError(
+        `Not ready: postgres ${pg ? 'up' : 'down'}, redis ${redis ? 'up' : 'down'}`,
+      );
     }
     return { message: 'ready', data: { postgres: 'up', redis: 'up' } };
   }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -28,7 +28,6 @@ export class LinksController {
   constructor(private readonly links: LinksService) {}
 
   @Post('url/add')
-  @HttpCode(200)
   @ApiOperation({
     summary: 'Shorten a URL: {error, id, shorturl}',
     description: `${SHORT_LINKS}\n\nAll or nothing: a rejected field creates nothing. 403 when the plan's "links" count is reached or a feature used (alias, splash, overlay, pixels) is disabled; 404 for a pixel, campaign, channel or overlay id that is not yours; 409 when the custom alias is taken.`,

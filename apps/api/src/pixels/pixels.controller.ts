@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -33,7 +33,6 @@ export class PixelsController {
   }
 
   @Post('pixel/add')
-  @HttpCode(200)
   @ApiOperation({
     summary: 'Add a tracking pixel',
     description: "403 past the plan's `pixels` count or when the plan has pixels disabled.",

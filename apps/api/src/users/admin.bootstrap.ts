@@ -25,7 +25,10 @@ export class AdminBootstrap implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const email = this.config.ADMIN_EMAIL;
     if (!email) return;
-    const exists = await this.repo.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getExists();
+    const exists = await this.repo
+      .createQueryBuilder('u')
+      .where('lower(u.email) = lower(:email)', { email })
+      .getExists();
     if (exists) return;
     const generated = !this.config.ADMIN_API_KEY;
     const apiKey = this.config.ADMIN_API_KEY ?? generateApiKey();
@@ -33,7 +36,10 @@ export class AdminBootstrap implements OnApplicationBootstrap {
     try {
       await this.users.create({
         email,
-        username: (await this.repo.createQueryBuilder('u').where('lower(u.username) = lower(:username)', { username }).getExists())
+        username: (await this.repo
+          .createQueryBuilder('u')
+          .where('lower(u.username) = lower(:username)', { username })
+          .getExists())
           ? `${username.slice(0, 24)}-${randomString(6).toLowerCase()}`
           : username,
         password: this.config.ADMIN_PASSWORD ?? randomString(24),
@@ -46,7 +52,7 @@ export class AdminBootstrap implements OnApplicationBootstrap {
     }
     this.logger.log(`admin ${email} created`);
     // The one place a key is ever printed: shown once so the operator can copy it.
-    // eslint-disable-next-line no-console
-    if (generated) console.log(`\nADMIN API KEY for ${email} (shown once, store it now): ${apiKey}\n`);
+    if (generated)
+      console.log(`\nADMIN API KEY for ${email} (shown once, store it now): ${apiKey}\n`);
   }
 }

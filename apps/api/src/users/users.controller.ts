@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
@@ -47,7 +47,6 @@ export class UsersController {
   }
 
   @Post('user/add')
-  @HttpCode(200)
   @ApiOperation({
     summary: 'Create a user (admin): {error, message, data: {id, email, username}}',
     description:

@@ -23,6 +23,7 @@ import { AppConfig } from '@app/config';
 import { Plan, PlanType, User } from '@app/database';
 
 import { LinkCache } from '../public/link-cache';
+import { QrService } from '../qr/qr.service';
 import { CreateUserDto } from './dto/create-user.dto';
 import { ListUsersQueryDto } from './dto/list-users-query.dto';
 import { parseExpiration } from './expiration';
@@ -32,7 +33,10 @@ import { hashPassword } from './passwords';
 export const USERS_PAGE: PageDefaults = { limit: 100, max: 1000 };
 
 /** Unique indexes of `users` and the field each one guards. */
-const UNIQUE_FIELDS: Record<string, 'email' | 'username'> = { users_email_uq: 'email', users_username_uq: 'username' };
+const UNIQUE_FIELDS: Record<string, 'email' | 'username'> = {
+  users_email_uq: 'email',
+  users_username_uq: 'username',
+};
 
 const EMAIL_TAKEN = 'email: a user with this e-mail already exists';
 const USERNAME_TAKEN = 'username: this username is already taken';
@@ -78,6 +82,7 @@ export class UsersService {
     private readonly planService: PlanService,
     private readonly config: AppConfig,
     private readonly cache: LinkCache,
+    private readonly qr: QrService,
   ) {}
 
   /** Gravatar URL of an e-mail address. */
@@ -87,14 +92,22 @@ export class UsersService {
   }
 
   /** 409 naming the field when the e-mail or user name is taken (case-insensitive). */
-  async assertUnique(email: string | undefined, username: string | undefined, exceptId?: number): Promise<void> {
+  async assertUnique(
+    email: string | undefined,
+    username: string | undefined,
+    exceptId?: number,
+  ): Promise<void> {
     if (email !== undefined) {
-      const qb = this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email });
+      const qb = this.users
+        .createQueryBuilder('u')
+        .where('lower(u.email) = lower(:email)', { email });
       if (exceptId) qb.andWhere('u.id <> :exceptId', { exceptId });
       if (await qb.getExists()) throw new ConflictError(EMAIL_TAKEN);
     }
     if (username !== undefined) {
-      const qb = this.users.createQueryBuilder('u').where('lower(u.username) = lower(:username)', { username });
+      const qb = this.users
+        .createQueryBuilder('u')
+        .where('lower(u.username) = lower(:username)', { username });
       if (exceptId) qb.andWhere('u.id <> :exceptId', { exceptId });
       if (await qb.getExists()) throw new ConflictError(USERNAME_TAKEN);
     }
@@ -128,7 +141,10 @@ export class UsersService {
     try {
       await this.users.save(user);
     } catch (err) {
-      const constraint = err instanceof QueryFailedError ? (err.driverError as { constraint?: string }).constraint : undefined;
+      const constraint =
+        err instanceof QueryFailedError
+          ? (err.driverError as { constraint?: string }).constraint
+          : undefined;
       const field = constraint ? UNIQUE_FIELDS[constraint] : undefined;
       if (field) throw new ConflictError(field === 'email' ? EMAIL_TAKEN : USERNAME_TAKEN);
       throw err;
@@ -155,11 +171,16 @@ export class UsersService {
    */
   async list(query: ListUsersQueryDto): Promise<UserView[]> {
     const { limit, offset } = pageRequest(query, USERS_PAGE);
-    const qb = this.users.createQueryBuilder('u').innerJoinAndSelect('u.plan', 'plan').addSelect('u.apiKeyEnc');
+    const qb = this.users
+      .createQueryBuilder('u')
+      .innerJoinAndSelect('u.plan', 'plan')
+      .addSelect('u.apiKeyEnc');
     if (query.filter === 'admin') qb.andWhere('u.isAdmin = true');
-    if (query.filter === 'pro') qb.andWhere('plan.free = false AND (u.expires IS NULL OR u.expires > now())');
+    if (query.filter === 'pro')
+      qb.andWhere('plan.free = false AND (u.expires IS NULL OR u.expires > now())');
     if (query.filter === 'free') qb.andWhere('(plan.free = true OR u.expires <= now())');
-    if (query.email) qb.andWhere(`u.email ILIKE :email ESCAPE '\\'`, { email: `%${escapeLike(query.email)}%` });
+    if (query.email)
+      qb.andWhere(`u.email ILIKE :email ESCAPE '\\'`, { email: `%${escapeLike(query.email)}%` });
     const rows = await qb.orderBy('u.id', 'DESC').offset(offset).limit(limit).getMany();
     return Promise.all(rows.map((u) => this.adminView(u)));
   }
@@ -179,15 +200,24 @@ export class UsersService {
   async remove(auth: Principal, id: number): Promise<void> {
     if (id === auth.user.id) throw new ForbiddenError('You cannot delete your own account');
     const cached = await this.cache.affectedBy('user', id);
+    const qrCodes: Array<{ alias: string }> = await this.users.query(
+      `SELECT l.alias FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.user_id = $1`,
+      [id],
+    );
     const result = await this.users.delete({ id });
     if (!result.affected) throw new NotFoundError('User');
-    // the user's short links and branded domains stop answering on every api instance
+    // the user's short links and branded domains stop answering on every api instance,
+    // and the rendered images of their QR codes are removed
     await this.cache.forget(cached);
+    await this.qr.discardImages(qrCodes.map((q) => q.alias));
   }
 
   /** Loads a user with its plan (and the encrypted key when `withKey`). */
   async findWithPlan(where: { id: number }, withKey = false): Promise<User | null> {
-    const qb = this.users.createQueryBuilder('u').innerJoinAndSelect('u.plan', 'plan').where('u.id = :id', where);
+    const qb = this.users
+      .createQueryBuilder('u')
+      .innerJoinAndSelect('u.plan', 'plan')
+      .where('u.id = :id', where);
     if (withKey) qb.addSelect('u.apiKeyEnc');
     return qb.getOne();
   }
@@ -208,8 +238,19 @@ export class UsersService {
 
   /** The admin view; `user` must have been loaded with its plan and `apiKeyEnc`. */
   async adminView(user: User): Promise<UserView> {
-    const { id, email, username, avatar, status, expires, registered } = await this.accountView(user);
+    const { id, email, username, avatar, status, expires, registered } =
+      await this.accountView(user);
     const apikey = decryptSecret(user.apiKeyEnc, this.config.secret);
-    return { id, email, username, avatar, status, planid: user.planId, expires, registered, apikey };
+    return {
+      id,
+      email,
+      username,
+      avatar,
+      status,
+      planid: user.planId,
+      expires,
+      registered,
+      apikey,
+    };
   }
 }

@@ -37,8 +37,17 @@ export class StatsFoldProcessor extends WorkerHost implements OnApplicationBoots
   async process(job: Job): Promise<FoldResult> {
     if (job.name !== JOB.foldStats) throw new Error(`unknown job ${job.name}`);
     const result = await this.folder.fold();
-    if (result.clicks) this.logger.log(`folded ${result.clicks} clicks of ${result.links} links in ${result.batches} batches`);
-    const due = await this.redis.client.set(this.redis.key('st', 'retention'), '1', 'EX', RETENTION_EVERY_SECONDS, 'NX');
+    if (result.clicks)
+      this.logger.log(
+        `folded ${result.clicks} clicks of ${result.links} links in ${result.batches} batches`,
+      );
+    const due = await this.redis.client.set(
+      this.redis.key('st', 'retention'),
+      '1',
+      'EX',
+      RETENTION_EVERY_SECONDS,
+      'NX',
+    );
     if (due === 'OK') await this.folder.applyRetention();
     return result;
   }

@@ -30,7 +30,11 @@ export class ApiKeyGuard implements CanActivate {
       throw new ForbiddenError('Admin privileges are required');
     }
     const apiEnabled = principal.plan.limits.api?.enabled === '1';
-    if (!principal.isAdmin && !apiEnabled && !this.reflector.getAllAndOverride<boolean>(WITHOUT_API_ACCESS, targets)) {
+    if (
+      !principal.isAdmin &&
+      !apiEnabled &&
+      !this.reflector.getAllAndOverride<boolean>(WITHOUT_API_ACCESS, targets)
+    ) {
       throw new ForbiddenError('Your plan does not include API access');
     }
     return true;

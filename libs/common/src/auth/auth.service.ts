@@ -12,7 +12,10 @@ import { PlanService } from './plan.service';
 const AUTH_RESULT = Symbol('auth-result');
 const MAX_KEY_LENGTH = 256;
 
-type AuthRequest = { headers: Record<string, string | string[] | undefined> } & Record<symbol, unknown>;
+type AuthRequest = { headers: Record<string, string | string[] | undefined> } & Record<
+  symbol,
+  unknown
+>;
 
 /** Resolves the bearer API key of a request to a principal (once per request). */
 @Injectable()
@@ -47,7 +50,8 @@ export class AuthService {
       .where('u.api_key_hash = :hash', { hash: sha256(key) })
       .getOne();
     if (!user) return { failure: 'invalid' };
-    if (user.apiKeyExpires && user.apiKeyExpires.getTime() <= Date.now()) return { failure: 'expired' };
+    if (user.apiKeyExpires && user.apiKeyExpires.getTime() <= Date.now())
+      return { failure: 'expired' };
     const plan = await this.plans.effectivePlan(user);
     return { principal: { user, plan, isAdmin: user.isAdmin } };
   }

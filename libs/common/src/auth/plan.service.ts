@@ -18,7 +18,8 @@ export class PlanService {
 
   /** The service's free plan (lowest id with free = true), cached briefly. */
   async getFreePlan(): Promise<Plan> {
-    if (this.freePlan && Date.now() - this.freePlan.at < FREE_PLAN_TTL_MS) return this.freePlan.plan;
+    if (this.freePlan && Date.now() - this.freePlan.at < FREE_PLAN_TTL_MS)
+      return this.freePlan.plan;
     const plan = await this.plans.findOne({ where: { free: true }, order: { id: 'ASC' } });
     if (!plan) throw new Error('No free plan is configured');
     this.freePlan = { plan, at: Date.now() };

@@ -19,7 +19,16 @@ const STATUS_MESSAGES: Record<number, string> = {
 };
 
 /** Postgres / driver failures that mean "the database is not there right now". */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 export interface MappedError {
   status: number;
@@ -28,7 +37,8 @@ export interface MappedError {
 
 /** Maps anything thrown to a status and a client-safe message. Exported for the public handler. */
 export function mapError(exception: unknown): MappedError {
-  if (exception instanceof AppError) return { status: exception.status, message: exception.message };
+  if (exception instanceof AppError)
+    return { status: exception.status, message: exception.message };
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const body = exception.getResponse();
@@ -45,12 +55,14 @@ export function mapError(exception: unknown): MappedError {
   const err = exception as { code?: string; message?: string; name?: string } | undefined;
   if (exception instanceof QueryFailedError) {
     const code = (exception.driverError as { code?: string } | undefined)?.code;
-    if (code === '23505') return { status: 409, message: 'A resource with this value already exists' };
+    if (code === '23505')
+      return { status: 409, message: 'A resource with this value already exists' };
     if (code === '22P02' || code === '22003' || code === '22001' || code === '22021')
       return { status: 400, message: 'A field has an invalid value' };
     if (code && UNAVAILABLE_CODES.has(code)) return { status: 503, message: STATUS_MESSAGES[503] };
   }
-  if (err?.code && UNAVAILABLE_CODES.has(err.code)) return { status: 503, message: STATUS_MESSAGES[503] };
+  if (err?.code && UNAVAILABLE_CODES.has(err.code))
+    return { status: 503, message: STATUS_MESSAGES[503] };
   if (
     err?.name === 'CannotConnectAlreadyConnectedError' ||
     /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection is closed|ECONNREFUSED/i.test(
@@ -75,7 +87,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const { status, message } = mapError(exception);
     if (status >= 500) {
       const err = exception as Error;
-      this.logger.error({ err: { name: err?.name, message: err?.message, stack: err?.stack } }, 'request failed');
+      this.logger.error(
+        { err: { name: err?.name, message: err?.message, stack: err?.stack } },
+        'request failed',
+      );
     }
     if (res.headersSent) return;
     if (status === 429) res.setHeader('Retry-After', res.getHeader('Retry-After') ?? '60');

@@ -7,7 +7,8 @@ const MAX_ID = 2147483647;
 
 /** A path id: a positive 32-bit integer written in plain decimal digits, else 400 naming it. */
 export function parseId(name: string, value: unknown): number {
-  if (typeof value !== 'string' || !/^[0-9]{1,10}$/.test(value)) throw new InvalidFieldError(name, 'must be a positive integer');
+  if (typeof value !== 'string' || !/^[0-9]{1,10}$/.test(value))
+    throw new InvalidFieldError(name, 'must be a positive integer');
   const n = Number(value);
   if (n < 1 || n > MAX_ID) throw new InvalidFieldError(name, 'must be a positive integer');
   return n;
@@ -28,6 +29,10 @@ export const IdParam =
     RawId(name)(target, key, index);
     if (key !== undefined) {
       const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
-      ApiParam({ name, type: Number, required: true, description: 'positive integer id' })(target, key, descriptor);
+      ApiParam({ name, type: Number, required: true, description: 'positive integer id' })(
+        target,
+        key,
+        descriptor,
+      );
     }
   };

@@ -18,16 +18,23 @@ export class JsonBodyMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     parse(req, res, (err?: { type?: string; status?: number }) => {
       if (err) {
-        if (err.type === 'entity.too.large') return next(new AppError(413, 'Request body is larger than 1 MB'));
+        if (err.type === 'entity.too.large')
+          return next(new AppError(413, 'Request body is larger than 1 MB'));
         if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported')
           return next(new AppError(415, 'Request body must be UTF-8 JSON'));
         return next(new AppError(400, 'Malformed JSON in request body'));
       }
-      const hasBody = req.body !== undefined && (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding']);
-      if (hasBody && (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body))) {
+      const hasBody =
+        req.body !== undefined &&
+        (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding']);
+      if (
+        hasBody &&
+        (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body))
+      ) {
         return next(new AppError(400, 'Request body must be a JSON object'));
       }
-      if (req.body === undefined || req.body === null || typeof req.body !== 'object') req.body = {};
+      if (req.body === undefined || req.body === null || typeof req.body !== 'object')
+        req.body = {};
       next();
     });
   }

@@ -22,7 +22,9 @@ const ERROR_TEXT: Record<number, string> = {
 export function ApiErrors(...statuses: number[]) {
   const all = [...new Set([...statuses, 401, 429])].sort();
   return applyDecorators(
-    ...all.map((status) => ApiResponse({ status, description: ERROR_TEXT[status] ?? 'Error', schema: ERROR_SCHEMA })),
+    ...all.map((status) =>
+      ApiResponse({ status, description: ERROR_TEXT[status] ?? 'Error', schema: ERROR_SCHEMA }),
+    ),
   );
 }
 
@@ -32,7 +34,12 @@ export function ApiOkFields(model: Type<unknown>) {
     ApiExtraModels(model),
     ApiResponse({
       status: 200,
-      schema: { allOf: [{ type: 'object', properties: { error: { type: 'integer', example: 0 } } }, { $ref: getSchemaPath(model) }] },
+      schema: {
+        allOf: [
+          { type: 'object', properties: { error: { type: 'integer', example: 0 } } },
+          { $ref: getSchemaPath(model) },
+        ],
+      },
     }),
   );
 }
@@ -46,7 +53,10 @@ export function ApiOkData(model: Type<unknown>, isArray = false) {
       status: 200,
       schema: {
         type: 'object',
-        properties: { error: { type: 'integer', example: 0 }, data: isArray ? { type: 'array', items: ref } : ref },
+        properties: {
+          error: { type: 'integer', example: 0 },
+          data: isArray ? { type: 'array', items: ref } : ref,
+        },
       },
     }),
   );
@@ -56,7 +66,10 @@ export function ApiOkData(model: Type<unknown>, isArray = false) {
 export function ApiOkMessage() {
   return ApiResponse({
     status: 200,
-    schema: { type: 'object', properties: { error: { type: 'integer', example: 0 }, message: { type: 'string' } } },
+    schema: {
+      type: 'object',
+      properties: { error: { type: 'integer', example: 0 }, message: { type: 'string' } },
+    },
   });
 }
 
@@ -66,7 +79,8 @@ export function ApiOkList(key: string, model: Type<unknown>) {
     ApiExtraModels(model),
     ApiResponse({
       status: 200,
-      description: 'Newest first. nextpage is 0 on the last page; maxpage = max(1, ceil(result / perpage)).',
+      description:
+        'Newest first. nextpage is 0 on the last page; maxpage = max(1, ceil(result / perpage)).',
       schema: {
         type: 'object',
         properties: {

@@ -6,7 +6,9 @@ function flatten(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((e) => {
     const path = parent ? `${parent}.${e.property}` : e.property;
     const own = Object.entries(e.constraints ?? {}).map(([rule, msg]) =>
-      rule === 'whitelistValidation' ? `${path}: unknown field` : `${path}: ${msg.replace(new RegExp(`^${e.property} `), '')}`,
+      rule === 'whitelistValidation'
+        ? `${path}: unknown field`
+        : `${path}: ${msg.replace(new RegExp(`^${e.property} `), '')}`,
     );
     return [...own, ...flatten(e.children ?? [], path)];
   });

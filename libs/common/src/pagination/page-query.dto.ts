@@ -4,7 +4,10 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 /** `?limit=&page=` of every paginated list. Values that are not positive integers are a 400. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ description: 'Items per page (default 15, larger values are clamped to 100)', minimum: 1 })
+  @ApiPropertyOptional({
+    description: 'Items per page (default 15, larger values are clamped to 100)',
+    minimum: 1,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

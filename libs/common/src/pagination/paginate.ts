@@ -17,7 +17,10 @@ export interface PageDefaults {
 export const LIST_DEFAULTS: PageDefaults = { limit: 15, max: 100 };
 
 /** Applies the CONTRACT defaults: limit 15 (clamped to 100), page 1. */
-export function pageRequest(query: PageQueryDto, defaults: PageDefaults = LIST_DEFAULTS): PageRequest {
+export function pageRequest(
+  query: PageQueryDto,
+  defaults: PageDefaults = LIST_DEFAULTS,
+): PageRequest {
   const limit = Math.min(query.limit ?? defaults.limit, defaults.max);
   const page = query.page ?? 1;
   return { limit, page, offset: (page - 1) * limit };

@@ -1,5 +1,10 @@
 import { Injectable, Logger, NestMiddleware } from '@nestjs/common';
-import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerModuleOptions, ThrottlerStorage } from '@nestjs/throttler';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerModuleOptions,
+  ThrottlerStorage,
+} from '@nestjs/throttler';
 import { NextFunction, Request, Response } from 'express';
 
 import { RedisService } from '@app/redis';
@@ -55,7 +60,10 @@ export class RateLimitMiddleware implements NestMiddleware {
       res.setHeader('X-RateLimit-Remaining', Math.max(0, this.limit - record.totalHits));
       if (record.totalHits > this.limit) {
         res.setHeader('Retry-After', Math.max(1, record.timeToExpire));
-        throw new AppError(429, `Rate limit exceeded: ${this.limit} requests per ${this.ttlMs / 1000} seconds`);
+        throw new AppError(
+          429,
+          `Rate limit exceeded: ${this.limit} requests per ${this.ttlMs / 1000} seconds`,
+        );
       }
       next();
     } catch (err) {

@@ -26,7 +26,13 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
 
   constructor(private readonly redis: RedisService) {}
 
-  async increment(key: string, ttl: number, limit: number, _block: number, name: string): Promise<ThrottlerStorageRecord> {
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    _block: number,
+    name: string,
+  ): Promise<ThrottlerStorageRecord> {
     if (!this.defined) {
       this.redis.client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
       this.defined = true;
@@ -38,6 +44,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
       end - now + 5000,
     );
     const timeToExpire = Math.max(1, Math.ceil((end - now) / 1000));
-    return { totalHits: hits, timeToExpire, isBlocked: hits > limit, timeToBlockExpire: hits > limit ? timeToExpire : 0 };
+    return {
+      totalHits: hits,
+      timeToExpire,
+      isBlocked: hits > limit,
+      timeToBlockExpire: hits > limit ? timeToExpire : 0,
+    };
   }
 }

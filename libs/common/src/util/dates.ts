@@ -41,7 +41,9 @@ export function addMonths(d: Date, months: number): Date {
   const day = target.getUTCDate();
   target.setUTCDate(1);
   target.setUTCMonth(target.getUTCMonth() + months);
-  const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  const last = new Date(
+    Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0),
+  ).getUTCDate();
   target.setUTCDate(Math.min(day, last));
   return target;
 }

@@ -1,9 +1,19 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 export const PIXEL_TYPES = [
-  'vendor01pixel', 'vendor02pixel', 'vendor03pixel', 'vendor04pixel', 'vendor05pixel',
-  'vendor06pixel', 'vendor07pixel', 'vendor08pixel',
-  'vendor09', 'vendor10', 'vendor11', 'vendor12', 'vendor13',
+  'vendor01pixel',
+  'vendor02pixel',
+  'vendor03pixel',
+  'vendor04pixel',
+  'vendor05pixel',
+  'vendor06pixel',
+  'vendor07pixel',
+  'vendor08pixel',
+  'vendor09',
+  'vendor10',
+  'vendor11',
+  'vendor12',
+  'vendor13',
 ] as const;
 export type PixelType = (typeof PIXEL_TYPES)[number];
 

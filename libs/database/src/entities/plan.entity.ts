@@ -40,13 +40,34 @@ export class Plan {
   @Column({ type: 'boolean', default: false })
   free: boolean;
 
-  @Column({ name: 'price_monthly', type: 'numeric', precision: 10, scale: 2, nullable: true, transformer: numericTransformer })
+  @Column({
+    name: 'price_monthly',
+    type: 'numeric',
+    precision: 10,
+    scale: 2,
+    nullable: true,
+    transformer: numericTransformer,
+  })
   priceMonthly: number | null;
 
-  @Column({ name: 'price_yearly', type: 'numeric', precision: 10, scale: 2, nullable: true, transformer: numericTransformer })
+  @Column({
+    name: 'price_yearly',
+    type: 'numeric',
+    precision: 10,
+    scale: 2,
+    nullable: true,
+    transformer: numericTransformer,
+  })
   priceYearly: number | null;
 
-  @Column({ name: 'price_lifetime', type: 'numeric', precision: 10, scale: 2, nullable: true, transformer: numericTransformer })
+  @Column({
+    name: 'price_lifetime',
+    type: 'numeric',
+    precision: 10,
+    scale: 2,
+    nullable: true,
+    transformer: numericTransformer,
+  })
   priceLifetime: number | null;
 
   @Column({ type: 'jsonb' })

@@ -108,7 +108,9 @@ export class InitialSchema1732200000000 implements MigrationInterface {
         public boolean NOT NULL DEFAULT false,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(`CREATE UNIQUE INDEX campaigns_slug_uq ON campaigns (slug) WHERE slug IS NOT NULL`);
+    await q.query(
+      `CREATE UNIQUE INDEX campaigns_slug_uq ON campaigns (slug) WHERE slug IS NOT NULL`,
+    );
     await q.query(`CREATE INDEX campaigns_user_idx ON campaigns (user_id, id DESC)`);
     await q.query(`
       CREATE TABLE channels (
@@ -192,7 +194,9 @@ export class InitialSchema1732200000000 implements MigrationInterface {
       )`);
     await q.query(`CREATE UNIQUE INDEX links_alias_uq ON links (alias)`);
     await q.query(`CREATE INDEX links_user_idx ON links (user_id, kind, id DESC)`);
-    await q.query(`CREATE INDEX links_campaign_idx ON links (campaign_id, id) WHERE campaign_id IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX links_campaign_idx ON links (campaign_id, id) WHERE campaign_id IS NOT NULL`,
+    );
     await q.query(`
       CREATE TABLE link_pixels (
         link_id int NOT NULL REFERENCES links(id) ON DELETE CASCADE,
@@ -227,8 +231,19 @@ export class InitialSchema1732200000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     for (const t of [
-      'qr_codes', 'link_pixels', 'links', 'splash_pages', 'overlays', 'pixels', 'channel_items',
-      'channels', 'campaigns', 'domains', 'login_tokens', 'users', 'plans',
+      'qr_codes',
+      'link_pixels',
+      'links',
+      'splash_pages',
+      'overlays',
+      'pixels',
+      'channel_items',
+      'channels',
+      'campaigns',
+      'domains',
+      'login_tokens',
+      'users',
+      'plans',
     ]) {
       await q.query(`DROP TABLE IF EXISTS ${t}`);
     }

@@ -1,14 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsEmail,
-  IsInt,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { IsEmail, IsInt, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 
 import { IsOptionalNotNull } from '@app/common';
 

@@ -1,0 +1,77 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsString, Matches, MaxLength } from 'class-validator';
+
+import { IsOptionalNotNull } from '@app/common';
+import { QR_TYPES, QrType } from '@app/database';
+
+import { NO_CONTROL_CHARS } from '../qr-payload';
+
+export const DATA_DESCRIPTION = `Depends on \`type\`:
+- \`text\`: string, 1–4296 characters
+- \`link\`: absolute http(s) URL
+- \`email\`: an e-mail address, or \`{email, subject?, body?}\` (the short link forwards to \`mailto:\`)
+- \`phone\`: 3–20 digits with an optional leading \`+\` (\`tel:\`)
+- \`sms\`: \`{phone, message?}\` (\`SMSTO:phone:message\`; the short link forwards to \`sms:phone?body=\`)
+- \`wifi\`: \`{ssid, pass?, encryption?: "WPA"|"WEP"|"nopass", hidden?: boolean}\` (\`password\` is accepted for \`pass\`; encryption defaults to WPA with a password, nopass without)
+- \`vcard\`: \`{fname?, lname?, org?, phone?, cell?, fax?, email?, site?, street?, city?, state?, zip?, country?}\`, at least one (vCard 3.0 download)
+
+Unknown keys or a wrong shape are a 400 naming the field (\`data.ssid: required\`).`;
+
+export const LOGO_DESCRIPTION = `PNG or JPEG logo composited in the centre (error correction H): an http(s) URL,
+fetched by the worker (public addresses only, 5 s, 2 MB), or a file name in the server's assets
+folder (\`[A-Za-z0-9._-]\`, .png/.jpg/.jpeg). An empty string means no logo. A logo that
+cannot be fetched or decoded leaves the code \`status: "failed"\` with a \`reason\`.`;
+
+export const COLOR_DESCRIPTION =
+  '`rgb(R,G,B)`, each 0–255; foreground and background need a contrast ratio of at least 2:1';
+
+export class CreateQrDto {
+  @ApiProperty({ enum: QR_TYPES, example: 'link' })
+  @IsIn(QR_TYPES, { message: `must be one of ${QR_TYPES.join(', ')}` })
+  type: QrType;
+
+  @ApiProperty({
+    description: DATA_DESCRIPTION,
+    oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }],
+    example: 'https://example.com',
+  })
+  @IsDefined({ message: 'required' })
+  data: unknown;
+
+  @ApiPropertyOptional({
+    description: `${COLOR_DESCRIPTION}; default white`,
+    example: 'rgb(255,255,255)',
+    maxLength: 32,
+  })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(32)
+  background?: string;
+
+  @ApiPropertyOptional({
+    description: `${COLOR_DESCRIPTION}; default black`,
+    example: 'rgb(0,0,0)',
+    maxLength: 32,
+  })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(32)
+  foreground?: string;
+
+  @ApiPropertyOptional({
+    description: LOGO_DESCRIPTION,
+    maxLength: 2048,
+    example: 'https://example.com/logo.png',
+  })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(2048)
+  logo?: string;
+
+  @ApiPropertyOptional({ description: 'Name shown in lists (default empty)', maxLength: 255 })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(255)
+  @Matches(NO_CONTROL_CHARS, { message: 'must not contain control characters' })
+  name?: string;
+}

@@ -1,0 +1,113 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+import { QR_TYPES } from '@app/database';
+
+/** A QR code in lists (`qrs`). */
+export class QrItemView {
+  @ApiProperty({ example: 1 })
+  id: number;
+
+  @ApiProperty({
+    description: 'The short link the image encodes: <PUBLIC_URL>/q/<code>',
+    example: 'https://short.example/q/Ab3dE9xZ',
+  })
+  link: string;
+
+  @ApiProperty({ description: 'Scans counted so far (clicks of the short link)', example: 0 })
+  scans: number;
+
+  @ApiProperty({ example: 'Menu card' })
+  name: string;
+
+  @ApiProperty({ example: '2024-11-21 10:00:00' })
+  date: string;
+}
+
+/** One QR code in full (`details`). */
+export class QrDetailsView extends QrItemView {
+  @ApiProperty({ enum: QR_TYPES })
+  type: string;
+
+  @ApiProperty({
+    description: 'The content in its canonical form',
+    oneOf: [{ type: 'string' }, { type: 'object' }],
+  })
+  data: unknown;
+
+  @ApiProperty({ example: 'rgb(255,255,255)' })
+  background: string;
+
+  @ApiProperty({ example: 'rgb(0,0,0)' })
+  foreground: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Logo URL or asset file name; null without one',
+  })
+  logo: string | null;
+
+  @ApiProperty({
+    description: '<PUBLIC_URL>/q/<code>.png (also .svg), served once status is ready (404 before)',
+  })
+  image: string;
+
+  @ApiProperty({
+    enum: ['pending', 'ready', 'failed'],
+    description: 'Rendering state of the image',
+  })
+  status: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the last rendering failed (status failed); otherwise null',
+  })
+  reason: string | null;
+}
+
+export class QrStatisticsView {
+  @ApiProperty() clicks: number;
+  @ApiProperty() uniqueClicks: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'At most 10 entries',
+  })
+  topCountries: Record<string, string>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  topReferrers: Record<string, string>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  topBrowsers: Record<string, string>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  topOs: Record<string, string>;
+  @ApiProperty({
+    type: 'object',
+    properties: {
+      network01: { type: 'integer' },
+      network02: { type: 'integer' },
+      network03: { type: 'integer' },
+    },
+    description:
+      'Visits referred by Facebook (network01), X / Twitter (network02), LinkedIn (network03)',
+  })
+  socialCount: { network01: number; network02: number; network03: number };
+}
+
+/** `GET /api/qr/:id` body (besides `error`). */
+export class QrReadView {
+  @ApiProperty({ type: QrDetailsView })
+  details: QrDetailsView;
+
+  @ApiProperty({ type: QrStatisticsView })
+  data: QrStatisticsView;
+}
+
+/** `POST /api/qr/add` body (besides `error`). */
+export class QrCreatedView {
+  @ApiProperty({ example: 1 })
+  id: number;
+
+  @ApiProperty({ example: 'https://short.example/q/Ab3dE9xZ' })
+  link: string;
+}

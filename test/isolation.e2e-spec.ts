@@ -1,0 +1,181 @@
+import { createTestApp, createUser, TestApp, TestUser } from './support/app';
+import { insertLink, insertQr, uniq } from './support/resources';
+
+/**
+ * Tenant isolation, table-driven: one user tries every read, update, assign and delete on
+ * another user's domains, campaigns, channels, pixels, links and QR codes. Every attempt is a
+ * 404 naming the resource (never "Route not found": the route exists) and nothing changes; the
+ * attacker's lists never show the owner's rows; admin routes refuse a user key with 403.
+ */
+describe('tenant isolation', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let attacker: TestUser;
+  const ids: Record<string, number> = {};
+  const mine: Record<string, number> = {};
+
+  /** Every table an owner's rows live in, dumped for before/after comparison. */
+  const snapshot = async () => {
+    const tables = [
+      'domains',
+      'campaigns',
+      'channels',
+      'channel_items',
+      'pixels',
+      'links',
+      'qr_codes',
+    ];
+    const out: Record<string, unknown> = {};
+    for (const tbl of tables) {
+      out[tbl] = await t.db.query(`SELECT * FROM ${tbl} WHERE user_id = $1 ORDER BY id`, [
+        owner.id,
+      ]);
+    }
+    out.link_pixels = await t.db.query(
+      `SELECT lp.* FROM link_pixels lp JOIN links l ON l.id = lp.link_id WHERE l.user_id = $1 ORDER BY 1, 2`,
+      [owner.id],
+    );
+    out.users = await t.db.query(`SELECT id, email, plan_id, expires FROM users WHERE id = $1`, [
+      owner.id,
+    ]);
+    return out;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    owner = await createUser(t);
+    attacker = await createUser(t);
+    const add = async (user: TestUser, path: string, body: object) => {
+      const res = await t.http().post(path).set(user.auth).send(body).expect(200);
+      return res.body.id as number;
+    };
+    for (const [user, bag] of [
+      [owner, ids],
+      [attacker, mine],
+    ] as const) {
+      bag.domain = await add(user, '/api/domain/add', {
+        domain: `https://${uniq('iso')}.example.com`,
+      });
+      bag.campaign = await add(user, '/api/campaign/add', { name: 'c', slug: uniq('s') });
+      bag.channel = await add(user, '/api/channel/add', { name: 'ch' });
+      bag.pixel = await add(user, '/api/pixel/add', {
+        type: 'vendor01pixel',
+        name: 'p',
+        tag: 'T-1',
+      });
+      bag.link = (await insertLink(t, user.id)).id;
+      bag.bio = (await insertLink(t, user.id, { kind: 'bio' })).id;
+      bag.qr = (await insertQr(t, user.id)).id;
+    }
+    await t
+      .http()
+      .post(`/api/campaign/${ids.campaign}/assign/${ids.link}`)
+      .set(owner.auth)
+      .expect(200);
+    await t
+      .http()
+      .post(`/api/channel/${ids.channel}/assign/links/${ids.link}`)
+      .set(owner.auth)
+      .expect(200);
+  });
+  afterAll(() => t.close());
+
+  type Attempt = [method: 'get' | 'post' | 'put' | 'delete', path: () => string, body?: object];
+  const attempts: Record<string, Attempt[]> = {
+    Domain: [
+      ['put', () => `/api/domain/${ids.domain}/update`, { redirectroot: 'https://evil.example' }],
+      ['delete', () => `/api/domain/${ids.domain}/delete`],
+    ],
+    Campaign: [
+      ['put', () => `/api/campaign/${ids.campaign}/update`, { name: 'pwned' }],
+      ['delete', () => `/api/campaign/${ids.campaign}/delete`],
+      ['post', () => `/api/campaign/${ids.campaign}/assign/${mine.link}`],
+    ],
+    'Campaign link': [['post', () => `/api/campaign/${mine.campaign}/assign/${ids.link}`]],
+    Channel: [
+      ['get', () => `/api/channel/${ids.channel}`],
+      ['put', () => `/api/channel/${ids.channel}/update`, { name: 'pwned' }],
+      ['delete', () => `/api/channel/${ids.channel}/delete`],
+      ['post', () => `/api/channel/${ids.channel}/assign/links/${mine.link}`],
+    ],
+    'Channel item': [
+      ['post', () => `/api/channel/${mine.channel}/assign/links/${ids.link}`],
+      ['post', () => `/api/channel/${mine.channel}/assign/bio/${ids.bio}`],
+      ['post', () => `/api/channel/${mine.channel}/assign/qr/${ids.qr}`],
+    ],
+    Pixel: [
+      ['put', () => `/api/pixel/${ids.pixel}/update`, { tag: 'pwned' }],
+      ['delete', () => `/api/pixel/${ids.pixel}/delete`],
+    ],
+    Link: [
+      ['get', () => `/api/url/${ids.link}`],
+      ['put', () => `/api/url/${ids.link}/update`, { url: 'https://evil.example/' }],
+      ['delete', () => `/api/url/${ids.link}/delete`],
+    ],
+    'QR code': [
+      ['get', () => `/api/qr/${ids.qr}`],
+      ['put', () => `/api/qr/${ids.qr}/update`, { data: 'https://evil.example/' }],
+      ['delete', () => `/api/qr/${ids.qr}/delete`],
+    ],
+  };
+
+  for (const [resource, list] of Object.entries(attempts)) {
+    describe(resource, () => {
+      for (const [method, path, body] of list) {
+        it(`${method.toUpperCase()} on the other user's ${resource.toLowerCase()} is a 404 and changes nothing`, async () => {
+          const before = await snapshot();
+          let req = t.http()[method](path()).set(attacker.auth);
+          if (body) req = req.send(body);
+          const res = await req;
+          expect({ status: res.status, body: res.body }).toEqual({
+            status: 404,
+            body: { error: 1, message: expect.stringMatching(/not found$/) },
+          });
+          expect(res.body.message).not.toBe('Route not found');
+          expect(await snapshot()).toEqual(before);
+        });
+      }
+    });
+  }
+
+  it("the attacker's lists never show the owner's rows", async () => {
+    const lists: Array<[string, string, number]> = [
+      ['/api/domains', 'domains', ids.domain],
+      ['/api/campaigns', 'campaigns', ids.campaign],
+      ['/api/channels', 'channels', ids.channel],
+      ['/api/pixels', 'pixels', ids.pixel],
+      ['/api/urls', 'urls', ids.link],
+      ['/api/qr', 'qrs', ids.qr],
+    ];
+    for (const [path, key, id] of lists) {
+      const res = await t.http().get(`${path}?limit=100`).set(attacker.auth).expect(200);
+      const seen = (res.body.data[key] as Array<{ id: number }>).map((x) => x.id);
+      expect([path, seen.includes(id)]).toEqual([path, false]);
+      expect([path, res.body.data.result]).toEqual([path, seen.length]);
+    }
+  });
+
+  it('admin routes refuse a user key with 403 and change nothing', async () => {
+    const before = await snapshot();
+    const admin: Attempt[] = [
+      ['get', () => '/api/plans'],
+      ['put', () => `/api/plan/1/user/${attacker.id}`, { type: 'lifetime' }],
+      ['get', () => '/api/users'],
+      ['get', () => `/api/user/${owner.id}`],
+      [
+        'post',
+        () => '/api/user/add',
+        { username: uniq('u'), email: `${uniq('e')}@example.com`, password: 'secret1' },
+      ],
+      ['delete', () => `/api/user/${owner.id}/delete`],
+      ['get', () => `/api/user/login/${owner.id}`],
+    ];
+    for (const [method, path, body] of admin) {
+      let req = t.http()[method](path()).set(attacker.auth);
+      if (body) req = req.send(body);
+      const res = await req;
+      expect([path(), res.status, res.body.error]).toEqual([path(), 403, 1]);
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+});
