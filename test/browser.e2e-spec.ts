@@ -11,7 +11,8 @@ import { createPlan, createTestApp, createUser, TestApp, TestUser } from './supp
 import { addLink, uniq } from './support/links';
 
 /**
- * The redirector's HTML pages in a real headless Chromium, as a visitor sees them: each page
+ * The public HTML pages (redirector and `/q/` QR pages) in a real headless Chromium, as a visitor
+ * sees them: each page
  * renders under its own Content-Security-Policy without a single violation, forwards where it
  * should, fires its pixel tags, and prints what users wrote as text, never as markup — with the CSP
  * on, and again with the CSP switched off so the escaping alone is what is tested.
@@ -20,7 +21,8 @@ import { addLink, uniq } from './support/links';
  * resolver; link targets live on a local server (127.0.0.1), so forwarding is observed for real;
  * every other request (pixel vendors) is answered by the test and recorded.
  *
- * A page is one row of PAGES; the generic tests run over every row.
+ * A page is one row of PAGES (how to create what it shows, what a visitor sees, what the visitor
+ * does next); the generic tests run over every row.
  */
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -41,6 +43,8 @@ const XSS = [
   "'></title><svg onload=window.__xss=1>",
   '&lt;script&gt;window.__xss=1&lt;/script&gt;',
 ];
+/** For fields of at most 32 characters (a Wi-Fi network name). */
+const SHORT_XSS = `'"><svg onload=__xss=1>`;
 /** Ordinary text, for the tests of behaviour. */
 const PLAIN = 'Summer sale & <more>';
 
@@ -131,6 +135,8 @@ interface PageRow {
   make(u: TestUser, text: string): Promise<Shown>;
   /** What the visitor does next and what must follow. */
   behave?(s: Session, shown: Shown): Promise<void>;
+  /** The page prints nothing a user wrote (the XSS test skips it; `hides` still applies). */
+  printsNothingWritten?: true;
 }
 
 describe('public pages in a real browser', () => {
@@ -207,6 +213,8 @@ describe('public pages in a real browser', () => {
   ): Promise<Session> {
     const context = await browser.newContext(opts);
     contexts.push(context);
+    // a wait that fails, fails fast and says what it waited for
+    context.setDefaultTimeout(5000);
     const s: Session = {
       context,
       page: null as unknown as Page,
@@ -350,6 +358,14 @@ describe('public pages in a real browser', () => {
     return res.body.id;
   }
 
+  /** Creates a QR code through the API; its public page's path (`/q/<code>`). */
+  async function addQr(u: TestUser, body: Record<string, unknown>): Promise<string> {
+    const res = await t.http().post('/api/qr/add').set(u.auth).send(body);
+    if (res.status !== 200) throw new Error(`qr/add ${res.status}: ${JSON.stringify(res.body)}`);
+    expect(res.body.link).toMatch(/^http:\/\/short\.test\/q\/[A-Za-z0-9]+$/);
+    return new URL(res.body.link).pathname;
+  }
+
   async function insertSplash(
     u: TestUser,
     s: { title: string; message: string; buttonText: string; countdown: number; imageUrl: string },
@@ -391,6 +407,7 @@ describe('public pages in a real browser', () => {
   const PAGES: PageRow[] = [
     {
       name: 'password form',
+      printsNothingWritten: true,
       async make(u, text) {
         const tag = uniq('pw');
         const l = await addLink(t, u, {
@@ -607,7 +624,41 @@ describe('public pages in a real browser', () => {
       },
     },
     {
+      name: 'QR text page',
+      async make(u, text) {
+        return {
+          path: await addQr(u, { type: 'text', data: text, name: text }),
+          status: 200,
+          title: 'Text',
+          texts: ['Text', text],
+        };
+      },
+    },
+    {
+      name: 'QR Wi-Fi page',
+      async make(u, text) {
+        // a network name has at most 32 bytes
+        const ssid = text.length <= 32 ? text : SHORT_XSS;
+        return {
+          path: await addQr(u, { type: 'wifi', data: { ssid, pass: text }, name: text }),
+          status: 200,
+          title: `Wi-Fi: ${ssid}`,
+          texts: [
+            'Wi-Fi network',
+            'Network',
+            ssid,
+            'Password',
+            text,
+            'Security',
+            'WPA',
+            'Open the Wi-Fi settings of your device, choose this network and enter the password.',
+          ],
+        };
+      },
+    },
+    {
       name: '410 expired page',
+      printsNothingWritten: true,
       async make(u, text) {
         const tag = uniq('expired');
         const alias = uniq('exp');
@@ -626,6 +677,7 @@ describe('public pages in a real browser', () => {
     },
     {
       name: '404 page',
+      printsNothingWritten: true,
       async make(_u, text) {
         return {
           path: `/${uniq('missing')}?q=${encodeURIComponent(text)}`,
@@ -646,7 +698,7 @@ describe('public pages in a real browser', () => {
     await expectClean(s);
   });
 
-  it.each(PAGES)(
+  it.each(PAGES.filter((row) => !row.printsNothingWritten))(
     '$name: what users wrote prints as text and never runs, CSP on and off',
     async (row) => {
       const u = await newUser();
