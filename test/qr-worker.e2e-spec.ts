@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { getQueueToken } from '@nestjs/bullmq';
 import { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import jsQR from 'jsqr';
 import sharp from 'sharp';
 import request from 'supertest';
 
@@ -15,31 +14,11 @@ import { QUEUE } from '@app/queue';
 
 import { QrRenderSweep } from '../apps/worker/src/qr/qr-render-sweep';
 import { createTestApp, createTestWorker, createUser, TestApp, TestUser } from './support/app';
+import { decodeQr as decode } from './support/qr';
 import { eventually } from './support/stats';
 
 const STORAGE = () => process.env.STORAGE_DIR as string;
 const LINK = /^http:\/\/short\.test\/q\/([A-Za-z0-9]{8})$/;
-
-interface Decoded {
-  text: string | null;
-  pixel: (x: number, y: number) => number[];
-}
-
-async function decode(image: Buffer): Promise<Decoded> {
-  const { data, info } = await sharp(image)
-    .ensureAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  const code = jsQR(
-    new Uint8ClampedArray(data.buffer, data.byteOffset, data.length),
-    info.width,
-    info.height,
-  );
-  return {
-    text: code?.data ?? null,
-    pixel: (x, y) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 3)],
-  };
-}
 
 /** The api (its real server serves `/q/`) and a worker in-process. */
 async function boot(env: Record<string, string> = {}) {

@@ -7,10 +7,21 @@ import { createWorker } from './bootstrap';
 async function main(): Promise<void> {
   loadConfig();
   const app = await createWorker();
-  // SIGTERM / SIGINT: Nest closes the BullMQ workers, which let running jobs finish first.
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await app.init();
   console.log(JSON.stringify({ level: 30, msg: 'worker started' }));
+
+  // SIGTERM / SIGINT: closing the app closes the BullMQ workers, which stop taking jobs and let
+  // the running ones finish; then exit 0 (Nest's own hooks would re-raise the signal instead).
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    console.log(JSON.stringify({ level: 30, msg: `${signal}: finishing running jobs` }));
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((err) => {

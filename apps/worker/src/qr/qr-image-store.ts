@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { Injectable } from '@nestjs/common';
@@ -91,5 +91,27 @@ export class QrImageStore {
         }),
       ),
     );
+  }
+
+  /**
+   * Removes temporary files older than `maxAgeMs`: what a worker killed mid-write (SIGKILL, OOM,
+   * power loss) left behind. Temporary names are hidden and never served; a live render (on any
+   * replica sharing the folder) finishes its files in well under the age used. Returns the count.
+   */
+  async removeStaleTemporaries(maxAgeMs: number, now = Date.now()): Promise<number> {
+    let removed = 0;
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!name.startsWith('.') || !name.endsWith('.tmp')) continue;
+      const path = join(this.dir, name);
+      const info = await stat(path).catch(() => null);
+      if (info && now - info.mtimeMs > maxAgeMs) {
+        await unlink(path).then(
+          () => (removed += 1),
+          () => undefined,
+        );
+      }
+    }
+    return removed;
   }
 }

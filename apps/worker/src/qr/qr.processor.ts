@@ -9,7 +9,7 @@ import { DataSource } from 'typeorm';
 
 import { AppConfig } from '@app/config';
 import { parseRgb, Rgb } from '@app/qr';
-import { DeleteQrImagesPayload, JOB, QUEUE, RenderQrPayload } from '@app/queue';
+import { DeleteQrImagesPayload, JOB, QUEUE, RenderQrPayload, WORKER_OPTIONS } from '@app/queue';
 
 import { LogoError } from './logo-error';
 import { LogoLoader } from './logo-loader';
@@ -39,7 +39,10 @@ export const JOBS_PER_RENDER_SLOT = 4;
  * delete leaves no files behind. After the last attempt (or at once for a permanent failure, such
  * as a refused logo) the row is marked failed with the reason.
  */
-@Processor(QUEUE.qr, { concurrency: availableParallelism() * JOBS_PER_RENDER_SLOT })
+@Processor(QUEUE.qr, {
+  ...WORKER_OPTIONS,
+  concurrency: availableParallelism() * JOBS_PER_RENDER_SLOT,
+})
 export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger(QrProcessor.name);
 

@@ -3,7 +3,7 @@ import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
 
 import { AppConfig } from '@app/config';
-import { JOB, QUEUE } from '@app/queue';
+import { JOB, QUEUE, WORKER_OPTIONS } from '@app/queue';
 import { RedisService } from '@app/redis';
 import { FoldResult, StatsFolder } from '@app/stats';
 
@@ -13,7 +13,7 @@ const RETENTION_EVERY_SECONDS = 3600;
  * Folds visit counters into Postgres every STATS_FOLD_SECONDS (a BullMQ job scheduler, so
  * several workers produce one job per interval), and applies plan retention hourly.
  */
-@Processor(QUEUE.stats, { concurrency: 1 })
+@Processor(QUEUE.stats, { ...WORKER_OPTIONS, concurrency: 1 })
 export class StatsFoldProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger(StatsFoldProcessor.name);
 
