@@ -50,6 +50,8 @@ return 1`;
 const FLUSH_MS = 200;
 /** A flush also starts once this many visits are waiting. */
 const FLUSH_AT = 20_000;
+/** Links per pipeline within a flush; the event loop (and Redis) serve requests in between. */
+const FLUSH_CHUNK = 250;
 
 /** One link's visits of one day, aggregated between two flushes. */
 interface LinkDayBatch {
@@ -99,6 +101,8 @@ export class VisitRecorder implements OnApplicationShutdown {
   }
 
   private batches = new Map<string, LinkDayBatch>();
+  private readonly digests = new LRUCache<string, string>({ max: 50_000 });
+  private digestDay = '';
   private batched = 0;
   private timer: NodeJS.Timeout | null = null;
 
@@ -122,32 +126,33 @@ export class VisitRecorder implements OnApplicationShutdown {
       return;
     }
     this.defineOnce();
-    const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
-    for (const b of batches) {
-      const pairs: Array<string | number> = [
-        `${b.day}|${DIM.clicks}`,
-        b.clicks,
-        `${b.day}|${DIM.uniques}`,
-        1,
-      ];
-      for (const [field, n] of b.counts) pairs.push(`${b.day}|${field}`, n);
-      pipeline.recordVisitBatch(
-        this.keys.pending(b.linkId),
-        this.keys.visitors(b.linkId, b.day),
-        this.keys.dirty,
-        b.linkId,
-        HLL_TTL_SECONDS,
-        pairs.length / 2,
-        ...pairs,
-        ...b.digests,
-      );
+    let failed = 0;
+    let reason = '';
+    for (let start = 0; start < batches.length; start += FLUSH_CHUNK) {
+      if (start) await new Promise((resolve) => setImmediate(resolve));
+      const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
+      for (const b of batches.slice(start, start + FLUSH_CHUNK)) {
+        const pairs: Array<string | number> = [`${b.day}|${DIM.clicks}`, b.clicks, `${b.day}|${DIM.uniques}`, 1];
+        for (const [field, n] of b.counts) pairs.push(`${b.day}|${field}`, n);
+        pipeline.recordVisitBatch(
+          this.keys.pending(b.linkId),
+          this.keys.visitors(b.linkId, b.day),
+          this.keys.dirty,
+          b.linkId,
+          HLL_TTL_SECONDS,
+          pairs.length / 2,
+          ...pairs,
+          ...b.digests,
+        );
+      }
+      for (const [err] of (await pipeline.exec()) ?? []) {
+        if (err) {
+          failed += 1;
+          reason = err.message;
+        }
+      }
     }
-    const replies = (await pipeline.exec()) ?? [];
-    const failed = replies.filter(([err]) => err).length;
-    if (failed)
-      this.logger.warn(
-        `${failed} of ${batches.length} links' visits not recorded: ${replies.find(([e]) => e)?.[0]?.message}`,
-      );
+    if (failed) this.logger.warn(`${failed} of ${batches.length} links' visits not recorded: ${reason}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -245,12 +250,25 @@ export class VisitRecorder implements OnApplicationShutdown {
     });
   }
 
-  /** Daily-salted digest of IP and user agent: unique per visitor per day, and no raw IP kept. */
+  /**
+   * Daily-salted digest of IP and user agent: unique per visitor per day, and no raw IP kept in
+   * Redis or Postgres. Memoised for the day (returning visitors are common), in memory only.
+   */
   private visitorDigest(visit: VisitInput, day: string): string {
-    return createHash('sha256')
-      .update(`${this.config.secret}|${day}|${visit.ip}|${visit.userAgent ?? ''}`)
-      .digest('base64url')
-      .slice(0, 22);
+    if (day !== this.digestDay) {
+      this.digests.clear();
+      this.digestDay = day;
+    }
+    const key = `${visit.ip}\u0000${visit.userAgent ?? ''}`;
+    let digest = this.digests.get(key);
+    if (!digest) {
+      digest = createHash('sha256')
+        .update(`${this.config.secret}|${day}|${visit.ip}|${visit.userAgent ?? ''}`)
+        .digest('base64url')
+        .slice(0, 22);
+      this.digests.set(key, digest);
+    }
+    return digest;
   }
 
   /** The owner's monthly clicks cap (0 = unlimited; admins unlimited), cached for a minute. */
