@@ -153,6 +153,7 @@ async function main(): Promise<void> {
     const unexpected: string[] = [];
     const windows = new Map<string, number>();
     let n = 0;
+    let apiCalls = 0;
     const requests = [
       {
         setupRequest: (req: Req, context: Ctx): Req => {

@@ -49,6 +49,19 @@ describe('rate limit (budget 5 per window for this suite)', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
+  it('every concurrent request of a window reports that window as its Reset', async () => {
+    const u = await createUser(t);
+    const many = await createTestApp({ RATE_LIMIT: '1000' });
+    try {
+      await awayFromWindowEdge();
+      const rs = await Promise.all(Array.from({ length: 200 }, () => many.http().get('/api/account').set(u.auth)));
+      expect(new Set(rs.map((r) => r.headers['x-ratelimit-reset'])).size).toBe(1);
+      expect(rs.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((a, b) => a - b)[0]).toBe(800);
+    } finally {
+      await many.close();
+    }
+  });
+
   it('is shared by two api replicas on one Redis', async () => {
     const second = await createTestApp({ RATE_LIMIT: '5' });
     try {

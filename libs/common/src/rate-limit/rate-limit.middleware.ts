@@ -11,7 +11,7 @@ import { RedisService } from '@app/redis';
 
 import { AuthService } from '../auth/auth.service';
 import { AppError } from '../http/errors';
-import { windowEnd } from './redis-throttler.storage';
+import { WindowedRecord, windowEnd } from './redis-throttler.storage';
 
 export const API_THROTTLER = 'api';
 
@@ -58,8 +58,11 @@ export class RateLimitMiddleware implements NestMiddleware {
         });
       if (!record) return next();
       res.setHeader('X-RateLimit-Remaining', Math.max(0, this.limit - record.totalHits));
+      // the window that really counted this request (the storage picked it at the INCR)
+      const resetAt = (record as Partial<WindowedRecord>).resetAt;
+      if (resetAt) res.setHeader('X-RateLimit-Reset', resetAt);
       if (record.totalHits > this.limit) {
-        res.setHeader('Retry-After', Math.max(1, record.timeToExpire));
+        res.setHeader('Retry-After', record.timeToExpire);
         throw new AppError(
           429,
           `Rate limit exceeded: ${this.limit} requests per ${this.ttlMs / 1000} seconds`,

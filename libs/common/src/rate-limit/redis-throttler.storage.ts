@@ -11,6 +11,12 @@ return hits`;
 
 type HitRedis = { rateLimitHit(key: string, ttlMs: number): Promise<number> };
 
+/** A throttler record that also names the end of the window the hit was counted in. */
+export interface WindowedRecord extends ThrottlerStorageRecord {
+  /** Epoch seconds at which the counting window ends (X-RateLimit-Reset). */
+  resetAt: number;
+}
+
 /** The end (epoch ms) of the fixed window of `ttl` ms that contains `now`. */
 export function windowEnd(now: number, ttl: number): number {
   return (Math.floor(now / ttl) + 1) * ttl;
