@@ -1,9 +1,10 @@
 /**
  * QR rendering benchmark: `npm run bench:qr` (QR_BENCH_COUNT, QR_BENCH_CLIENTS, QR_CONCURRENCY).
  *
- * Boots the real api in this process (createApi on a loopback port) and the real worker as a
- * child process (apps/worker/src/main.ts), on a database, Redis prefix and storage folder of
- * their own (all dropped at the end). Every code is a link with a logo from the assets folder.
+ * Runs the built api and the built worker (dist, `npm run build` first, which the script does)
+ * as processes of their own, so the bench's client, pollers and decoding never share the api's
+ * event loop, on a database, Redis prefix and storage folder of their own (all dropped at the
+ * end). Every code is a link with a logo from the assets folder.
  *
  * 1. qr/add while the worker is idle (reference): 50 adds from one client, queue paused.
  * 2. Throughput: COUNT adds from CLIENTS clients while the queue is paused, then the queue is
@@ -24,7 +25,7 @@ import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -168,27 +169,27 @@ async function decodeFile(path: string): Promise<string | null> {
   );
 }
 
-function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '-r',
-      'ts-node/register/transpile-only',
-      '-r',
-      'tsconfig-paths/register',
-      'apps/worker/src/main.ts',
-    ],
-    {
-      cwd: join(__dirname, '..'),
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a built app (dist/apps/<name>/main.js) and resolves once it says it is up. */
+function startBuilt(name: 'api' | 'worker', env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'apps', name, 'main.js')], {
+    cwd: join(__dirname, '..'),
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker did not start within 120 s')), 120_000);
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 120 s`)), 120_000);
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
     child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('worker started')) {
+      if (chunk.toString().includes(ready)) {
         clearTimeout(timer);
         resolve(child);
       }
@@ -216,13 +217,11 @@ async function main(): Promise<void> {
 
   // Imported after the environment is set: the config is read when the modules load.
   const { runMigrations } = await import('../libs/database/src/data-source');
-  const { createApi } = await import('../apps/api/src/bootstrap');
-  const { UsersService } = await import('../apps/api/src/users/users.service');
   const { QUEUE } = await import('../libs/queue/src/queues');
   const { JOBS_PER_RENDER_SLOT } = await import('../apps/worker/src/qr/qr.processor');
 
   let worker: ChildProcess | undefined;
-  let api: Awaited<ReturnType<typeof createApi>> | undefined;
+  let api: ChildProcess | undefined;
   const closers: Array<() => Promise<unknown>> = [];
   try {
     await runMigrations(env.DATABASE_URL);
@@ -230,16 +229,14 @@ async function main(): Promise<void> {
     await mkdir(join(storage, 'assets'), { recursive: true });
     await writeFile(join(storage, 'assets', 'logo.png'), logo);
 
-    api = await createApi({ logger: false });
-    await new Promise<void>((r) => api!.server.listen(0, '127.0.0.1', r));
-    const port = (api.server.address() as AddressInfo).port;
-    const { apiKey } = await api.app.get(UsersService).create({
-      email: `bench${RUN}@example.com`,
-      username: `bench${RUN}`.slice(0, 32),
-      password: 'password1',
-    });
-
-    worker = await startWorker(env);
+    const port = await freePort();
+    const apiKey = `benchadminkey${RUN}`.padEnd(40, 'k');
+    api = await startBuilt(
+      'api',
+      { ...env, PORT: String(port), ADMIN_EMAIL: `bench${RUN}@example.com`, ADMIN_API_KEY: apiKey, LOG_LEVEL: 'warn' },
+      'api listening',
+    );
+    worker = await startBuilt('worker', env, 'worker started');
     // Ready times come from the rows (updated_at when the worker marks them ready), read on a
     // connection of the bench's own: nothing but the api's own work runs on the api's event loop.
     const watcher = new Pool({ connectionString: env.DATABASE_URL, max: 1 });
@@ -384,7 +381,9 @@ async function main(): Promise<void> {
     );
 
     // 5. Every image decodes back to its short link
-    const db = api.app.get(DataSource);
+    const db = new DataSource({ type: 'postgres', url: env.DATABASE_URL });
+    await db.initialize();
+    closers.push(() => db.destroy());
     const rows: Array<{ id: number; code: string; status: string }> = await db.query(
       `SELECT q.id, l.alias AS code, q.status FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = ANY($1)`,
       [[...sentAt.keys()]],
@@ -492,9 +491,10 @@ async function main(): Promise<void> {
       worker.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     }
-    if (api) {
-      api.server.close();
-      await api.app.close().catch(() => undefined);
+    if (api && api.exitCode === null) {
+      const exited = new Promise((r) => api!.once('exit', r));
+      api.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     }
     await cleanup(env.DATABASE_URL, env.REDIS_URL, env.REDIS_PREFIX, storage);
   }
