@@ -179,14 +179,21 @@ function freePort(): Promise<number> {
 }
 
 /** Starts a built app (dist/apps/<name>/main.js) and resolves once it says it is up. */
-function startBuilt(name: 'api' | 'worker', env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
+function startBuilt(
+  name: 'api' | 'worker',
+  env: NodeJS.ProcessEnv,
+  ready: string,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'apps', name, 'main.js')], {
     cwd: join(__dirname, '..'),
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 120 s`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within 120 s`)),
+      120_000,
+    );
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
     child.stdout?.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes(ready)) {
@@ -233,7 +240,13 @@ async function main(): Promise<void> {
     const apiKey = `benchadminkey${RUN}`.padEnd(40, 'k');
     api = await startBuilt(
       'api',
-      { ...env, PORT: String(port), ADMIN_EMAIL: `bench${RUN}@example.com`, ADMIN_API_KEY: apiKey, LOG_LEVEL: 'warn' },
+      {
+        ...env,
+        PORT: String(port),
+        ADMIN_EMAIL: `bench${RUN}@example.com`,
+        ADMIN_API_KEY: apiKey,
+        LOG_LEVEL: 'warn',
+      },
       'api listening',
     );
     worker = await startBuilt('worker', env, 'worker started');

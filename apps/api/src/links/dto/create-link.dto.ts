@@ -9,17 +9,14 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateIf,
 } from 'class-validator';
 
-import { DATE_TIME_PATTERN } from '@app/common';
+import { DATE_TIME_PATTERN, IsOptionalNotNull } from '@app/common';
 
 import { ALIAS_PATTERN } from '../alias';
 import { IsDomainRef, IsLinkType, IsTargetUrl } from './link-fields';
 
 const MAX_INT = 2147483647;
-/** Validate when present; null is refused (for fields where null means nothing). */
-export const Present = () => ValidateIf((_o, v) => v !== undefined);
 
 export const DOC = {
   url: 'Target: an absolute http(s) URL, at most 2048 characters (no credentials, no spaces)',
@@ -85,25 +82,25 @@ export class CreateLinkDto {
   expiry?: string | null;
 
   @ApiPropertyOptional({ description: DOC.password, maxLength: 128 })
-  @Present()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(128)
   password?: string;
 
   @ApiPropertyOptional({ maxLength: 255 })
-  @Present()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(255)
   title?: string;
 
   @ApiPropertyOptional({ maxLength: 500 })
-  @Present()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(500)
   description?: string;
 
   @ApiPropertyOptional({ description: DOC.pixels, type: [Number], example: [1, 2] })
-  @Present()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(50)
   @IsInt({ each: true, message: 'pixels must be an array of pixel ids (integers)' })
@@ -112,14 +109,14 @@ export class CreateLinkDto {
   pixels?: number[];
 
   @ApiPropertyOptional({ description: DOC.campaign, type: 'integer' })
-  @Present()
+  @IsOptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(MAX_INT)
   campaign?: number;
 
   @ApiPropertyOptional({ description: DOC.channel, type: 'integer' })
-  @Present()
+  @IsOptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(MAX_INT)

@@ -11,10 +11,10 @@ import {
   Min,
 } from 'class-validator';
 
-import { DATE_TIME_PATTERN } from '@app/common';
+import { DATE_TIME_PATTERN, IsOptionalNotNull } from '@app/common';
 
 import { ALIAS_PATTERN } from '../alias';
-import { DOC, Present } from './create-link.dto';
+import { DOC } from './create-link.dto';
 import { IsDomainRef, IsLinkType, IsTargetUrl } from './link-fields';
 
 const MAX_INT = 2147483647;
@@ -22,13 +22,13 @@ const MAX_INT = 2147483647;
 /** Every field optional; only what is sent changes. */
 export class UpdateLinkDto {
   @ApiPropertyOptional({ description: DOC.url, maxLength: 2048 })
-  @Present()
+  @IsOptionalNotNull()
   @IsString()
   @IsTargetUrl()
   url?: string;
 
   @ApiPropertyOptional({ description: `New alias. ${DOC.custom}`, minLength: 3, maxLength: 64 })
-  @Present()
+  @IsOptionalNotNull()
   @IsString()
   @Matches(ALIAS_PATTERN, {
     message: 'custom must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -',
@@ -51,7 +51,7 @@ export class UpdateLinkDto {
       { type: 'integer' },
     ],
   })
-  @Present()
+  @IsOptionalNotNull()
   @IsLinkType()
   type?: string | number;
 
@@ -62,19 +62,19 @@ export class UpdateLinkDto {
   expiry?: string | null;
 
   @ApiPropertyOptional({ description: `${DOC.password} "" removes the password.`, maxLength: 128 })
-  @Present()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(128)
   password?: string;
 
   @ApiPropertyOptional({ maxLength: 255 })
-  @Present()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(255)
   title?: string;
 
   @ApiPropertyOptional({ maxLength: 500 })
-  @Present()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(500)
   description?: string;
@@ -83,7 +83,7 @@ export class UpdateLinkDto {
     description: `${DOC.pixels}. Replaces the link's pixels; [] removes them.`,
     type: [Number],
   })
-  @Present()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(50)
   @IsInt({ each: true, message: 'pixels must be an array of pixel ids (integers)' })
@@ -106,7 +106,7 @@ export class UpdateLinkDto {
     description: `${DOC.channel} (in addition to channels it is already in)`,
     type: 'integer',
   })
-  @Present()
+  @IsOptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(MAX_INT)
