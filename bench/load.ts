@@ -181,7 +181,7 @@ async function main(): Promise<void> {
             ...req,
             method: 'GET',
             path: '/api/urls?limit=5',
-            headers: { Authorization: `Bearer ${keys[n % KEYS]}` },
+            headers: { Authorization: `Bearer ${keys[apiCalls++ % KEYS]}` },
           };
         },
         onResponse: (
