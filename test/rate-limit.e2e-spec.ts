@@ -54,11 +54,49 @@ describe('rate limit (budget 5 per window for this suite)', () => {
     const many = await createTestApp({ RATE_LIMIT: '1000' });
     try {
       await awayFromWindowEdge();
-      const rs = await Promise.all(Array.from({ length: 200 }, () => many.http().get('/api/account').set(u.auth)));
+      const rs = await Promise.all(
+        Array.from({ length: 200 }, () => many.http().get('/api/account').set(u.auth)),
+      );
       expect(new Set(rs.map((r) => r.headers['x-ratelimit-reset'])).size).toBe(1);
-      expect(rs.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((a, b) => a - b)[0]).toBe(800);
+      expect(
+        rs.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((a, b) => a - b)[0],
+      ).toBe(800);
     } finally {
       await many.close();
+    }
+  });
+
+  it('across window boundaries, each response names the window that counted it (2 s windows, two replicas)', async () => {
+    const a = await createTestApp({ RATE_LIMIT: '40', RATE_LIMIT_WINDOW_SECONDS: '2' });
+    const b = await createTestApp({ RATE_LIMIT: '40', RATE_LIMIT_WINDOW_SECONDS: '2' });
+    try {
+      const u = await createUser(a);
+      const labelled = new Map<string, { ok: number; all: number }>();
+      const until = Date.now() + 4500; // crosses at least two boundaries
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, i) => {
+          while (Date.now() < until) {
+            const r = await (i % 2 ? a : b).http().get('/api/account').set(u.auth);
+            const reset = String(r.headers['x-ratelimit-reset']);
+            const w = labelled.get(reset) ?? { ok: 0, all: 0 };
+            w.all += 1;
+            if (r.status === 200) w.ok += 1;
+            labelled.set(reset, w);
+          }
+        }),
+      );
+      expect(labelled.size).toBeGreaterThanOrEqual(2);
+      for (const [reset, w] of labelled) {
+        expect([reset, w.ok <= 40]).toEqual([reset, true]);
+        // Redis's own count for that window equals the responses that name it
+        const counted = await a.redis.client.get(
+          `${a.redis.key('rl', 'api', `user:${u.id}`)}:${Number(reset) / 2}`,
+        );
+        expect([reset, Number(counted)]).toEqual([reset, w.all]);
+      }
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 

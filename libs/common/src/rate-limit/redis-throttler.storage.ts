@@ -38,7 +38,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     limit: number,
     _block: number,
     name: string,
-  ): Promise<ThrottlerStorageRecord> {
+  ): Promise<WindowedRecord> {
     if (!this.defined) {
       this.redis.client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
       this.defined = true;
@@ -55,6 +55,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
       timeToExpire,
       isBlocked: hits > limit,
       timeToBlockExpire: hits > limit ? timeToExpire : 0,
+      resetAt: end / 1000,
     };
   }
 }
