@@ -191,7 +191,8 @@ describe('fuzz: hostile input on every route', () => {
         }),
         async ({ prefix, tail, method, host, body }) => {
           const verb = method.toLowerCase() as 'get';
-          const req = t.http()[verb](`${prefix}${tail}`).set('Host', host || 'short.test');
+          const client = t.http();
+          const req = client[verb](`${prefix}${tail}`).set('Host', host || 'short.test');
           const res =
             method === 'POST' || method === 'PUT' ? await req.type('form').send(body) : await req;
           check(res, `${method} ${prefix}${tail}`);

@@ -119,3 +119,26 @@ export async function expectPagination(
   }
   expectError(await t.http().get(`${path}?sort=asc`).set(user.auth), 400, /sort: unknown field/);
 }
+
+/**
+ * The OpenAPI document lists each route with a 200 body schema and a 401, and each list route
+ * (`[path, collection key]`) with the list envelope: `error` the string "0", `data.<key>` an array.
+ */
+export async function expectDocumented(
+  t: TestApp,
+  routes: Array<[path: string, method: 'get' | 'post' | 'put' | 'delete']>,
+  lists: Array<[path: string, key: string]>,
+): Promise<void> {
+  const { paths } = (await t.http().get('/docs-json').expect(200)).body;
+  for (const [path, method] of routes) {
+    const op = paths[path]?.[method];
+    expect({ path, method, documented: Boolean(op) }).toEqual({ path, method, documented: true });
+    expect(op.responses['200'].content['application/json'].schema).toBeDefined();
+    expect(op.responses['401']).toBeDefined();
+  }
+  for (const [path, key] of lists) {
+    const list = paths[path].get.responses['200'].content['application/json'].schema;
+    expect(list.properties.error).toMatchObject({ type: 'string', example: '0' });
+    expect(list.properties.data.properties[key].type).toBe('array');
+  }
+}

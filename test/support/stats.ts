@@ -24,15 +24,13 @@ export function recordVisit(
   t: TestApp,
   visit: Partial<VisitInput> & Pick<VisitInput, 'linkId' | 'userId'>,
 ): Promise<boolean> {
-  return t.app
-    .get(VisitRecorder)
-    .recordNow({
-      method: 'GET',
-      ip: '8.8.8.8',
-      userAgent: BROWSER_UA,
-      referer: undefined,
-      ...visit,
-    });
+  return t.app.get(VisitRecorder).recordNow({
+    method: 'GET',
+    ip: '8.8.8.8',
+    userAgent: BROWSER_UA,
+    referer: undefined,
+    ...visit,
+  });
 }
 
 export function readStats(t: TestApp, linkId: number) {
