@@ -15,17 +15,21 @@
  *   api cold         the real api with LINK_CACHE_SIZE=0: every request reads Redis (with and
  *                    without visit recording)
  *
- * BENCH_ONLY=<names> (comma-separated parts of scenario names) runs only those, without ratios.
- * BENCH_PROFILE=<dir> writes a V8 CPU profile of every server process there.
+ * BENCH_ONLY=<names> (`;`-separated parts of scenario names) runs only those, without ratios.
+ * BENCH_PROFILE=<dir> writes there a V8 CPU profile of each measured run of every server process
+ * (the measured window only, not start-up or warm-up).
  *
  * Requests carry a desktop browser User-Agent so visits are counted (the owner's plan has no
  * click cap). Results, then the ratios against the targets, are printed; the database and the
  * Redis keys are removed at the end.
  */
 import { ChildProcess, fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -128,8 +132,24 @@ async function serve(kind: ServerKind): Promise<void> {
     server = api.server;
   }
   server.keepAliveTimeout = 65_000;
-  // a clean exit, so --cpu-prof (BENCH_PROFILE) can write its profile
   process.on('SIGTERM', () => process.exit(0));
+  // the parent asks for this process's CPU time before and after each run, and with
+  // BENCH_PROFILE starts a CPU profile before it and names the file to write after it
+  const session = new Session();
+  process.on('message', async (m: { cpu?: number; profile?: string }) => {
+    if (m.cpu === undefined) return;
+    if (m.profile === 'start') {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    } else if (m.profile) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      writeFileSync(m.profile, JSON.stringify(profile));
+    }
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpu: m.cpu, micros: user + system });
+  });
   server.listen(0, '127.0.0.1', () =>
     process.send?.({ port: (server.address() as AddressInfo).port }),
   );
@@ -181,11 +201,7 @@ function start(
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const profile = process.env.BENCH_PROFILE
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-      : [];
     const child = fork(__filename, ['serve', kind], {
-      execArgv: [...process.execArgv, ...profile],
       env: {
         ...process.env,
         NODE_ENV: 'development',
@@ -236,16 +252,51 @@ function cycling(span: number) {
 
 const HEADERS = { host: PUBLIC_HOST, 'user-agent': BROWSER_UA, 'x-forwarded-for': '203.0.113.7' };
 
+/** CPU time (µs) the server process has used so far; `profile`: see BENCH_PROFILE. */
+function serverCpu(child: ChildProcess, profile?: string): Promise<number> {
+  return new Promise((resolve) => {
+    const id = Math.random();
+    const onMessage = (m: { cpu?: number; micros?: number }) => {
+      if (m.cpu !== id) return;
+      child.off('message', onMessage);
+      resolve(m.micros as number);
+    };
+    child.on('message', onMessage);
+    child.send({ cpu: id, profile });
+  });
+}
+
+/** CPU time (µs) Redis has used so far (INFO cpu). */
+async function redisCpu(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
 interface Measured {
   name: string;
   rps: number;
+  /** CPU per request of the server process and of Redis, µs */
+  serverUs: number;
+  redisUs: number;
   p50: number;
   p99: number;
   redirects: number;
   other: number;
 }
 
-async function measure(name: string, url: string, span: number): Promise<Measured> {
+async function measure(
+  name: string,
+  url: string,
+  span: number,
+  child: ChildProcess,
+  redis: Redis,
+): Promise<Measured> {
+  const dir = process.env.BENCH_PROFILE;
+  const [cpu0, redis0] = await Promise.all([
+    serverCpu(child, dir ? 'start' : undefined),
+    redisCpu(redis),
+  ]);
   const r = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -253,21 +304,29 @@ async function measure(name: string, url: string, span: number): Promise<Measure
     headers: HEADERS,
     requests: cycling(span),
   });
+  const file = dir ? join(dir, `${name.replace(/\W+/g, '-')}-${Date.now()}.cpuprofile`) : undefined;
+  const [cpu1, redis1] = await Promise.all([serverCpu(child, file), redisCpu(redis)]);
   const redirects = Number(r.statusCodeStats['302']?.count ?? 0);
   const total = Object.values(r.statusCodeStats).reduce((s, c) => s + Number(c.count), 0);
   const m = {
     name,
     rps: r.requests.average,
+    serverUs: (cpu1 - cpu0) / Math.max(1, total),
+    redisUs: (redis1 - redis0) / Math.max(1, total),
     p50: r.latency.p50,
     p99: r.latency.p99,
     redirects,
     other: total - redirects + r.errors + r.timeouts,
   };
-  console.log(
-    `${name.padEnd(22)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms` +
-      (m.other ? `   (${m.other} non-302 / errors!)` : ''),
-  );
+  console.log(line(m) + (m.other ? `   (${m.other} non-302 / errors!)` : ''));
   return m;
+}
+
+function line(m: Measured): string {
+  return (
+    `${m.name.padEnd(22)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms` +
+    `   CPU/req: server ${m.serverUs.toFixed(1).padStart(5)} µs, Redis ${m.redisUs.toFixed(1).padStart(4)} µs`
+  );
 }
 
 /** One pass over `span` aliases, so Redis (and the LRU, if any) hold them before measuring. */
@@ -333,10 +392,11 @@ async function main(): Promise<void> {
     { name: 'baseline raw 302', kind: 'raw302', span: HOT_SET, runs: [] },
     { name: 'baseline Redis + 302', kind: 'redis302', span: LINKS, runs: [] },
   ];
-  const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+  const only = (process.env.BENCH_ONLY ?? '').split(';').filter(Boolean);
   const active = only.length
     ? scenarios.filter((s) => only.some((o) => s.name.includes(o)))
     : scenarios;
+  const redisClient = new Redis(REDIS_URL);
   try {
     for (const s of active) {
       Object.assign(s, await start(s.kind, s.env));
@@ -346,10 +406,14 @@ async function main(): Promise<void> {
       `${CONNECTIONS} connections, ${SECONDS} s per run, ${rounds} round(s), loopback, ${cpus().length} cores\n`,
     );
     for (let round = 0; round < rounds; round++) {
-      for (const s of active) s.runs.push(await measure(s.name, s.url as string, s.span));
+      for (const s of active)
+        s.runs.push(
+          await measure(s.name, s.url as string, s.span, s.child as ChildProcess, redisClient),
+        );
       if (rounds > 1) console.log('');
     }
   } finally {
+    redisClient.disconnect();
     await Promise.all(scenarios.filter((s) => s.child).map((s) => stop(s.child as ChildProcess)));
     await cleanup();
   }
@@ -358,12 +422,7 @@ async function main(): Promise<void> {
   const [cold, coldOff, hot, hotOff, raw, redis] = scenarios.map(typical);
   if (rounds > 1) {
     console.log('median runs');
-    for (const s of scenarios) {
-      const m = typical(s);
-      console.log(
-        `${m.name.padEnd(22)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms`,
-      );
-    }
+    for (const s of scenarios) console.log(line(typical(s)));
   }
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
   const check = (ok: boolean) => (ok ? 'ok  ' : 'MISS');

@@ -1,8 +1,11 @@
 import { request as httpRequest } from 'node:http';
 
+import Redis from 'ioredis';
+
 import { randomString } from '@app/common';
 
 import { startBuilt, waitHealthy } from './support/process';
+import { BROWSER_UA } from './support/stats';
 
 /** Graceful shutdown of the real api process: in-flight requests finish, then it exits 0. */
 describe('graceful shutdown', () => {
@@ -49,6 +52,38 @@ describe('graceful shutdown', () => {
       expect(api.output()).not.toContain(key);
     } finally {
       if (api.child.exitCode === null) api.child.kill('SIGKILL');
+    }
+  }, 40_000);
+  it('api: visits aggregated in memory are written to Redis before the process exits on SIGTERM', async () => {
+    const key = randomString(40);
+    const api = await startBuilt('api', {
+      ADMIN_EMAIL: `sdv${Date.now()}@example.com`,
+      ADMIN_API_KEY: key,
+      ADMIN_PASSWORD: 'shutdown1',
+    });
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    try {
+      await waitHealthy(api.url);
+      const created = await fetch(`${api.url}/api/url/add`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'https://example.com/sigterm' }),
+      }).then((r) => r.json() as Promise<{ id: number; shorturl: string }>);
+      const visit = () =>
+        fetch(`${api.url}${new URL(created.shorturl).pathname}`, {
+          redirect: 'manual',
+          headers: { Host: 'short.test', 'User-Agent': BROWSER_UA },
+        }).then((r) => expect(r.status).toBe(302));
+      await visit(); // the owner's (absent) cap is looked up and cached: later visits aggregate
+      await new Promise((r) => setTimeout(r, 300));
+      await Promise.all(Array.from({ length: 20 }, visit));
+      api.child.kill('SIGTERM'); // well within the aggregation window (STATS_FLUSH_MS, 500 ms)
+      expect(await api.exited).toBe(0);
+      const pending = await redis.hgetall(`${process.env.REDIS_PREFIX}:st:p:${created.id}`);
+      expect(Object.values(pending).reduce((sum, n) => sum + Number(n), 0)).toBe(21);
+    } finally {
+      if (api.child.exitCode === null) api.child.kill('SIGKILL');
+      await redis.quit();
     }
   }, 40_000);
 });

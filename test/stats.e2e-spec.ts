@@ -189,6 +189,31 @@ describe('visit statistics: recording, reads, folding', () => {
     expect(await stored(gone)).toEqual({ clicks: 0, uniques: 0 });
   });
 
+  it('pending counters left by an earlier version (one field per dimension) still read and fold', async () => {
+    const linkId = await newLink();
+    const day = dayKey(new Date());
+    await recordVisit(t, { linkId, userId: user.id, referer: 'https://t.co/x' }); // a profile field
+    await t.redis.client.hset(`${t.redis.prefix}:st:p:${linkId}`, {
+      [`${day}|c`]: '2',
+      [`${day}|u`]: '1',
+      [`${day}|co|France`]: '2',
+      [`${day}|re|t.co`]: '2',
+      [`${day}|br|Chrome`]: '2',
+      [`${day}|os|Windows`]: '2',
+      [`${day}|so|network02`]: '2',
+    });
+    const expected = (await readStats(t, linkId)) as { topReferrers: object; clicks: number };
+    expect(expected.clicks).toBe(3);
+    expect(expected.topReferrers).toEqual({ 't.co': '3' });
+    await foldStats(t);
+    expect(await readStats(t, linkId)).toEqual(expected);
+    const [row] = await t.db.query(
+      `SELECT count::int FROM link_stats_dims WHERE link_id = $1 AND dim = 're' AND label = 't.co'`,
+      [linkId],
+    );
+    expect(row).toEqual({ count: 3 });
+  });
+
   it("past the plan's monthly clicks cap, visits are not counted", async () => {
     const planId = await createPlan(t, { clicks: 2 });
     const capped = await createUser(t, { planId, expires: null });
@@ -215,25 +240,76 @@ describe('visit statistics: recording, reads, folding', () => {
     recorder.record(visit); // owner's cap not cached yet: the exact path, which caches it
     await eventually(async () => (await readStats(t, linkId)).clicks === 1);
     for (let i = 0; i < 50; i++) recorder.record({ ...visit, ip: `2.2.2.${i % 10}` });
+    // a returning visitor from elsewhere: its own referrer, the same unique visitor
+    recorder.record({ ...visit, ip: '2.2.2.3', referer: 'https://www.facebook.com/post' });
     recorder.record({ ...visit, userAgent: PREVIEW_UA });
     recorder.record({ ...visit, method: 'HEAD' });
-    expect(
-      await t.redis.client.hget(`${t.redis.prefix}:st:p:${linkId}`, `${dayKey(new Date())}|c`),
-    ).toBe('1');
+    // only the first visit is in Redis yet: one counter, its profile
+    expect(await t.redis.client.hgetall(`${t.redis.prefix}:st:p:${linkId}`)).toEqual({
+      [`${dayKey(new Date())}|v|United States|t.co|Chrome|Windows|network02`]: '1',
+    });
     await recorder.flush();
     const expected = {
-      clicks: 51,
+      clicks: 52,
       uniqueClicks: 11,
-      topCountries: { France: '50', 'United States': '1' },
-      topReferrers: { 't.co': '51' },
-      topBrowsers: { Chrome: '51' },
-      topOs: { Windows: '51' },
-      socialCount: { network01: 0, network02: 51, network03: 0 },
+      topCountries: { France: '51', 'United States': '1' },
+      topReferrers: { 't.co': '51', 'facebook.com': '1' },
+      topBrowsers: { Chrome: '52' },
+      topOs: { Windows: '52' },
+      socialCount: { network01: 1, network02: 51, network03: 0 },
     };
     expect(await readStats(t, linkId)).toEqual(expected);
     await foldStats(t);
-    expect(await stored(linkId)).toEqual({ clicks: 51, uniques: 11 });
+    expect(await stored(linkId)).toEqual({ clicks: 52, uniques: 11 });
     expect(await readStats(t, linkId)).toEqual(expected);
+  });
+
+  it('record(): a flush spanning many chunks and pipelines writes every link, and large visitor sets', async () => {
+    const recorder = t.app.get(VisitRecorder);
+    const unlimited = await createUser(t, { planId: await createPlan(t, { clicks: 0 }) });
+    const prefix = `many${Date.now().toString(36)}`;
+    const ids: number[] = (
+      await t.db.query(
+        `INSERT INTO links (user_id, alias, url)
+         SELECT $1, $2 || i, 'https://example.com/' FROM generate_series(1, 450) AS i RETURNING id`,
+        [unlimited.id, prefix],
+      )
+    ).map((r: { id: number }) => r.id);
+    const visit = (linkId: number, ip: string) => ({
+      linkId,
+      userId: unlimited.id,
+      method: 'GET',
+      ip,
+      userAgent: BROWSER_UA,
+      referer: undefined,
+    });
+    await recorder.recordNow(visit(ids[0], '9.9.9.9')); // caches the owner's (absent) cap
+    // every link visited (i % 3) + 1 times by one visitor; the first link by 1 500 more visitors
+    ids.forEach((id, i) => {
+      for (let k = 0; k <= i % 3; k++) recorder.record(visit(id, '8.8.4.4'));
+    });
+    for (let v = 0; v < 1500; v++) recorder.record(visit(ids[0], `1.${v >> 8}.${v & 255}.1`));
+    await recorder.flush();
+
+    const dirty = new Set(await t.redis.client.smembers(`${t.redis.prefix}:st:dirty`));
+    expect(ids.filter((id) => !dirty.has(String(id)))).toEqual([]);
+    for (const i of [1, 99, 100, 101, 399, 400, 449]) {
+      const stats = await readStats(t, ids[i]);
+      expect({ clicks: stats.clicks, uniqueClicks: stats.uniqueClicks }).toEqual({
+        clicks: (i % 3) + 1,
+        uniqueClicks: 1,
+      });
+    }
+    const first = await readStats(t, ids[0]);
+    expect(first.clicks).toBe(1 + 1 + 1500);
+    // HyperLogLog: within its documented error (0.81 %) of the 1 502 distinct visitors
+    expect(Math.abs(first.uniqueClicks - 1502)).toBeLessThanOrEqual(1502 * 0.02);
+    const hll = `${t.redis.prefix}:st:u:${ids[449]}:${dayKey(new Date())}`;
+    expect(await t.redis.client.ttl(hll)).toBe(-1); // no expiry on the request path...
+    await foldStats(t);
+    expect((await readStats(t, ids[449])).clicks).toBe((449 % 3) + 1);
+    // ...the fold that reads it sets it
+    expect(await t.redis.client.ttl(hll)).toBeGreaterThan(3 * 24 * 3600 - 60);
   });
 
   it('record(): visits of a capped owner stay exact per visit, so the cap holds', async () => {

@@ -106,6 +106,17 @@ export class AppConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  /**
+   * Milliseconds the api aggregates visits of uncapped owners in memory before writing them to
+   * Redis: longer merges more visits per link (less work) and loses more if the process is
+   * killed without SIGTERM (SIGTERM writes them).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(10_000)
+  STATS_FLUSH_MS = 500;
+
   /** Seconds between two folds of visit counters into Postgres (worker). */
   @Transform(toInt)
   @IsInt()

@@ -1,10 +1,14 @@
 import { RedisService } from '@app/redis';
 
+import type { VisitDimensions } from './visit-classifier';
+
 /**
  * Redis layout of visit counters (all under the deployment prefix):
- *   st:p:<link>            hash of pending deltas, fields `<day>|<dim>[|<label>]`
+ *   st:p:<link>            hash of pending deltas: fields `<day>|v|<country>|<referrer>|<browser>|<os>|<social>`
+ *                          count visits with that profile (see `profileField`); `<day>|<dim>[|<label>]`
+ *                          fields, written by earlier versions, count one dimension each
  *   st:dirty               set of link ids that have pending deltas
- *   st:u:<link>:<day>      HyperLogLog of the day's visitor digests (expires after 3 days)
+ *   st:u:<link>:<day>      HyperLogLog of the day's visitor digests (expires 3 days after its last fold)
  *   st:cap:<user>:<yyyymm> clicks counted this month for the user (the plan's `clicks` cap)
  *   st:b:<batch>           set of link ids claimed by a fold batch
  *   st:b:<batch>:<link>    a claimed pending hash, until its batch is applied and cleaned up
@@ -39,9 +43,15 @@ export class StatsKeys {
   }
 }
 
+/** A day's visitors HLL lives this long after its last write is folded. */
+export const HLL_TTL_SECONDS = 3 * 24 * 3600;
+
 /** Dimension codes used in counter fields and in the link_stats_dims table. */
 export const DIM = {
+  /** a visit profile: clicks plus one label of every dimension (pending fields only) */
+  profile: 'v',
   clicks: 'c',
+  /** no longer written (a day's clicks field marks it); ignored where earlier versions left it */
   uniques: 'u',
   country: 'co',
   referrer: 're',
@@ -53,12 +63,13 @@ export const DIM = {
 let memoSecond = -1;
 let memoDay = '';
 
-/** `YYYYMMDD` (UTC); memoised per second, since every visit asks for it. */
-export function dayKey(d: Date): string {
-  const second = Math.floor(d.getTime() / 1000);
+/** `YYYYMMDD` (UTC) of a date or epoch milliseconds; memoised per second, since every visit asks. */
+export function dayKey(at: Date | number): string {
+  const ms = typeof at === 'number' ? at : at.getTime();
+  const second = Math.floor(ms / 1000);
   if (second !== memoSecond) {
     memoSecond = second;
-    memoDay = d.toISOString().slice(0, 10).replace(/-/g, '');
+    memoDay = new Date(ms).toISOString().slice(0, 10).replace(/-/g, '');
   }
   return memoDay;
 }
@@ -80,4 +91,42 @@ export function parseField(field: string): { day: string; dim: string; label: st
   const second = field.indexOf('|', first + 1);
   const dim = second < 0 ? field.slice(first + 1) : field.slice(first + 1, second);
   return { day: field.slice(0, 8), dim, label: second < 0 ? '' : field.slice(second + 1) };
+}
+
+/**
+ * The pending field counting visits of one day with these dimensions. Visits with the same
+ * profile share one counter, so recording a visit is a single HINCRBY. Labels never contain `|`
+ * (see `label`), so the field splits back unambiguously.
+ */
+export function profileField(day: string, d: VisitDimensions): string {
+  return `${day}|${DIM.profile}|${d.country}|${d.referrer}|${d.browser}|${d.os}|${d.social ?? ''}`;
+}
+
+const PROFILE_DIMS = [DIM.country, DIM.referrer, DIM.browser, DIM.os, DIM.social];
+
+/** What one pending field counts, each as many times as the field's value. */
+export interface FieldCounts {
+  day: string;
+  /** whether it counts clicks */
+  clicks: boolean;
+  /** (dimension, label) pairs it counts */
+  dims: Array<[dim: string, label: string]>;
+}
+
+/** Reads a pending field: a visit profile, or a single dimension of earlier versions. */
+export function fieldCounts(field: string): FieldCounts | null {
+  const f = parseField(field);
+  if (!f) return null;
+  if (f.dim === DIM.profile) {
+    const labels = f.label.split('|');
+    if (labels.length !== PROFILE_DIMS.length) return null;
+    const dims: Array<[string, string]> = [];
+    PROFILE_DIMS.forEach((dim, i) => {
+      if (labels[i]) dims.push([dim, labels[i]]);
+    });
+    return { day: f.day, clicks: true, dims };
+  }
+  if (f.dim === DIM.clicks) return { day: f.day, clicks: true, dims: [] };
+  if (f.dim === DIM.uniques) return { day: f.day, clicks: false, dims: [] };
+  return { day: f.day, clicks: false, dims: [[f.dim, f.label]] };
 }

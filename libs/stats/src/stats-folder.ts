@@ -6,7 +6,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
-import { DIM, dayToIso, parseField, StatsKeys } from './keys';
+import { dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
 
 /**
  * Claims up to ARGV[3] dirty links: each pending hash is renamed into the batch, atomically, so
@@ -122,32 +122,44 @@ export class StatsFolder {
     });
 
     const daily = new Map<string, DailyRow>();
-    const dims: Array<[number, string, string, string, number]> = [];
+    // one entry per (link, day, dimension, label): several profiles may share a label, and one
+    // INSERT ... ON CONFLICT may not touch a row twice
+    const dimCounts = new Map<string, [number, string, string, string, number]>();
     let clicks = 0;
     ids.forEach((id, i) => {
       const linkId = Number(id);
       for (const [field, value] of Object.entries(hashes[i] ?? {})) {
-        const f = parseField(field);
+        const f = fieldCounts(field);
         if (!f) continue;
+        const n = Number(value);
         const key = `${linkId}|${f.day}`;
         const row = daily.get(key) ?? { linkId, day: f.day, clicks: 0, uniques: null };
         daily.set(key, row);
-        if (f.dim === DIM.clicks) {
-          row.clicks += Number(value);
-          clicks += Number(value);
-        } else if (f.dim !== DIM.uniques) {
-          dims.push([linkId, dayToIso(f.day), f.dim, f.label, Number(value)]);
+        if (f.clicks) {
+          row.clicks += n;
+          clicks += n;
+        }
+        for (const [dim, label] of f.dims) {
+          const dimKey = `${key}|${dim}|${label}`;
+          const entry = dimCounts.get(dimKey);
+          if (entry) entry[4] += n;
+          else dimCounts.set(dimKey, [linkId, dayToIso(f.day), dim, label, n]);
         }
       }
     });
+    const dims = [...dimCounts.values()];
 
-    // Unique visitors of each (link, day) touched: the day's HyperLogLog count.
+    // Unique visitors of each (link, day) touched: the day's HyperLogLog count. The recorder
+    // leaves the HLL's expiry to this step (each is read here while its day is written to).
     const rows = [...daily.values()];
     if (rows.length) {
       const pf = this.redis.client.pipeline();
-      for (const r of rows) pf.pfcount(this.keys.visitors(r.linkId, r.day));
+      for (const r of rows) {
+        const hll = this.keys.visitors(r.linkId, r.day);
+        pf.pfcount(hll).expire(hll, HLL_TTL_SECONDS);
+      }
       ((await pf.exec()) ?? []).forEach(([err, n], i) => {
-        if (!err) rows[i].uniques = Number(n);
+        if (!err && i % 2 === 0) rows[i / 2].uniques = Number(n);
       });
     }
 

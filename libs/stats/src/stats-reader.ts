@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
-import { DIM, dayToIso, parseField, StatsKeys } from './keys';
+import { DIM, dayToIso, fieldCounts, StatsKeys } from './keys';
 import { LinkStatistics, LinkTotals } from './types';
 
 const TOP = 10;
@@ -128,13 +128,14 @@ export class StatsReader {
           const [err, hash] = replies[i * per + j] ?? [];
           if (err || !hash) continue;
           for (const [field, value] of Object.entries(hash as Record<string, string>)) {
-            const f = parseField(field);
+            const f = fieldCounts(field);
             if (!f) continue;
+            const n = Number(value);
             const p = out.get(id) ?? { clicks: 0, dims: new Map(), days: new Set<string>() };
             out.set(id, p);
             p.days.add(f.day);
-            if (f.dim === DIM.clicks) p.clicks += Number(value);
-            else if (f.dim !== DIM.uniques) bump(p.dims, f.dim, f.label, Number(value));
+            if (f.clicks) p.clicks += n;
+            for (const [dim, label] of f.dims) bump(p.dims, dim, label, n);
           }
         }
       });

@@ -1,4 +1,4 @@
-import { parseField } from './keys';
+import { fieldCounts, parseField, profileField } from './keys';
 import {
   countryOf,
   dimensions,
@@ -97,5 +97,42 @@ describe('visit classification', () => {
       label: 'Korea, Republic of',
     });
     expect(parseField('bad')).toBeNull();
+  });
+
+  it('writes a visit profile as one field and reads every dimension back', () => {
+    const dims = {
+      country: 'Korea, Republic of',
+      referrer: 'facebook.com',
+      browser: 'Mobile Safari',
+      os: 'iOS',
+      social: 'network01' as const,
+    };
+    const field = profileField('20261122', dims);
+    expect(field).toBe('20261122|v|Korea, Republic of|facebook.com|Mobile Safari|iOS|network01');
+    expect(fieldCounts(field)).toEqual({
+      day: '20261122',
+      clicks: true,
+      dims: [
+        ['co', 'Korea, Republic of'],
+        ['re', 'facebook.com'],
+        ['br', 'Mobile Safari'],
+        ['os', 'iOS'],
+        ['so', 'network01'],
+      ],
+    });
+    // no social network: no `so` entry
+    expect(fieldCounts(profileField('20261122', { ...dims, social: null }))?.dims).toHaveLength(4);
+  });
+
+  it('still reads the single-dimension fields of earlier versions', () => {
+    expect(fieldCounts('20261122|c')).toEqual({ day: '20261122', clicks: true, dims: [] });
+    expect(fieldCounts('20261122|u')).toEqual({ day: '20261122', clicks: false, dims: [] });
+    expect(fieldCounts('20261122|re|t.co')).toEqual({
+      day: '20261122',
+      clicks: false,
+      dims: [['re', 't.co']],
+    });
+    expect(fieldCounts('20261122|v|too|few')).toBeNull();
+    expect(fieldCounts('bad')).toBeNull();
   });
 });

@@ -117,6 +117,15 @@ export function countryOf(ip: string): string {
   return name;
 }
 
+/**
+ * Per-request lookups memoised like user agents: a visitor's address and a shared link's referrer
+ * come back again and again, and a map hit costs less than a GeoIP search or a URL parse.
+ */
+const countries = new LRUCache<string, string>({ max: 50_000 });
+const referrers = new LRUCache<string, { referrer: string; social: SocialNetwork | null }>({
+  max: 10_000,
+});
+
 /** Everything counted about a visit, derived from its request (the IP itself is not kept). */
 export function dimensions(
   ip: string,
@@ -124,12 +133,19 @@ export function dimensions(
   referer: string | undefined,
 ): VisitDimensions {
   const agent = agentInfo(userAgent ?? '');
-  const referrer = referrerHost(referer);
-  return {
-    country: label(countryOf(ip), 'Unknown'),
-    referrer: label(referrer, 'Direct'),
-    browser: agent.browser,
-    os: agent.os,
-    social: referrer === 'Direct' ? null : socialNetwork(referrer),
-  };
+  let country = countries.get(ip);
+  if (country === undefined) {
+    country = label(countryOf(ip), 'Unknown');
+    countries.set(ip, country);
+  }
+  const from = referer ? referrers.get(referer) : undefined;
+  let referrer = from?.referrer;
+  let social = from?.social ?? null;
+  if (referrer === undefined) {
+    const host = referrerHost(referer);
+    referrer = label(host, 'Direct');
+    social = host === 'Direct' ? null : socialNetwork(host);
+    if (referer) referrers.set(referer, { referrer, social });
+  }
+  return { country, referrer, browser: agent.browser, os: agent.os, social };
 }

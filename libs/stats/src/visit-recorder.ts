@@ -1,21 +1,22 @@
 import { createHash } from 'node:crypto';
 
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import { ChainableCommander } from 'ioredis';
+import Redis, { ChainableCommander } from 'ioredis';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '@app/config';
 import { RedisService } from '@app/redis';
 
-import { DIM, dayKey, monthKey, StatsKeys } from './keys';
+import { dayKey, HLL_TTL_SECONDS, monthKey, profileField, StatsKeys } from './keys';
 import { VisitInput } from './types';
 import { dimensions, isCountable } from './visit-classifier';
 
 /**
  * One atomic round trip per counted visit. KEYS: cap, pending, visitors HLL, dirty set.
- * ARGV: cap (0 = none), link id, cap ttl, HLL ttl, visitor digest, fields to increment...
+ * ARGV: cap (0 = none), link id, cap ttl, HLL ttl, visitor digest, fields to increment (the
+ * visit's profile field)...
  * Returns 0 when the owner's monthly cap is reached (the visit is not counted), else 1.
  */
 const RECORD = `
@@ -30,45 +31,140 @@ redis.call('SADD', KEYS[4], ARGV[2])
 return 1`;
 
 /**
- * Adds one flush's aggregated visits of a link and day. KEYS: pending, visitors HLL, dirty set.
- * ARGV: link id, HLL ttl, number of field pairs, field, increment, ..., visitor digests...
+ * Adds one flush chunk's aggregated visits (many links and days) in a single call.
+ * KEYS[1]: the dirty set. ARGV[1]: the stats key base (`StatsKeys.base`); ARGV[2]: JSON array of
+ * entries `[link id, day, [field, ...], [increment, ...], [visitor digest, ...]]`. One JSON argument,
+ * rather than thousands, keeps the api's share small: serialising many arguments costs the
+ * redirecting process several times what Redis spends running this. Pending hash and HLL keys
+ * are built here from the base (like the fold's claim script: one Redis primary, not a cluster).
+ * The HLLs' expiry is the fold's business (it reads every one written here), which keeps this
+ * script to two calls per link-day. Returns the number of entries.
  */
-const RECORD_BATCH = `
-local n = tonumber(ARGV[3])
-for i = 0, n - 1 do redis.call('HINCRBY', KEYS[1], ARGV[4 + i * 2], ARGV[5 + i * 2]) end
-local first = 4 + n * 2
-while first <= #ARGV do
-  local last = math.min(first + 999, #ARGV)
-  redis.call('PFADD', KEYS[2], unpack(ARGV, first, last))
-  first = last + 1
+const RECORD_CHUNK = `
+local base = ARGV[1]
+local ids = {}
+for _, e in ipairs(cjson.decode(ARGV[2])) do
+  local id = e[1]
+  ids[#ids + 1] = id
+  local pending = base .. ':p:' .. id
+  local fields, counts = e[3], e[4]
+  for j = 1, #fields do redis.call('HINCRBY', pending, fields[j], counts[j]) end
+  local digests = e[5]
+  local hll = base .. ':u:' .. id .. ':' .. e[2]
+  for first = 1, #digests, 1000 do
+    redis.call('PFADD', hll, unpack(digests, first, math.min(first + 999, #digests)))
+  end
 end
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-redis.call('SADD', KEYS[3], ARGV[1])
-return 1`;
+if #ids > 0 then redis.call('SADD', KEYS[1], unpack(ids)) end
+return #ids`;
 
-/** How long visits of uncapped owners are aggregated in memory before one write per link. */
-const FLUSH_MS = 200;
 /** A flush also starts once this many visits are waiting. */
 const FLUSH_AT = 20_000;
-/** Links per pipeline within a flush; the event loop (and Redis) serve requests in between. */
-const FLUSH_CHUNK = 250;
+/**
+ * Link-days per Redis call within a flush. The call is atomic, so this bounds how long it holds
+ * Redis (about 0.3 ms); Redis serves other connections between the calls.
+ */
+const FLUSH_CHUNK = 100;
 
-/** One link's visits of one day, aggregated between two flushes. */
-interface LinkDayBatch {
-  linkId: number;
-  day: string;
-  clicks: number;
-  counts: Map<string, number>;
-  digests: Set<string>;
+/** Distinct values a link-day keeps in plain arrays before it indexes them. */
+const SMALL = 16;
+
+/**
+ * One link's visits of one day between two flushes: visits per profile field (see
+ * `profileField`) and the distinct visitor digests. In a flush interval a link-day rarely sees more than a
+ * few of either, so they live in exact-size arrays searched linearly (a fraction of the garbage
+ * of a Map and a Set per link-day), indexed only once a busy link outgrows that.
+ */
+class LinkDay {
+  readonly fields: string[];
+  readonly counts: number[];
+  readonly digests: string[];
+  private fieldIndex?: Map<string, number>;
+  private digestIndex?: Set<string>;
+
+  constructor(
+    readonly linkId: number,
+    readonly day: string,
+    field: string,
+    digest: string,
+  ) {
+    this.fields = [field];
+    this.counts = [1];
+    this.digests = [digest];
+  }
+
+  add(field: string, digest: string): void {
+    let i = this.fieldIndex ? (this.fieldIndex.get(field) ?? -1) : this.fields.indexOf(field);
+    if (i < 0) {
+      i = this.fields.push(field) - 1;
+      this.counts.push(0);
+      if (this.fieldIndex) this.fieldIndex.set(field, i);
+      else if (i === SMALL) this.fieldIndex = new Map(this.fields.map((f, k) => [f, k]));
+    }
+    this.counts[i] += 1;
+    if (this.digestIndex ? this.digestIndex.has(digest) : this.digests.includes(digest)) return;
+    this.digests.push(digest);
+    if (this.digestIndex) this.digestIndex.add(digest);
+    else if (this.digests.length > SMALL) this.digestIndex = new Set(this.digests);
+  }
+
+  /** The chunk script's entry: `[link id, day, [field, ...], [increment, ...], [digest, ...]]`. */
+  toJSON(): [string, string, string[], number[], string[]] {
+    return [String(this.linkId), this.day, this.fields, this.counts, this.digests];
+  }
+}
+
+/**
+ * What the recorder remembers of a visitor (by IP) for the day: the digest and the profile field
+ * of their last visit. Returning visitors, the common case, then cost one map lookup.
+ */
+interface Visitor {
+  readonly day: string;
+  readonly userAgent: string;
+  readonly digest: string;
+  readonly referer: string | undefined;
+  readonly field: string;
+}
+
+/**
+ * Visits of uncapped owners since the last flush, column by column: the link id and the
+ * visitor's memoised day, profile field and digest (references to strings the visitor memo holds
+ * anyway). The columns keep their capacity from flush to flush, so holding a flush interval of visits
+ * allocates nothing per visit. Measured: keeping each request's own objects that long (long
+ * enough to be promoted out of the young generation) cost more garbage collection than the
+ * recording itself.
+ */
+class VisitLog {
+  length = 0;
+  private links = new Int32Array(1024);
+  private readonly visitors: Visitor[] = [];
+
+  /** Appends a visit; returns the number held. */
+  push(linkId: number, visitor: Visitor): number {
+    if (this.length === this.links.length) {
+      const grown = new Int32Array(this.links.length * 2);
+      grown.set(this.links);
+      this.links = grown;
+    }
+    this.links[this.length] = linkId;
+    this.visitors[this.length] = visitor;
+    return ++this.length;
+  }
+
+  linkAt(i: number): number {
+    return this.links[i];
+  }
+  visitorAt(i: number): Visitor {
+    return this.visitors[i];
+  }
 }
 
 const CAP_TTL_SECONDS = 40 * 24 * 3600;
-const HLL_TTL_SECONDS = 3 * 24 * 3600;
 const CAP_CACHE_MS = 60_000;
 
 type RecordingPipeline = {
   recordVisit(...args: Array<string | number>): unknown;
-  recordVisitBatch(...args: Array<string | number>): unknown;
+  recordVisitChunk(...args: Array<string | number>): unknown;
 };
 
 /**
@@ -77,14 +173,14 @@ type RecordingPipeline = {
  *
  * Two paths:
  * - owners without a monthly `clicks` cap (the bulk of traffic): visits are aggregated in memory
- *   per link and day and written every 200 ms, one Lua call per link in one pipeline. A process
+ *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per 100 link-days. A process
  *   that dies without SIGTERM loses at most that window; SIGTERM flushes it.
  * - owners with a cap (and any visit whose owner's cap is not cached yet): one Lua call per
  *   visit that checks and counts the cap atomically, so the cap holds across replicas. Past it,
  *   visits are not counted (the redirect still happens).
  */
 @Injectable()
-export class VisitRecorder implements OnApplicationShutdown {
+export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(VisitRecorder.name);
   private readonly keys: StatsKeys;
   private readonly caps = new LRUCache<number, number>({ max: 50_000, ttl: CAP_CACHE_MS });
@@ -100,59 +196,67 @@ export class VisitRecorder implements OnApplicationShutdown {
     this.keys = new StatsKeys(redis);
   }
 
-  private batches = new Map<string, LinkDayBatch>();
-  private readonly digests = new LRUCache<string, string>({ max: 50_000 });
-  private digestDay = '';
-  private batched = 0;
+  private readonly log = new VisitLog();
+  private readonly visitors = new LRUCache<string, Visitor>({ max: 50_000 });
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * The connection flushes write on. A flush pipeline holds its connection for a few hundred
+   * microseconds per chunk; on a connection of its own it never queues ahead of the redirect's
+   * cache reads (Redis serves other connections between the chunks).
+   */
+  private writer?: Redis;
+
+  onModuleInit(): void {
+    this.writer = this.redis.duplicate();
+    this.writer.defineCommand('recordVisitChunk', { numberOfKeys: 1, lua: RECORD_CHUNK });
+  }
 
   /** Fire and forget: never throws, never awaited on the request path. */
   record(visit: VisitInput): void {
     if (!isCountable(visit.method, visit.userAgent)) return;
-    if (this.caps.get(visit.userId) === 0) this.aggregate(visit, new Date());
-    else if (this.queue.push(visit) === 1) setImmediate(this.flushExact);
+    if (this.caps.get(visit.userId) === 0) {
+      const n = this.log.push(visit.linkId, this.visitor(visit, dayKey(Date.now())));
+      if (n >= FLUSH_AT) void this.flushQuietly();
+      else if (!this.timer)
+        this.timer = setTimeout(() => void this.flushQuietly(), this.config.STATS_FLUSH_MS).unref();
+    } else if (this.queue.push(visit) === 1) {
+      setImmediate(this.flushExact);
+    }
   }
 
   /** Writes the aggregated visits now (also on shutdown). */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const batches = [...this.batches.values()];
-    this.batches = new Map();
-    this.batched = 0;
-    if (!batches.length) return;
-    if (!this.redis.ready) {
-      this.logger.warn(`Redis unavailable: ${batches.length} links' visits not recorded`);
+    const held = this.log.length;
+    if (!held) return;
+    // synchronously, so the log is free for new visits before the first await
+    const batches = this.aggregate();
+    const writer = this.writer?.status === 'ready' ? this.writer : undefined;
+    if (!writer) {
+      this.logger.warn(`Redis unavailable: ${held} visits not recorded`);
       return;
     }
-    this.defineOnce();
+    // every chunk serialised now, in one pipeline: the link-days are garbage before the first
+    // await (kept across Redis round trips, they outlived young-generation GCs and cost more
+    // than the rest of recording), and Redis serves other connections between the chunks
+    const pipeline = writer.pipeline() as ChainableCommander & RecordingPipeline;
+    const sizes: number[] = [];
+    for (let from = 0; from < batches.length; from += FLUSH_CHUNK) {
+      const chunk = batches.slice(from, from + FLUSH_CHUNK);
+      pipeline.recordVisitChunk(this.keys.dirty, this.keys.base, JSON.stringify(chunk));
+      sizes.push(chunk.length);
+    }
     let failed = 0;
     let reason = '';
-    for (let start = 0; start < batches.length; start += FLUSH_CHUNK) {
-      if (start) await new Promise((resolve) => setImmediate(resolve));
-      const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
-      for (const b of batches.slice(start, start + FLUSH_CHUNK)) {
-        const pairs: Array<string | number> = [`${b.day}|${DIM.clicks}`, b.clicks, `${b.day}|${DIM.uniques}`, 1];
-        for (const [field, n] of b.counts) pairs.push(`${b.day}|${field}`, n);
-        pipeline.recordVisitBatch(
-          this.keys.pending(b.linkId),
-          this.keys.visitors(b.linkId, b.day),
-          this.keys.dirty,
-          b.linkId,
-          HLL_TTL_SECONDS,
-          pairs.length / 2,
-          ...pairs,
-          ...b.digests,
-        );
+    ((await pipeline.exec()) ?? []).forEach(([err], i) => {
+      if (err) {
+        failed += sizes[i];
+        reason = err.message;
       }
-      for (const [err] of (await pipeline.exec()) ?? []) {
-        if (err) {
-          failed += 1;
-          reason = err.message;
-        }
-      }
-    }
-    if (failed) this.logger.warn(`${failed} of ${batches.length} links' visits not recorded: ${reason}`);
+    });
+    if (failed)
+      this.logger.warn(`${failed} of ${batches.length} links' visits not recorded: ${reason}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -161,25 +265,26 @@ export class VisitRecorder implements OnApplicationShutdown {
     );
   }
 
-  private aggregate(visit: VisitInput, now: Date): void {
-    const day = dayKey(now);
-    const key = `${visit.linkId}|${day}`;
-    let b = this.batches.get(key);
-    if (!b) {
-      b = { linkId: visit.linkId, day, clicks: 0, counts: new Map(), digests: new Set() };
-      this.batches.set(key, b);
+  /** The logged visits per link and day; empties the log. */
+  private aggregate(): LinkDay[] {
+    const out: LinkDay[] = [];
+    // per day (one, except across midnight), per link
+    const byDay = new Map<string, Map<number, LinkDay>>();
+    for (let i = 0; i < this.log.length; i++) {
+      const linkId = this.log.linkAt(i);
+      const v = this.log.visitorAt(i);
+      let links = byDay.get(v.day);
+      if (!links) byDay.set(v.day, (links = new Map()));
+      const b = links.get(linkId);
+      if (b) b.add(v.field, v.digest);
+      else {
+        const created = new LinkDay(linkId, v.day, v.field, v.digest);
+        links.set(linkId, created);
+        out.push(created);
+      }
     }
-    const dims = dimensions(visit.ip, visit.userAgent, visit.referer);
-    b.clicks += 1;
-    bump(b.counts, `${DIM.country}|${dims.country}`);
-    bump(b.counts, `${DIM.referrer}|${dims.referrer}`);
-    bump(b.counts, `${DIM.browser}|${dims.browser}`);
-    bump(b.counts, `${DIM.os}|${dims.os}`);
-    if (dims.social) bump(b.counts, `${DIM.social}|${dims.social}`);
-    b.digests.add(this.visitorDigest(visit, day));
-    this.batched += 1;
-    if (this.batched >= FLUSH_AT) void this.flushQuietly();
-    else if (!this.timer) this.timer = setTimeout(() => void this.flushQuietly(), FLUSH_MS).unref();
+    this.log.length = 0;
+    return out;
   }
 
   private flushQuietly(): Promise<void> {
@@ -218,16 +323,7 @@ export class VisitRecorder implements OnApplicationShutdown {
     const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
     visits.forEach((visit, i) => {
       if (!countable[i]) return;
-      const dims = dimensions(visit.ip, visit.userAgent, visit.referer);
-      const fields = [
-        `${day}|${DIM.clicks}`,
-        `${day}|${DIM.uniques}`,
-        `${day}|${DIM.country}|${dims.country}`,
-        `${day}|${DIM.referrer}|${dims.referrer}`,
-        `${day}|${DIM.browser}|${dims.browser}`,
-        `${day}|${DIM.os}|${dims.os}`,
-      ];
-      if (dims.social) fields.push(`${day}|${DIM.social}|${dims.social}`);
+      const v = this.visitor(visit, day);
       pipeline.recordVisit(
         this.keys.cap(visit.userId, month),
         this.keys.pending(visit.linkId),
@@ -237,8 +333,8 @@ export class VisitRecorder implements OnApplicationShutdown {
         visit.linkId,
         CAP_TTL_SECONDS,
         HLL_TTL_SECONDS,
-        this.visitorDigest(visit, day),
-        ...fields,
+        v.digest,
+        v.field,
       );
     });
     const replies = countable.some(Boolean) ? ((await pipeline.exec()) ?? []) : [];
@@ -251,24 +347,30 @@ export class VisitRecorder implements OnApplicationShutdown {
   }
 
   /**
-   * Daily-salted digest of IP and user agent: unique per visitor per day, and no raw IP kept in
-   * Redis or Postgres. Memoised for the day (returning visitors are common), in memory only.
+   * The visitor's daily-salted digest of IP and user agent (unique per visitor per day; no raw IP
+   * reaches Redis or Postgres) and the profile field of this visit. Memoised per IP, in memory
+   * only: a returning visitor with the same agent and referrer costs one lookup.
    */
-  private visitorDigest(visit: VisitInput, day: string): string {
-    if (day !== this.digestDay) {
-      this.digests.clear();
-      this.digestDay = day;
-    }
-    const key = `${visit.ip}\u0000${visit.userAgent ?? ''}`;
-    let digest = this.digests.get(key);
-    if (!digest) {
-      digest = createHash('sha256')
-        .update(`${this.config.secret}|${day}|${visit.ip}|${visit.userAgent ?? ''}`)
+  private visitor(visit: VisitInput, day: string): Visitor {
+    const userAgent = visit.userAgent ?? '';
+    let v = this.visitors.get(visit.ip);
+    if (!v || v.day !== day || v.userAgent !== userAgent) {
+      const digest = createHash('sha256')
+        .update(`${this.config.secret}|${day}|${visit.ip}|${userAgent}`)
         .digest('base64url')
         .slice(0, 22);
-      this.digests.set(key, digest);
+      v = { day, userAgent, digest, referer: visit.referer, field: this.field(visit, day) };
+      this.visitors.set(visit.ip, v);
+    } else if (v.referer !== visit.referer) {
+      // a new object: the visit log holds the previous one for visits already logged
+      v = { ...v, referer: visit.referer, field: this.field(visit, day) };
+      this.visitors.set(visit.ip, v);
     }
-    return digest;
+    return v;
+  }
+
+  private field(visit: VisitInput, day: string): string {
+    return profileField(day, dimensions(visit.ip, visit.userAgent, visit.referer));
   }
 
   /** The owner's monthly clicks cap (0 = unlimited; admins unlimited), cached for a minute. */
@@ -299,12 +401,7 @@ export class VisitRecorder implements OnApplicationShutdown {
   private defineOnce(): void {
     if (!this.defined) {
       this.redis.client.defineCommand('recordVisit', { numberOfKeys: 4, lua: RECORD });
-      this.redis.client.defineCommand('recordVisitBatch', { numberOfKeys: 3, lua: RECORD_BATCH });
       this.defined = true;
     }
   }
-}
-
-function bump(counts: Map<string, number>, field: string): void {
-  counts.set(field, (counts.get(field) ?? 0) + 1);
 }
