@@ -20,7 +20,8 @@
  * (the measured window only, not start-up or warm-up).
  *
  * Requests carry a desktop browser User-Agent so visits are counted (the owner's plan has no
- * click cap). Results, then the ratios against the targets, are printed; the database and the
+ * click cap), from one client address, or from BENCH_CLIENTS=n public addresses in turn (each
+ * new visitor costs a digest and a GeoIP lookup that a returning one does not). Results, then the ratios against the targets, are printed; the database and the
  * Redis keys are removed at the end.
  */
 import { ChildProcess, fork } from 'node:child_process';
@@ -236,14 +237,25 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Aliases 0..span-1 in turn, one per request. */
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1);
+
+/** The k-th of CLIENTS public client addresses (sent as X-Forwarded-For from loopback). */
+const clientIp = (k: number) =>
+  `${20 + (k % 70)}.${Math.floor(k / 70) % 256}.${Math.floor(k / 17_920) % 256}.${(k * 7) % 251}`;
+
+/** Aliases 0..span-1 in turn, one per request; with BENCH_CLIENTS, client addresses in turn too. */
 function cycling(span: number) {
   let i = 0;
+  let k = 0;
   return [
     {
       setupRequest: (req: AutocannonRequest) => {
         req.path = `/${alias(i)}`;
         i = (i + 1) % span;
+        if (CLIENTS > 1) {
+          req.headers = { ...HEADERS, 'x-forwarded-for': clientIp(k) };
+          k = (k + 1) % CLIENTS;
+        }
         return req;
       },
     },

@@ -239,9 +239,9 @@ describe('visit statistics: recording, reads, folding', () => {
     };
     recorder.record(visit); // owner's cap not cached yet: the exact path, which caches it
     await eventually(async () => (await readStats(t, linkId)).clicks === 1);
-    for (let i = 0; i < 50; i++) recorder.record({ ...visit, ip: `2.2.2.${i % 10}` });
+    for (let i = 0; i < 50; i++) recorder.record({ ...visit, ip: `90.1.2.${i % 10}` });
     // a returning visitor from elsewhere: its own referrer, the same unique visitor
-    recorder.record({ ...visit, ip: '2.2.2.3', referer: 'https://www.facebook.com/post' });
+    recorder.record({ ...visit, ip: '90.1.2.3', referer: 'https://www.facebook.com/post' });
     recorder.record({ ...visit, userAgent: PREVIEW_UA });
     recorder.record({ ...visit, method: 'HEAD' });
     // only the first visit is in Redis yet: one counter, its profile

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -355,10 +355,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     const userAgent = visit.userAgent ?? '';
     let v = this.visitors.get(visit.ip);
     if (!v || v.day !== day || v.userAgent !== userAgent) {
-      const digest = createHash('sha256')
-        .update(`${this.config.secret}|${day}|${visit.ip}|${userAgent}`)
-        .digest('base64url')
-        .slice(0, 22);
+      const digest = sha256(`${this.config.secret}|${day}|${visit.ip}|${userAgent}`).slice(0, 22);
       v = { day, userAgent, digest, referer: visit.referer, field: this.field(visit, day) };
       this.visitors.set(visit.ip, v);
     } else if (v.referer !== visit.referer) {
@@ -405,3 +402,9 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     }
   }
 }
+
+/** base64url SHA-256; the one-shot `crypto.hash` (Node >= 20.12) is twice as fast where present. */
+const sha256: (data: string) => string =
+  typeof hash === 'function'
+    ? (data) => hash('sha256', data, 'base64url')
+    : (data) => createHash('sha256').update(data).digest('base64url');
