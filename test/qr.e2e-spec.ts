@@ -105,8 +105,21 @@ describe('QR codes: API and the public /q/ handler', () => {
         title: 'Menu',
       });
 
+      // the job carries what it renders, so the worker need not read the row first
       expect(await jobsFor(res.body.id)).toEqual([
-        { id: `qr-${res.body.id}-v1`, data: { qrId: res.body.id, version: 1 } },
+        {
+          id: `qr-${res.body.id}-v1`,
+          data: {
+            qrId: res.body.id,
+            version: 1,
+            look: {
+              code,
+              background: qr.background,
+              foreground: qr.foreground,
+              logo: qr.logo,
+            },
+          },
+        },
       ]);
     });
 
@@ -449,9 +462,16 @@ describe('QR codes: API and the public /q/ handler', () => {
         status: 'pending',
         render_version: 2,
       });
+      const look = { code: expect.any(String), background: 'rgb(255,255,255)', logo: null };
       expect(await jobsFor(id)).toEqual([
-        { id: `qr-${id}-v1`, data: { qrId: id, version: 1 } },
-        { id: `qr-${id}-v2`, data: { qrId: id, version: 2 } },
+        {
+          id: `qr-${id}-v1`,
+          data: { qrId: id, version: 1, look: { ...look, foreground: 'rgb(0,0,0)' } },
+        },
+        {
+          id: `qr-${id}-v2`,
+          data: { qrId: id, version: 2, look: { ...look, foreground: 'rgb(0,0,120)' } },
+        },
       ]);
     });
 

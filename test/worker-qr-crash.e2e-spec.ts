@@ -53,6 +53,22 @@ describe('worker faults while rendering QR codes', () => {
     const ids = codes.map((c) => c.id);
     const first = await startBuilt('worker', { QR_CONCURRENCY: '2', LOG_LEVEL: 'warn' });
     await eventually(async () => (await ready(ids)) >= 5, 30_000, 20);
+    // WORKER_NICE (10): every thread of the process (render threads too) yields to the api
+    try {
+      const niceness = (stat: string) =>
+        Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      const tasks = await readdir(`/proc/${first.child.pid}/task`);
+      const nice = await Promise.all(
+        tasks.map(async (t) =>
+          niceness(await readFile(`/proc/${first.child.pid}/task/${t}/stat`, 'utf8')),
+        ),
+      );
+      expect(nice.length).toBeGreaterThan(4);
+      expect(new Set(nice)).toEqual(new Set([10]));
+    } catch (err) {
+      first.child.kill('SIGKILL');
+      throw err;
+    }
     first.child.kill('SIGKILL');
     await first.exited;
     const partial = await ready(ids);

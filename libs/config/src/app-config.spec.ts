@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       STATS_FLUSH_MS: 500,
       STATS_FOLD_SECONDS: 5,
       QR_CONCURRENCY: 0,
+      WORKER_NICE: 10,
       DOMAIN_VERIFY: 'dns',
       SERVICE_IPS: [],
     });
@@ -43,6 +44,8 @@ describe('loadConfig', () => {
     ['REDIS_PREFIX', 'has space'],
     ['APP_SECRET', 'short'],
     ['LOG_LEVEL', 'loud'],
+    ['WORKER_NICE', '20'],
+    ['WORKER_NICE', '-5'],
   ])('%s=%s stops the boot with an error naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

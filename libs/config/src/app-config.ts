@@ -123,6 +123,17 @@ export class AppConfig {
   @Min(1)
   STATS_FOLD_SECONDS = 5;
 
+  /**
+   * Scheduling niceness of the worker process (0 normal … 19 lowest). Rendering is background
+   * work: on a host it shares with the api, the api's requests come first. No effect across
+   * separate hosts or CPU-limited containers.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(19)
+  WORKER_NICE = 10;
+
   /** Concurrent QR renders per worker process; 0 = one per CPU core. */
   @Transform(toInt)
   @IsInt()

@@ -17,6 +17,21 @@ export interface RenderQrPayload {
   qrId: number;
   /** The row's render_version when the job was enqueued; stale jobs are dropped. */
   version: number;
+  /**
+   * What that version renders, as the row held it: the worker then needs no read before
+   * rendering (the version check when the image lands makes a copy safe). Without it (jobs of
+   * the render sweep, or of an earlier version) the worker reads the row.
+   */
+  look?: QrLook;
+}
+
+/** The inputs of a QR image besides its short link's host. */
+export interface QrLook {
+  /** the short code: the image encodes `<PUBLIC_URL>/q/<code>` */
+  code: string;
+  background: string;
+  foreground: string;
+  logo: string | null;
 }
 
 export interface DeleteQrImagesPayload {

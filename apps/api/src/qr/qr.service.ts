@@ -32,7 +32,7 @@ import {
   parseRgb,
   Rgb,
 } from '@app/qr';
-import { DeleteQrImagesPayload, JOB, QUEUE, RenderQrPayload } from '@app/queue';
+import { DeleteQrImagesPayload, JOB, QrLook, QUEUE, RenderQrPayload } from '@app/queue';
 import { LinkStatistics, StatsReader } from '@app/stats';
 
 import { CreateQrDto } from './dto/create-qr.dto';
@@ -180,7 +180,7 @@ export class QrService {
           ],
         )) as Array<{ id: number; link_id: number; render_version: number }>;
         try {
-          await this.enqueueRender(qr.id, qr.render_version);
+          await this.enqueueRender(qr.id, qr.render_version, { code, ...look });
         } catch (err) {
           // The client gets a 503: a rejected request leaves nothing behind.
           await this.links.delete({ id: qr.link_id }).catch(() => undefined);
@@ -225,7 +225,12 @@ export class QrService {
     await this.resolver.evict(code);
     if (!rerender) return;
     try {
-      await this.enqueueRender(id, after.renderVersion as number);
+      await this.enqueueRender(id, after.renderVersion as number, {
+        code,
+        background: after.background as string,
+        foreground: after.foreground as string,
+        logo: after.logo ?? null,
+      });
     } catch (err) {
       await this.restore(before, after.renderVersion as number).catch((e: Error) =>
         this.logger.error(`qr ${id}: could not restore after a failed enqueue: ${e.message}`),
@@ -295,8 +300,8 @@ export class QrService {
 
   // ---- helpers ---------------------------------------------------------------------------
 
-  private async enqueueRender(qrId: number, version: number): Promise<void> {
-    const payload: RenderQrPayload = { qrId, version };
+  private async enqueueRender(qrId: number, version: number, look: QrLook): Promise<void> {
+    const payload: RenderQrPayload = { qrId, version, look };
     try {
       await this.withTimeout(
         this.queue.add(JOB.renderQr, payload, { jobId: `qr-${qrId}-v${version}` }),

@@ -9,19 +9,21 @@ import { DataSource } from 'typeorm';
 
 import { AppConfig } from '@app/config';
 import { parseRgb, Rgb } from '@app/qr';
-import { DeleteQrImagesPayload, JOB, QUEUE, RenderQrPayload, WORKER_OPTIONS } from '@app/queue';
+import {
+  DeleteQrImagesPayload,
+  JOB,
+  QrLook,
+  QUEUE,
+  RenderQrPayload,
+  WORKER_OPTIONS,
+} from '@app/queue';
 
 import { LogoError } from './logo-error';
 import { LogoLoader } from './logo-loader';
 import { QrImageStore, StagedImages } from './qr-image-store';
 import { QrRenderer } from './qr-renderer';
 
-interface QrRow {
-  id: number;
-  code: string;
-  background: string;
-  foreground: string;
-  logo: string | null;
+interface QrRow extends QrLook {
   render_version: number;
 }
 
@@ -72,14 +74,18 @@ export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
   }
 
   private async render(job: Job<RenderQrPayload>): Promise<string> {
-    const { qrId, version } = job.data;
-    const [row] = (await this.db.query(
-      `SELECT q.id, l.alias AS code, q.background, q.foreground, q.logo, q.render_version
-         FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = $1`,
-      [qrId],
-    )) as QrRow[];
-    if (!row) return 'gone';
-    if (row.render_version !== version) return 'stale';
+    const { qrId, version, look } = job.data;
+    let row: QrLook | undefined = look;
+    if (!row) {
+      const [found] = (await this.db.query(
+        `SELECT l.alias AS code, q.background, q.foreground, q.logo, q.render_version
+           FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.id = $1`,
+        [qrId],
+      )) as QrRow[];
+      if (!found) return 'gone';
+      if (found.render_version !== version) return 'stale';
+      row = found;
+    }
     try {
       const logo = row.logo ? await this.logos.load(row.logo) : null;
       const { png, svg } = await this.renderer.render({
