@@ -5,8 +5,9 @@
  * The parent seeds a bench database (10 000 links) and a Redis prefix of its own, forks one server
  * process per scenario, warms each (one pass over its aliases, then 2 s of load), and drives them
  * one after the other with autocannon over loopback (50 connections, BENCH_SECONDS per run,
- * default 10). BENCH_ROUNDS=n repeats the whole series n times and reports the median runs, which
- * evens out a machine shared with other work:
+ * default 10). The whole series runs BENCH_ROUNDS times (default 3) and the targets are checked
+ * on each scenario's median run: single runs of one scenario swing by ±8 % on this machine, as
+ * much as the margins being checked:
  *
  *   raw 302          node:http answering a fixed 302: the ceiling of this machine
  *   redis + 302      node:http doing one Redis GET of the link's cached JSON, then the 302
@@ -378,7 +379,7 @@ function typical(s: Scenario): Measured {
 }
 
 async function main(): Promise<void> {
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   console.log(
     `seeding ${LINKS} links into ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} (Redis prefix ${REDIS_PREFIX}) ...`,
   );
