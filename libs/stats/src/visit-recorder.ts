@@ -1,11 +1,10 @@
-import { createHash, hash } from 'node:crypto';
-
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import Redis, { ChainableCommander } from 'ioredis';
 import { DataSource } from 'typeorm';
 
+import { sha256 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { RedisService } from '@app/redis';
 
@@ -32,10 +31,10 @@ return 1`;
 
 /**
  * Adds one flush chunk's aggregated visits (many links and days) in a single call.
- * KEYS[1]: the dirty set. ARGV[1]: the stats key base (`StatsKeys.base`); ARGV[2]: JSON array of
- * entries `[link id, day, [field, ...], [increment, ...], [visitor digest, ...]]`. One JSON argument,
- * rather than thousands, keeps the api's share small: serialising many arguments costs the
- * redirecting process several times what Redis spends running this. Pending hash and HLL keys
+ * KEYS[1]: the dirty set. ARGV[1]: the stats key base (`StatsKeys.base`); ARGV[2]: JSON array
+ * of entries `[link id, day, [field, ...], [increment, ...], [visitor digest, ...]]`. One JSON
+ * argument, rather than thousands, keeps the api's share small: serialising many arguments
+ * costs the redirecting process several times what Redis spends running this. Pending hash and HLL keys
  * are built here from the base (like the fold's claim script: one Redis primary, not a cluster).
  * The HLLs' expiry is the fold's business (it reads every one written here), which keeps this
  * script to two calls per link-day. Returns the number of entries.
@@ -75,9 +74,9 @@ const SMALL = 16;
 
 /**
  * One link's visits of one day between two flushes: visits per profile field (see
- * `profileField`) and the distinct visitor digests. In a flush interval a link-day rarely sees more than a
- * few of either, so they live in exact-size arrays searched linearly (a fraction of the garbage
- * of a Map and a Set per link-day), indexed only once a busy link outgrows that.
+ * `profileField`) and the distinct visitor digests. In a flush interval a link-day rarely sees
+ * more than a few of either, so they live in exact-size arrays searched linearly (a fraction of
+ * the garbage of a Map and a Set per link-day), indexed only once a busy link outgrows that.
  */
 class LinkDay {
   readonly fields: string[];
@@ -133,26 +132,35 @@ interface Visitor {
 /**
  * Visits of uncapped owners since the last flush, column by column: the link id and the
  * visitor's memoised day, profile field and digest (references to strings the visitor memo holds
- * anyway). The columns keep their capacity from flush to flush, so holding a flush interval of visits
- * allocates nothing per visit. Measured: keeping each request's own objects that long (long
- * enough to be promoted out of the young generation) cost more garbage collection than the
- * recording itself.
+ * anyway). The columns keep their capacity from flush to flush, so holding a flush interval of
+ * visits allocates nothing per visit. Measured: keeping each request's own objects that long
+ * (long enough to be promoted out of the young generation) cost more garbage collection than
+ * the recording itself.
  */
 class VisitLog {
-  length = 0;
+  private held = 0;
+  get length(): number {
+    return this.held;
+  }
   private links = new Int32Array(1024);
   private readonly visitors: Visitor[] = [];
 
   /** Appends a visit; returns the number held. */
   push(linkId: number, visitor: Visitor): number {
-    if (this.length === this.links.length) {
+    if (this.held === this.links.length) {
       const grown = new Int32Array(this.links.length * 2);
       grown.set(this.links);
       this.links = grown;
     }
-    this.links[this.length] = linkId;
-    this.visitors[this.length] = visitor;
-    return ++this.length;
+    this.links[this.held] = linkId;
+    this.visitors[this.held] = visitor;
+    return ++this.held;
+  }
+
+  /** Empties the log, keeping its capacity but no visitor the memo has since let go. */
+  clear(): void {
+    this.visitors.fill(undefined as unknown as Visitor, 0, this.held);
+    this.held = 0;
   }
 
   linkAt(i: number): number {
@@ -177,8 +185,8 @@ type RecordingPipeline = {
  *
  * Two paths:
  * - owners without a monthly `clicks` cap (the bulk of traffic): visits are aggregated in memory
- *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per 100 link-days. A process
- *   that dies without SIGTERM loses at most that window; SIGTERM flushes it.
+ *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per 100 link-days.
+ *   A process that dies without SIGTERM loses at most that window; SIGTERM flushes it.
  * - owners with a cap (and any visit whose owner's cap is not cached yet): one Lua call per
  *   visit that checks and counts the cap atomically, so the cap holds across replicas. Past it,
  *   visits are not counted (the redirect still happens).
@@ -299,7 +307,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
       if (failed)
         this.logger.warn(`${failed} of ${batches.length} links' visits not recorded: ${reason}`);
     } finally {
-      log.length = 0;
+      log.clear();
     }
   }
 
@@ -377,7 +385,10 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     const userAgent = visit.userAgent ?? '';
     let v = this.visitors.get(visit.ip);
     if (!v || v.day !== day || v.userAgent !== userAgent) {
-      const digest = sha256(`${this.config.secret}|${day}|${visit.ip}|${userAgent}`).slice(0, 22);
+      const digest = sha256(
+        `${this.config.secret}|${day}|${visit.ip}|${userAgent}`,
+        'base64url',
+      ).slice(0, 22);
       v = { day, userAgent, digest, referer: visit.referer, field: this.field(visit, day) };
       this.visitors.set(visit.ip, v);
     } else if (v.referer !== visit.referer) {
@@ -424,12 +435,6 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     }
   }
 }
-
-/** base64url SHA-256; the one-shot `crypto.hash` (Node >= 20.12) is twice as fast where present. */
-const sha256: (data: string) => string =
-  typeof hash === 'function'
-    ? (data) => hash('sha256', data, 'base64url')
-    : (data) => createHash('sha256').update(data).digest('base64url');
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -1,7 +1,10 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hash, randomBytes } from 'node:crypto';
 
-export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+/** SHA-256 of a string; the one-shot `crypto.hash` (Node >= 20.12) is twice as fast where present. */
+export function sha256(value: string, encoding: 'hex' | 'base64url' = 'hex'): string {
+  return typeof hash === 'function'
+    ? hash('sha256', value, encoding)
+    : createHash('sha256').update(value).digest(encoding);
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
