@@ -11,6 +11,9 @@
  *
  *   raw 302          node:http answering a fixed 302: the ceiling of this machine
  *   redis + 302      node:http doing one Redis GET of the link's cached JSON, then the 302
+ *   MGET + 302       the same with the api's own batching (BatchedGet: one MGET per turn of the
+ *                    event loop), to show how much of the cold api's lead over the Redis
+ *                    baseline is batching (not a target, reported beside it)
  *   api hot          the real api (createApi), aliases in the in-process cache, visits recorded
  *   api hot, no rec  the same with VisitRecorder.record replaced by a no-op
  *   api cold         the real api with LINK_CACHE_SIZE=0: every request reads Redis (with and
@@ -79,7 +82,7 @@ const REDIS_PREFIX = process.env.BENCH_REDIS_PREFIX ?? `bench${run}`;
 
 const alias = (i: number) => `bn${String(i).padStart(5, '0')}`;
 
-type ServerKind = 'raw302' | 'redis302' | 'api';
+type ServerKind = 'raw302' | 'redis302' | 'mget302' | 'api';
 
 // ---------------------------------------------------------------- child: one server per scenario
 
@@ -98,11 +101,15 @@ async function serve(kind: ServerKind): Promise<void> {
       res.writeHead(302, headers);
       res.end();
     });
-  } else if (kind === 'redis302') {
+  } else if (kind === 'redis302' || kind === 'mget302') {
     const redis = new Redis(REDIS_URL);
     const prefix = `${REDIS_PREFIX}:link:`;
+    // mget302: the same, with the api's batching of each turn's GETs into one MGET
+    const { BatchedGet } = await import('@app/redis');
+    const batched = new BatchedGet(redis);
+    const get = kind === 'mget302' ? (k: string) => batched.get(k) : (k: string) => redis.get(k);
     server = createServer((req, res) => {
-      redis.get(prefix + (req.url ?? '/').slice(1)).then(
+      get(prefix + (req.url ?? '/').slice(1)).then(
         (value) => {
           if (!value) {
             res.writeHead(404, ['Content-Length', '0']);
@@ -404,6 +411,7 @@ async function main(): Promise<void> {
     },
     { name: 'baseline raw 302', kind: 'raw302', span: HOT_SET, runs: [] },
     { name: 'baseline Redis + 302', kind: 'redis302', span: LINKS, runs: [] },
+    { name: 'baseline MGET + 302', kind: 'mget302', span: LINKS, runs: [] },
   ];
   const only = (process.env.BENCH_ONLY ?? '').split(';').filter(Boolean);
   const active = only.length
@@ -432,7 +440,7 @@ async function main(): Promise<void> {
   }
 
   if (active.length < scenarios.length) return;
-  const [cold, coldOff, hot, hotOff, raw, redis] = scenarios.map(typical);
+  const [cold, coldOff, hot, hotOff, raw, redis, mget] = scenarios.map(typical);
   if (rounds > 1) {
     console.log('median runs');
     for (const s of scenarios) console.log(line(typical(s)));
@@ -458,6 +466,13 @@ async function main(): Promise<void> {
   );
   console.log(
     `  ${check(recordingCost < 0.1)} cost of visit recording (hot)          ${(recordingCost * 100).toFixed(1)} %  (< 10 %)`,
+  );
+  console.log('\nbeside them (not targets)');
+  console.log(
+    `       api cold (recording) / MGET + 302      ${ratio(cold.rps, mget.rps)}  (the same batching of Redis reads on both sides)`,
+  );
+  console.log(
+    `       cost of visit recording (cold)         ${((1 - cold.rps / coldOff.rps) * 100).toFixed(1)} %`,
   );
   const failures = scenarios.filter((s) => s.runs.some((m) => m.other > 0));
   if (failures.length)

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { runMigrations } from '@app/database';
 
 import { cspHash } from '../apps/api/src/public/html';
+import { LinkCache } from '../apps/api/src/public/link-cache';
 import { PublicRoutes } from '../apps/api/src/public/public-routes';
 import { createTestApp, createUser, TestApp, TestUser } from './support/app';
 import {
@@ -475,6 +476,44 @@ describe('public redirector', () => {
       expect(expectHtmlPage(await visit(`/${renamed}`), 200)).toContain('form-action');
       await t.http().delete(`/api/url/${l.id}/delete`).set(user.auth).expect(200);
       expectHtmlPage(await visit(`/${renamed}`), 404);
+    });
+
+    it('without an in-process cache, concurrent redirects read Redis in one MGET per turn, each getting its own link', async () => {
+      const cold = await createTestApp({ LINK_CACHE_SIZE: '0' });
+      try {
+        const links = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            addLink(t, user, { url: `https://example.com/m${i}` }),
+          ),
+        );
+        const missing = uniq('none');
+        // first visits fill Redis from Postgres (and the missing alias as "missing")
+        for (const l of links) await visit(`/${l.alias}`, MAIN, cold).expect(302);
+        expectHtmlPage(await visit(`/${missing}`, MAIN, cold), 404);
+        const mgets = async () =>
+          Number(
+            /cmdstat_mget:calls=(\d+)/.exec(await cold.redis.client.info('commandstats'))?.[1] ?? 0,
+          );
+        const before = await mgets();
+        const cache = cold.app.get(LinkCache);
+        const resolved = await Promise.all([
+          ...links.map((l) => cache.resolve(l.alias)),
+          cache.resolve(missing),
+        ]);
+        expect(await mgets()).toBe(before + 1);
+        expect(resolved.map((r) => r?.url)).toEqual([
+          ...links.map((_, i) => `https://example.com/m${i}`),
+          undefined,
+        ]);
+        expect(resolved[links.length]).toBeNull();
+        // and through HTTP, all at once
+        const answers = await Promise.all(links.map((l) => visit(`/${l.alias}`, MAIN, cold)));
+        expect(answers.map((r) => r.headers.location)).toEqual(
+          links.map((_, i) => `https://example.com/m${i}`),
+        );
+      } finally {
+        await cold.close();
+      }
     });
 
     it('a custom alias visited before it existed answers once created', async () => {

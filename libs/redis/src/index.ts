@@ -1,2 +1,3 @@
+export * from './batched-get';
 export * from './redis.module';
 export * from './redis.service';

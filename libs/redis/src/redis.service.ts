@@ -3,6 +3,8 @@ import Redis, { RedisOptions } from 'ioredis';
 
 import { AppConfig } from '@app/config';
 
+import { BatchedGet } from './batched-get';
+
 /** ioredis options shared by every connection: fail fast while Redis is down, reconnect forever. */
 export function redisOptions(): RedisOptions {
   return {
@@ -23,12 +25,15 @@ export class RedisService implements OnApplicationShutdown {
   private readonly logger = new Logger(RedisService.name);
   readonly client: Redis;
   readonly prefix: string;
+  /** Reads of the request path, batched: one MGET per turn of the event loop (see BatchedGet). */
+  readonly reads: BatchedGet;
   private readonly extra: Redis[] = [];
 
   constructor(config: AppConfig) {
     this.prefix = config.REDIS_PREFIX;
     this.client = new Redis(config.REDIS_URL, redisOptions());
     this.client.on('error', (err) => this.logger.warn(`redis: ${err.message}`));
+    this.reads = new BatchedGet(this.client);
   }
 
   /** `<prefix>:<parts joined by ':'>` */

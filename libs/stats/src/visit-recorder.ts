@@ -59,15 +59,19 @@ return #ids`;
 
 /** A flush also starts once this many visits are waiting. */
 const FLUSH_AT = 20_000;
-/** Visits aggregated per turn of the event loop during a flush (~2 ms). */
-const SLICE = 2_000;
+/**
+ * Visits aggregated per turn of the event loop during a flush (under half a millisecond): a
+ * flush never holds up requests by more than one of these or one turn of chunks.
+ */
+const SLICE = 500;
 /** Chunks serialised and written per turn of the event loop during a flush (one pipeline). */
-const CHUNKS_PER_TURN = 4;
+const CHUNKS_PER_TURN = 2;
 /**
  * Link-days per Redis call within a flush. The call is atomic, so this bounds how long it holds
- * Redis (about 0.3 ms); Redis serves other connections between the calls.
+ * Redis (about 0.2 ms); Redis serves other connections, the redirects' reads among them,
+ * between the calls.
  */
-const FLUSH_CHUNK = 100;
+const FLUSH_CHUNK = 50;
 
 /** Distinct values a link-day keeps in plain arrays before it indexes them. */
 const SMALL = 16;
@@ -185,7 +189,7 @@ type RecordingPipeline = {
  *
  * Two paths:
  * - owners without a monthly `clicks` cap (the bulk of traffic): visits are aggregated in memory
- *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per 100 link-days.
+ *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per 50 link-days.
  *   A process that dies without SIGTERM loses at most that window; SIGTERM flushes it.
  * - owners with a cap (and any visit whose owner's cap is not cached yet): one Lua call per
  *   visit that checks and counts the cap atomically, so the cap holds across replicas. Past it,

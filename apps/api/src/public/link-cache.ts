@@ -279,7 +279,7 @@ export class LinkCache implements OnModuleInit, OnModuleDestroy {
   /** A Redis read that never fails: null (go to Postgres) when Redis is down or errs. */
   private redisGet(key: string): Promise<string | null> {
     if (!this.redis.ready) return Promise.resolve(null);
-    return this.redis.client.get(key).catch((err: Error) => {
+    return this.redis.reads.get(key).catch((err: Error) => {
       this.warn(`cache read failed, using Postgres: ${err.message}`);
       return null;
     });
