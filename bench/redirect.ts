@@ -18,6 +18,8 @@
  *   api hot, no rec  the same with VisitRecorder.record replaced by a no-op
  *   api cold         the real api with LINK_CACHE_SIZE=0: every request reads Redis (with and
  *                    without visit recording)
+ *   api hot, branded the hot api serving the 1 000 links of a branded domain, by Host (reported
+ *                    beside the targets)
  *
  * BENCH_ONLY=<names> (`;`-separated parts of scenario names) runs only those, without ratios.
  * BENCH_PROFILE=<dir> writes there a V8 CPU profile of each measured run of every server process
@@ -25,8 +27,9 @@
  *
  * Requests carry a desktop browser User-Agent so visits are counted (the owner's plan has no
  * click cap), from one client address, or from BENCH_CLIENTS=n public addresses in turn (each
- * new visitor costs a digest and a GeoIP lookup that a returning one does not). Results, then the ratios against the targets, are printed; the database and the
- * Redis keys are removed at the end.
+ * new visitor costs a digest and a GeoIP lookup that a returning one does not). Results, then
+ * the ratios against the targets, are printed; the database and the Redis keys are removed at
+ * the end.
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -80,7 +83,9 @@ const DATABASE_URL =
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_PREFIX = process.env.BENCH_REDIS_PREFIX ?? `bench${run}`;
 
-const alias = (i: number) => `bn${String(i).padStart(5, '0')}`;
+/** Links of the main host are bn00000…; those of the branded domain BRANDED_HOST bd00000…. */
+const alias = (i: number, prefix = 'bn') => `${prefix}${String(i).padStart(5, '0')}`;
+const BRANDED_HOST = 'go.bench.example';
 
 type ServerKind = 'raw302' | 'redis302' | 'mget302' | 'api';
 
@@ -173,6 +178,7 @@ async function seed(): Promise<void> {
   await db.initialize();
   try {
     await db.query(`DELETE FROM links WHERE alias LIKE 'bn%'`);
+    await db.query(`DELETE FROM links WHERE alias LIKE 'bd%'`);
     await db.query(`DELETE FROM users WHERE email = 'bench@example.com'`);
     const [user] = await db.query(
       `INSERT INTO users (email, username, password_hash, plan_id, api_key_hash, api_key_enc)
@@ -183,6 +189,16 @@ async function seed(): Promise<void> {
       `INSERT INTO links (user_id, alias, url)
        SELECT $1, 'bn' || lpad(i::text, 5, '0'), 'https://example.com/landing/' || i FROM generate_series(0, $2 - 1) AS i`,
       [user.id, LINKS],
+    );
+    const [domain] = await db.query(
+      `INSERT INTO domains (user_id, domain, host) VALUES ($1, $2, $3) RETURNING id`,
+      [user.id, `https://${BRANDED_HOST}`, BRANDED_HOST],
+    );
+    await db.query(
+      `INSERT INTO links (user_id, alias, url, domain_id)
+       SELECT $1, 'bd' || lpad(i::text, 5, '0'), 'https://example.com/branded/' || i, $2
+       FROM generate_series(0, $3 - 1) AS i`,
+      [user.id, domain.id, HOT_SET],
     );
   } finally {
     await db.destroy();
@@ -251,17 +267,30 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1);
 const clientIp = (k: number) =>
   `${20 + (k % 70)}.${Math.floor(k / 70) % 256}.${Math.floor(k / 17_920) % 256}.${(k * 7) % 251}`;
 
+/** What a scenario requests: aliases 0..span-1 of one host. */
+interface Target {
+  url: string;
+  span: number;
+  /** The Host header and alias prefix: the main host (bn…) unless set to the branded domain (bd…). */
+  branded?: boolean;
+}
+
+/** The request headers of a target. */
+const headersOf = (t: Target) => (t.branded ? { ...HEADERS, host: BRANDED_HOST } : HEADERS);
+
 /** Aliases 0..span-1 in turn, one per request; with BENCH_CLIENTS, client addresses in turn too. */
-function cycling(span: number) {
+function cycling(t: Target) {
   let i = 0;
   let k = 0;
+  const prefix = t.branded ? 'bd' : 'bn';
+  const headers = headersOf(t);
   return [
     {
       setupRequest: (req: AutocannonRequest) => {
-        req.path = `/${alias(i)}`;
-        i = (i + 1) % span;
+        req.path = `/${alias(i, prefix)}`;
+        i = (i + 1) % t.span;
         if (CLIENTS > 1) {
-          req.headers = { ...HEADERS, 'x-forwarded-for': clientIp(k) };
+          req.headers = { ...headers, 'x-forwarded-for': clientIp(k) };
           k = (k + 1) % CLIENTS;
         }
         return req;
@@ -307,8 +336,7 @@ interface Measured {
 
 async function measure(
   name: string,
-  url: string,
-  span: number,
+  target: Target,
   child: ChildProcess,
   redis: Redis,
 ): Promise<Measured> {
@@ -318,11 +346,11 @@ async function measure(
     redisCpu(redis),
   ]);
   const r = await autocannon({
-    url,
+    url: target.url,
     connections: CONNECTIONS,
     duration: SECONDS,
-    headers: HEADERS,
-    requests: cycling(span),
+    headers: headersOf(target),
+    requests: cycling(target),
   });
   const file = dir ? join(dir, `${name.replace(/\W+/g, '-')}-${Date.now()}.cpuprofile`) : undefined;
   const [cpu1, redis1] = await Promise.all([serverCpu(child, file), redisCpu(redis)]);
@@ -350,29 +378,28 @@ function line(m: Measured): string {
 }
 
 /** One pass over `span` aliases, so Redis (and the LRU, if any) hold them before measuring. */
-async function warm(url: string, span: number): Promise<void> {
+async function warm(target: Target): Promise<void> {
   await autocannon({
-    url,
+    url: target.url,
     connections: 10,
-    amount: span,
-    headers: HEADERS,
-    requests: cycling(span),
+    amount: target.span,
+    headers: headersOf(target),
+    requests: cycling(target),
   });
   await autocannon({
-    url,
+    url: target.url,
     connections: CONNECTIONS,
     duration: 2,
-    headers: HEADERS,
-    requests: cycling(span),
+    headers: headersOf(target),
+    requests: cycling(target),
   });
 }
 
-interface Scenario {
+interface Scenario extends Omit<Target, 'url'> {
+  url?: string;
   name: string;
   kind: ServerKind;
-  span: number;
   env?: Record<string, string>;
-  url?: string;
   child?: ChildProcess;
   runs: Measured[];
 }
@@ -412,6 +439,8 @@ async function main(): Promise<void> {
     { name: 'baseline raw 302', kind: 'raw302', span: HOT_SET, runs: [] },
     { name: 'baseline Redis + 302', kind: 'redis302', span: LINKS, runs: [] },
     { name: 'baseline MGET + 302', kind: 'mget302', span: LINKS, runs: [] },
+    // the links of a branded domain, by Host (one more in-process lookup per request)
+    { name: 'api hot, branded host', kind: 'api', span: HOT_SET, branded: true, runs: [] },
   ];
   const only = (process.env.BENCH_ONLY ?? '').split(';').filter(Boolean);
   const active = only.length
@@ -421,16 +450,14 @@ async function main(): Promise<void> {
   try {
     for (const s of active) {
       Object.assign(s, await start(s.kind, s.env));
-      await warm(s.url as string, s.span);
+      await warm(s as Target);
     }
     console.log(
       `${CONNECTIONS} connections, ${SECONDS} s per run, ${rounds} round(s), loopback, ${cpus().length} cores\n`,
     );
     for (let round = 0; round < rounds; round++) {
       for (const s of active)
-        s.runs.push(
-          await measure(s.name, s.url as string, s.span, s.child as ChildProcess, redisClient),
-        );
+        s.runs.push(await measure(s.name, s as Target, s.child as ChildProcess, redisClient));
       if (rounds > 1) console.log('');
     }
   } finally {
@@ -440,7 +467,7 @@ async function main(): Promise<void> {
   }
 
   if (active.length < scenarios.length) return;
-  const [cold, coldOff, hot, hotOff, raw, redis, mget] = scenarios.map(typical);
+  const [cold, coldOff, hot, hotOff, raw, redis, mget, branded] = scenarios.map(typical);
   if (rounds > 1) {
     console.log('median runs');
     for (const s of scenarios) console.log(line(typical(s)));
@@ -473,6 +500,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `       cost of visit recording (cold)         ${((1 - cold.rps / coldOff.rps) * 100).toFixed(1)} %`,
+  );
+  console.log(
+    `       api hot, branded host / raw 302        ${ratio(branded.rps, raw.rps)}  (p99 ${branded.p99} ms)`,
   );
   const failures = scenarios.filter((s) => s.runs.some((m) => m.other > 0));
   if (failures.length)
