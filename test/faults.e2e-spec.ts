@@ -16,7 +16,7 @@ describe('faults', () => {
 
     beforeAll(async () => {
       redis = await TestRedis.start();
-      t = await createTestApp({ REDIS_URL: redis.url });
+      t = await createTestApp({ REDIS_URL: redis.url, AUTH_CACHE_SECONDS: '300' });
       user = await createUser(t);
     });
     afterAll(async () => {
@@ -32,6 +32,18 @@ describe('faults', () => {
       ).toBe('2999');
 
       await redis.stop();
+      // the key owner cache hears no invalidations now: it is not used (a change is seen at once)
+      await t.db.query(`UPDATE users SET username = $1 WHERE id = $2`, [
+        `${user.username}x`,
+        user.id,
+      ]);
+      await eventually(
+        async () =>
+          (await t.http().get('/api/account').set(user.auth)).body.data?.username ===
+          `${user.username}x`,
+        3000,
+        20,
+      );
       for (let i = 0; i < 5; i++) {
         const res = await t.http().get('/api/account').set(user.auth);
         expect(res.status).toBe(200);
@@ -68,17 +80,22 @@ describe('faults', () => {
     });
 
     it('answers 503 in the envelope while Postgres is down and recovers without a restart', async () => {
+      const unseen = await createUser(t);
       expect((await t.http().get('/api/account').set(user.auth)).status).toBe(200);
       await pg.stop();
-      const down = await t.http().get('/api/account').set(user.auth);
+      const down = await t.http().get('/api/urls').set(user.auth);
       expectError(down, 503, /unavailable/i);
       expect(JSON.stringify(down.body)).not.toMatch(/ECONNREFUSED|postgres|SELECT|at /);
+      // a key used in the last AUTH_CACHE_SECONDS still authenticates (its owner is cached), so
+      // a call that needs nothing else still answers; a key not seen yet needs Postgres
+      expect((await t.http().get('/api/account').set(user.auth)).body.data.id).toBe(user.id);
+      expectError(await t.http().get('/api/account').set(unseen.auth), 503, /unavailable/i);
       expectError(await t.http().get('/health/ready'), 503, /postgres down/);
       expect((await t.http().get('/health')).status).toBe(200);
 
       await pg.start();
       await eventually(
-        async () => (await t.http().get('/api/account').set(user.auth)).status === 200,
+        async () => (await t.http().get('/api/urls').set(unseen.auth)).status === 200,
         20_000,
         250,
       );

@@ -8,6 +8,7 @@ import { RedisService } from '@app/redis';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthService } from './auth/auth.service';
 import { PlanService } from './auth/plan.service';
+import { PrincipalCache } from './auth/principal-cache';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { AllExceptionsFilter } from './http/exception.filter';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
@@ -40,13 +41,14 @@ import { RedisThrottlerStorage } from './rate-limit/redis-throttler.storage';
   providers: [
     AuthService,
     PlanService,
+    PrincipalCache,
     RateLimitMiddleware,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
   ],
-  exports: [AuthService, PlanService],
+  exports: [AuthService, PlanService, PrincipalCache],
 })
 export class CommonModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       STATS_FOLD_SECONDS: 5,
       QR_CONCURRENCY: 0,
       WORKER_NICE: 10,
+      AUTH_CACHE_SECONDS: 10,
       DOMAIN_VERIFY: 'dns',
       SERVICE_IPS: [],
     });
@@ -46,6 +47,8 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['WORKER_NICE', '20'],
     ['WORKER_NICE', '-5'],
+    ['AUTH_CACHE_SECONDS', '-1'],
+    ['AUTH_CACHE_SECONDS', '301'],
   ])('%s=%s stops the boot with an error naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

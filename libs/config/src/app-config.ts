@@ -152,6 +152,16 @@ export class AppConfig {
   @Min(1)
   LINK_CACHE_SECONDS = 60;
 
+  /**
+   * Seconds an API key's owner stays cached in each api process (0 = no cache). Changes through
+   * the API invalidate it on every replica at once; this bounds changes made in SQL by hand.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300)
+  AUTH_CACHE_SECONDS = 10;
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
   }

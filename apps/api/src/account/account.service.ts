@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
-import { BadRequestError, Principal } from '@app/common';
+import { BadRequestError, Principal, PrincipalCache } from '@app/common';
 import { User } from '@app/database';
 
 import { hashPassword } from '../users/passwords';
@@ -14,6 +14,7 @@ export class AccountService {
   constructor(
     @InjectRepository(User) private readonly repo: Repository<User>,
     private readonly users: UsersService,
+    private readonly owners: PrincipalCache,
   ) {}
 
   get(auth: Principal): Promise<AccountView> {
@@ -31,5 +32,6 @@ export class AccountService {
     }
     if (dto.password !== undefined) changes.passwordHash = await hashPassword(dto.password);
     await this.repo.update({ id: auth.user.id }, changes);
+    await this.owners.forgetUser(auth.user.id);
   }
 }

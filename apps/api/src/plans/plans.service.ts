@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
-import { addMonths, NotFoundError } from '@app/common';
+import { addMonths, NotFoundError, PrincipalCache } from '@app/common';
 import { FeatureCount, FeatureFlag, Plan, PlanLimits, PlanType, User } from '@app/database';
 
 import { parseExpiration } from '../users/expiration';
@@ -73,6 +73,7 @@ export class PlansService {
   constructor(
     @InjectRepository(Plan) private readonly plans: Repository<Plan>,
     @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly owners: PrincipalCache,
   ) {}
 
   static view(plan: Plan): PlanView {
@@ -106,5 +107,6 @@ export class PlansService {
       : { planId: plan.id, planType: dto.type, expires: expiration ?? defaultExpiry(dto.type) };
     const result = await this.users.update({ id: userId }, changes);
     if (!result.affected) throw new NotFoundError('User');
+    await this.owners.forgetUser(userId);
   }
 }

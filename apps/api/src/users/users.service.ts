@@ -17,6 +17,7 @@ import {
   pageRequest,
   PlanService,
   Principal,
+  PrincipalCache,
   sha256,
 } from '@app/common';
 import { AppConfig } from '@app/config';
@@ -83,6 +84,7 @@ export class UsersService {
     private readonly config: AppConfig,
     private readonly cache: LinkCache,
     private readonly qr: QrService,
+    private readonly owners: PrincipalCache,
   ) {}
 
   /** Gravatar URL of an e-mail address. */
@@ -206,6 +208,7 @@ export class UsersService {
     );
     const result = await this.users.delete({ id });
     if (!result.affected) throw new NotFoundError('User');
+    await this.owners.forgetUser(id);
     // the user's short links and branded domains stop answering on every api instance,
     // and the rendered images of their QR codes are removed
     await this.cache.forget(cached);

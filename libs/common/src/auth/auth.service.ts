@@ -7,6 +7,7 @@ import { User } from '@app/database';
 import { sha256 } from '../util/crypto';
 import { PRINCIPAL } from './decorators';
 import { AuthResult } from './principal';
+import { KeyOwner, PrincipalCache } from './principal-cache';
 import { PlanService } from './plan.service';
 
 const AUTH_RESULT = Symbol('auth-result');
@@ -23,6 +24,7 @@ export class AuthService {
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly plans: PlanService,
+    private readonly owners: PrincipalCache,
   ) {}
 
   /** The key sent as `Authorization: Bearer <key>`, or null. */
@@ -44,15 +46,24 @@ export class AuthService {
 
   private async lookup(key: string | null): Promise<AuthResult> {
     if (!key) return { failure: 'missing' };
-    const user = await this.users
-      .createQueryBuilder('u')
-      .innerJoinAndSelect('u.plan', 'plan')
-      .where('u.api_key_hash = :hash', { hash: sha256(key) })
-      .getOne();
+    const digest = sha256(key);
+    const user = this.owners.get(digest) ?? (await this.load(digest));
     if (!user) return { failure: 'invalid' };
     if (user.apiKeyExpires && user.apiKeyExpires.getTime() <= Date.now())
       return { failure: 'expired' };
     const plan = await this.plans.effectivePlan(user);
     return { principal: { user, plan, isAdmin: user.isAdmin } };
+  }
+
+  /** The owner of a key digest from Postgres (cached; an unknown key is not). */
+  private async load(digest: string): Promise<KeyOwner | null> {
+    const mark = this.owners.mark();
+    const user = (await this.users
+      .createQueryBuilder('u')
+      .innerJoinAndSelect('u.plan', 'plan')
+      .where('u.api_key_hash = :hash', { hash: digest })
+      .getOne()) as KeyOwner | null;
+    if (user) this.owners.set(digest, user, mark);
+    return user;
   }
 }

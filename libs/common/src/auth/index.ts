@@ -3,3 +3,4 @@ export * from './auth.service';
 export * from './decorators';
 export * from './plan.service';
 export * from './principal';
+export * from './principal-cache';
