@@ -9,9 +9,6 @@ import { RedisService } from '@app/redis';
 /** A key's user with their own plan, as read from Postgres (expiry is checked on every use). */
 export type KeyOwner = User & { plan: Plan };
 
-/** Message meaning "forget every entry" (a change that may touch many users). */
-const EVERYONE = '*';
-
 /**
  * The owners of recently used API keys, by key digest, so an API call costs no Postgres query
  * for its key (measured: about half the CPU of a cheap call such as `GET /api/account`).
@@ -51,8 +48,10 @@ export class PrincipalCache implements OnModuleInit, OnModuleDestroy {
     sub.on('ready', () => {
       sub.subscribe(this.channel).then(
         () => {
-          // entries kept before a disconnection may have missed their invalidation
+          // entries kept, and reads begun, before a disconnection may have missed their
+          // invalidation
           this.entries?.clear();
+          this.generation += 1;
           this.live = true;
         },
         (err: Error) => this.logger.warn(`auth cache subscribe failed: ${err.message}`),
@@ -61,7 +60,7 @@ export class PrincipalCache implements OnModuleInit, OnModuleDestroy {
     sub.on('close', () => this.stop());
     sub.on('end', () => this.stop());
     sub.on('message', (channel: string, message: string) => {
-      if (channel === this.channel) this.drop(message);
+      if (channel === this.channel) this.drop(Number(message));
     });
   }
 
@@ -84,17 +83,13 @@ export class PrincipalCache implements OnModuleInit, OnModuleDestroy {
     if (this.live && mark === this.generation) this.entries?.set(digest, owner);
   }
 
-  /**
-   * Forgets a user's keys here and on every replica. Call it after the change committed.
-   * `undefined`: every user (e.g. a change to a plan many users are on).
-   */
-  async forgetUser(userId?: number): Promise<void> {
-    const message = userId === undefined ? EVERYONE : String(userId);
-    this.drop(message);
+  /** Forgets a user's keys here and on every replica. Call it after the change committed. */
+  async forgetUser(userId: number): Promise<void> {
+    this.drop(userId);
     if (!this.entries) return;
     try {
       if (!this.redis.ready) throw new Error('redis is not connected');
-      await this.redis.client.publish(this.channel, message);
+      await this.redis.client.publish(this.channel, String(userId));
     } catch (err) {
       // the other replicas' subscribers are cut off too (they serve nothing from their cache
       // then), or their entries run out within AUTH_CACHE_SECONDS
@@ -102,13 +97,11 @@ export class PrincipalCache implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private drop(message: string): void {
+  private drop(userId: number): void {
     this.generation += 1;
     if (!this.entries) return;
-    if (message === EVERYONE) return this.entries.clear();
-    const id = Number(message);
     for (const [digest, owner] of this.entries.entries()) {
-      if (owner.id === id) this.entries.delete(digest);
+      if (owner.id === userId) this.entries.delete(digest);
     }
   }
 
