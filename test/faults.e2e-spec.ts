@@ -2,7 +2,8 @@ import { runMigrations } from '@app/database';
 
 import { createTestApp, createUser, expectError, TestApp, TestUser } from './support/app';
 import { TestPostgres, TestRedis } from './support/services';
-import { eventually, insertLink, recordVisit } from './support/stats';
+import { insertLink } from './support/resources';
+import { eventually, recordVisit } from './support/stats';
 
 /**
  * Faults against real services: each test runs its own Redis / Postgres on a free port, so it
@@ -26,7 +27,9 @@ describe('faults', () => {
     });
 
     it('the API keeps answering (rate limit fails open), and counting resumes when Redis is back', async () => {
-      const linkId = await insertLink(t, user.id, `flt${Date.now().toString(36)}`);
+      const { id: linkId } = await insertLink(t, user.id, {
+        alias: `flt${Date.now().toString(36)}`,
+      });
       expect(
         (await t.http().get('/api/account').set(user.auth)).headers['x-ratelimit-remaining'],
       ).toBe('2999');

@@ -20,7 +20,8 @@ import {
   snapshot,
   uniq,
 } from './support/links';
-import { BROWSER_UA, eventually, foldStats, insertLink, recordVisit } from './support/stats';
+import { insertLink } from './support/resources';
+import { BROWSER_UA, eventually, foldStats, recordVisit } from './support/stats';
 
 const EMPTY_STATS = {
   clicks: 0,
@@ -292,7 +293,7 @@ describe('links API', () => {
       const u = await createUser(t);
       expectError(await add(u, { url: 'https://example.com/', custom: alias }), 409, /^custom: /);
       const qrAlias = uniq('qr');
-      await insertLink(t, other.id, qrAlias, 'https://example.com/', 'qr');
+      await insertLink(t, other.id, { alias: qrAlias, kind: 'qr' });
       expectError(await add(u, { url: 'https://example.com/', custom: qrAlias }), 409, /^custom: /);
       expect(await linkCount(t, u.id)).toBe(0);
       // aliases are case-sensitive: another case is another alias
@@ -318,7 +319,7 @@ describe('links API', () => {
     it("403 once the plan's links count is reached (QR links do not count)", async () => {
       const plan = await createPlan(t, { links: 2 });
       const u = await createUser(t, { planId: plan });
-      await insertLink(t, u.id, uniq('q'), 'https://example.com/', 'qr');
+      await insertLink(t, u.id, { alias: uniq('q'), kind: 'qr' });
       await addLink(t, u, { url: 'https://example.com/1' });
       await addLink(t, u, { url: 'https://example.com/2' });
       expectError(
@@ -380,7 +381,7 @@ describe('links API', () => {
         description: 'first',
       });
       const b = await addLink(t, u, { url: 'https://example.com/b', domain: domain.id });
-      await insertLink(t, u.id, uniq('qr'), 'https://example.com/', 'qr');
+      await insertLink(t, u.id, { alias: uniq('qr'), kind: 'qr' });
       await addLink(t, other, { url: 'https://example.com/other' });
       const res = await t.http().get('/api/urls').set(u.auth).expect(200);
       expect(res.body).toEqual({
@@ -534,7 +535,7 @@ describe('links API', () => {
 
     it("404 for an unknown id, someone else's link and a QR code's link; 400 for a bad id", async () => {
       const theirs = await addLink(t, other, { url: 'https://example.com/' });
-      const qr = await insertLink(t, user.id, uniq('qr'), 'https://example.com/', 'qr');
+      const { id: qr } = await insertLink(t, user.id, { alias: uniq('qr'), kind: 'qr' });
       const a = expectError(await read(user, theirs.id), 404, /Link not found/);
       const b = expectError(await read(user, 99999999), 404);
       expect(a).toBe(b);
@@ -729,7 +730,7 @@ describe('links API', () => {
 
     it("404 for someone else's link or a QR code's link; nothing deleted", async () => {
       const theirs = await addLink(t, other, { url: 'https://example.com/' });
-      const qr = await insertLink(t, user.id, uniq('qr'), 'https://example.com/', 'qr');
+      const { id: qr } = await insertLink(t, user.id, { alias: uniq('qr'), kind: 'qr' });
       expectError(
         await t.http().delete(`/api/url/${theirs.id}/delete`).set(user.auth),
         404,

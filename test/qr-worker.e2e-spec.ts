@@ -110,6 +110,13 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
       expect((await decode(await sharp(svg.body).png().toBuffer())).text).toBe(link);
 
       expect(existsSync(join(STORAGE(), 'qr', `${code}.png`))).toBe(true);
+      // render jobs queued by earlier suites of this run may still be in flight: once the queue
+      // is idle, no render may have left a temporary file
+      const queue = t.app.get<Queue>(getQueueToken(QUEUE.qr));
+      await eventually(async () => {
+        const counts = await queue.getJobCounts('active', 'waiting', 'delayed', 'prioritized');
+        return Object.values(counts).every((n) => n === 0);
+      }, 30_000);
       expect((await readdir(join(STORAGE(), 'qr'))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     });
 

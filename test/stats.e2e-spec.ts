@@ -8,15 +8,15 @@ import {
 } from './support/app';
 import { dayKey, VisitRecorder } from '@app/stats';
 
+import { insertLink } from './support/resources';
 import {
   BROWSER_UA,
   eventually,
   foldStats,
-  insertLink,
   PREVIEW_UA,
   readStats,
   recordVisit,
-  statsFolder,
+  statsFold,
 } from './support/stats';
 
 const EMPTY = {
@@ -33,7 +33,10 @@ describe('visit statistics: recording, reads, folding', () => {
   let t: TestApp;
   let user: TestUser;
   let n = 0;
-  const newLink = () => insertLink(t, user.id, `st${process.pid}x${Date.now().toString(36)}${++n}`);
+  const newLink = () =>
+    insertLink(t, user.id, { alias: `st${process.pid}x${Date.now().toString(36)}${++n}` }).then(
+      (l) => l.id,
+    );
   const stored = async (linkId: number) => {
     const [row] = await t.db.query(
       `SELECT clicks::int, uniques::int FROM link_stats_total WHERE link_id = $1`,
@@ -154,7 +157,7 @@ describe('visit statistics: recording, reads, folding', () => {
     const linkId = await newLink();
     await recordVisit(t, { linkId, userId: user.id });
     await recordVisit(t, { linkId, userId: user.id, ip: '4.4.4.4' });
-    const batch = await statsFolder(t).claimOnly();
+    const batch = await statsFold(t).claimOnly();
     expect(batch).not.toBeNull();
     // claimed but not applied: reads still see the visits
     expect((await readStats(t, linkId)).clicks).toBe(2);
@@ -167,7 +170,7 @@ describe('visit statistics: recording, reads, folding', () => {
   it('a crash after the Postgres commit (before cleanup) does not count twice', async () => {
     const linkId = await newLink();
     await recordVisit(t, { linkId, userId: user.id });
-    const folder = statsFolder(t);
+    const folder = statsFold(t);
     const batch = (await folder.claimOnly()) as string;
     await folder.applyBatch(batch, { skipCleanup: true });
     expect(await stored(linkId)).toEqual({ clicks: 1, uniques: 1 });
@@ -217,7 +220,9 @@ describe('visit statistics: recording, reads, folding', () => {
   it("past the plan's monthly clicks cap, visits are not counted", async () => {
     const planId = await createPlan(t, { clicks: 2 });
     const capped = await createUser(t, { planId, expires: null });
-    const linkId = await insertLink(t, capped.id, `cap${Date.now().toString(36)}`);
+    const { id: linkId } = await insertLink(t, capped.id, {
+      alias: `cap${Date.now().toString(36)}`,
+    });
     const results = [];
     for (let i = 0; i < 4; i++)
       results.push(await recordVisit(t, { linkId, userId: capped.id, ip: `7.7.7.${i}` }));
@@ -228,7 +233,9 @@ describe('visit statistics: recording, reads, folding', () => {
   it('record(): visits of an uncapped owner are aggregated in memory, then written exactly', async () => {
     const recorder = t.app.get(VisitRecorder);
     const unlimited = await createUser(t, { planId: await createPlan(t, { clicks: 0 }) });
-    const linkId = await insertLink(t, unlimited.id, `agg${Date.now().toString(36)}`);
+    const { id: linkId } = await insertLink(t, unlimited.id, {
+      alias: `agg${Date.now().toString(36)}`,
+    });
     const visit = {
       linkId,
       userId: unlimited.id,
@@ -315,7 +322,9 @@ describe('visit statistics: recording, reads, folding', () => {
   it('record(): visits of a capped owner stay exact per visit, so the cap holds', async () => {
     const recorder = t.app.get(VisitRecorder);
     const capped = await createUser(t, { planId: await createPlan(t, { clicks: 3 }) });
-    const linkId = await insertLink(t, capped.id, `capr${Date.now().toString(36)}`);
+    const { id: linkId } = await insertLink(t, capped.id, {
+      alias: `capr${Date.now().toString(36)}`,
+    });
     for (let i = 0; i < 6; i++) {
       recorder.record({
         linkId,

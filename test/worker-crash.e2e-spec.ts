@@ -1,6 +1,7 @@
 import { createPlan, createTestApp, createUser, TestApp, TestUser } from './support/app';
 import { startBuilt } from './support/process';
-import { foldStats, insertLink, recordVisit } from './support/stats';
+import { insertLink } from './support/resources';
+import { foldStats, recordVisit } from './support/stats';
 
 /**
  * The real worker process (dist) is killed with SIGKILL at random moments while it folds visit
@@ -20,7 +21,9 @@ describe('worker killed with SIGKILL while folding', () => {
   it('every counted visit is in Postgres exactly once', async () => {
     const links: number[] = [];
     for (let i = 0; i < 60; i++)
-      links.push(await insertLink(t, owner.id, `crash${Date.now().toString(36)}x${i}`));
+      links.push(
+        (await insertLink(t, owner.id, { alias: `crash${Date.now().toString(36)}x${i}` })).id,
+      );
     const expected = new Map<number, number>(links.map((id) => [id, 0]));
     let seq = 0;
     const burst = async (n: number) => {

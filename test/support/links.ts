@@ -1,23 +1,29 @@
 import { TestApp, TestUser } from './app';
+import { uniq } from './resources';
 
 /**
  * Rows of other features (domains, pixels, campaigns, channels, splash pages, overlays) inserted
  * directly, so the link suites do not depend on those APIs.
  */
-let seq = 0;
-export const uniq = (p: string) =>
-  `${p}${process.pid.toString(36)}${Date.now().toString(36)}${++seq}`;
+export { uniq } from './resources';
 
 export async function insertDomain(
   t: TestApp,
   userId: number,
-  opts: { host?: string; scheme?: string; root?: string; notFound?: string } = {},
+  opts: {
+    host?: string;
+    scheme?: string;
+    root?: string;
+    notFound?: string;
+    verified?: boolean;
+  } = {},
 ): Promise<{ id: number; host: string; url: string }> {
   const host = opts.host ?? `${uniq('b')}.brand.test`;
   const url = `${opts.scheme ?? 'https'}://${host}`;
   const [row] = await t.db.query(
-    `INSERT INTO domains (user_id, domain, host, redirect_root, redirect_404) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [userId, url, host, opts.root ?? '', opts.notFound ?? ''],
+    `INSERT INTO domains (user_id, domain, host, redirect_root, redirect_404, verified_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $6 THEN now() END) RETURNING id`,
+    [userId, url, host, opts.root ?? '', opts.notFound ?? '', opts.verified ?? true],
   );
   return { id: row.id, host, url };
 }

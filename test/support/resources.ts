@@ -60,8 +60,9 @@ export async function countOwned(t: TestApp, table: string, userId: number): Pro
 }
 
 /**
- * The CONTRACT pagination of a list route, for a user owning exactly `ids` (in creation order):
- * newest first, counters, limit clamp, a page past the end, and 400 for bad limit / page.
+ * The pagination of a list route (docs/api-conventions.md), for a user owning exactly `ids` (in
+ * creation order): newest first, counters, limit clamp, a page past the end, and 400 for bad
+ * limit / page.
  */
 export async function expectPagination(
   t: TestApp,

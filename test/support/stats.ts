@@ -1,4 +1,4 @@
-import { FoldResult, StatsFolder, StatsReader, VisitInput, VisitRecorder } from '@app/stats';
+import { FoldResult, StatsFold, StatsReader, VisitInput, VisitRecorder } from '@app/stats';
 
 import { TestApp } from './app';
 
@@ -11,12 +11,12 @@ export const PREVIEW_UA =
 
 /** Folds the Redis visit counters into Postgres now (what the worker's scheduled job does). */
 export function foldStats(t: TestApp): Promise<FoldResult> {
-  return new StatsFolder(t.redis, t.db).fold();
+  return new StatsFold(t.redis, t.db).fold();
 }
 
-/** A StatsFolder on the test app's connections, for crash-step tests. */
-export function statsFolder(t: TestApp): StatsFolder {
-  return new StatsFolder(t.redis, t.db);
+/** The fold on the test app's connections, for crash-step tests. */
+export function statsFold(t: TestApp): StatsFold {
+  return new StatsFold(t.redis, t.db);
 }
 
 /** Records a visit and waits until Redis has it (the redirector fires and forgets instead). */
@@ -35,21 +35,6 @@ export function recordVisit(
 
 export function readStats(t: TestApp, linkId: number) {
   return t.app.get(StatsReader).forLink(linkId);
-}
-
-/** Inserts a links row directly (for suites that need a link without the link API). */
-export async function insertLink(
-  t: TestApp,
-  userId: number,
-  alias: string,
-  url = 'https://example.com/',
-  kind = 'link',
-): Promise<number> {
-  const [row] = await t.db.query(
-    `INSERT INTO links (user_id, kind, alias, url) VALUES ($1, $2, $3, $4) RETURNING id`,
-    [userId, kind, alias, url],
-  );
-  return row.id;
 }
 
 /** Polls `check` until it returns true (or fails after `ms`). */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
 import { LoggerModule } from 'nestjs-pino';
 
 import { CommonModule } from '@app/common';
@@ -11,6 +12,7 @@ import { StatsModule } from '@app/stats';
 import { AccountModule } from './account/account.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { ChannelsModule } from './channels/channels.module';
+import { DestinationsModule } from './destinations/destinations.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
@@ -36,6 +38,7 @@ const FEATURES = [
   PlansModule,
   LoginLinksModule,
   PublicModule,
+  DestinationsModule,
   DomainsModule,
   OverlaysModule,
   CampaignsModule,
@@ -49,6 +52,7 @@ const FEATURES = [
 @Module({
   imports: [
     ConfigModule,
+    EventEmitterModule.forRoot(),
     LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerParams }),
     DatabaseModule,
     RedisModule,

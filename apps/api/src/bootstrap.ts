@@ -1,12 +1,16 @@
-import { createServer, Server } from 'node:http';
+import { Server } from 'node:http';
 
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 
+import { compileTrust } from '@app/common';
+import { AppConfig } from '@app/config';
+
 import { AppModule } from './app.module';
-import { isNestPath, PublicHandler } from './public/public-handler';
+import { createFront } from './http-front';
+import { PublicHandler } from './public/public-handler';
 
 export interface ApiApp {
   app: NestExpressApplication;
@@ -33,7 +37,8 @@ export async function createApi(options: { logger?: boolean } = {}): Promise<Api
     logger: options.logger === false ? false : undefined,
   });
   if (options.logger !== false) app.useLogger(app.get(Logger));
-  app.set('trust proxy', process.env.TRUST_PROXY ?? 'loopback, linklocal, uniquelocal');
+  // Express's req.ip (request logs) believes the same proxies as ClientAddress
+  app.set('trust proxy', compileTrust(app.get(AppConfig).TRUST_PROXY));
   app.disable('x-powered-by');
   app.set('etag', false);
 
@@ -49,13 +54,13 @@ export async function createApi(options: { logger?: boolean } = {}): Promise<Api
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'docs-json' });
 
   await app.init();
-  const nest = app.getHttpAdapter().getInstance();
-  const publicHandler = app.get(PublicHandler);
-  const server = createServer((req, res) => {
-    if (isNestPath(req.url)) nest(req, res);
-    else publicHandler.handle(req, res);
-  });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  // Nest flushes the log buffer in app.listen(), which never runs here (the HTTP front below
+  // listens): flush it now, so start-up lines are written and later lines go straight out.
+  app.flushLogs();
+  const server = createFront(
+    app.get(AppConfig),
+    app.getHttpAdapter().getInstance(),
+    app.get(PublicHandler),
+  );
   return { app, server };
 }

@@ -13,5 +13,7 @@ export async function createWorker(
     logger: options.logger === false ? false : undefined,
   });
   if (options.logger !== false) app.useLogger(app.get(Logger));
+  // nothing stays in Nest's start-up buffer (without a logger it would only grow)
+  app.flushLogs();
   return app;
 }

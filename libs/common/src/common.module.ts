@@ -9,12 +9,14 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthService } from './auth/auth.service';
 import { PlanService } from './auth/plan.service';
 import { PrincipalCache } from './auth/principal-cache';
+import { ClientAddress } from './http/client-address';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { AllExceptionsFilter } from './http/exception.filter';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
 import { createValidationPipe } from './http/validation';
 import { API_THROTTLER, RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { RedisThrottlerStorage } from './rate-limit/redis-throttler.storage';
+import { PublicUrls } from './urls/public-urls';
 
 /**
  * The cross-cutting HTTP pieces of the api, written once: rate limit → JSON body → API-key guard
@@ -42,13 +44,15 @@ import { RedisThrottlerStorage } from './rate-limit/redis-throttler.storage';
     AuthService,
     PlanService,
     PrincipalCache,
+    ClientAddress,
+    PublicUrls,
     RateLimitMiddleware,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
   ],
-  exports: [AuthService, PlanService, PrincipalCache],
+  exports: [AuthService, PlanService, PrincipalCache, ClientAddress, PublicUrls],
 })
 export class CommonModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -65,4 +65,36 @@ describe('loadConfig', () => {
     expect(message).toContain('STATS_FLUSH_MS');
     expect(message).toContain('APP_SECRET is required when NODE_ENV=production');
   });
+
+  it.each([
+    ['a short one', 'x'.repeat(20), 'at least 32 characters'],
+    ['the old compose default', 'change-me-in-production-please', 'at least 32'],
+    ['the .env.example value', 'change-me-to-a-long-random-string', 'published example'],
+    ['a change-me variant', 'please-change-me-please-change-me-now', 'published example'],
+    ['the development fallback', 'development-secret-not-for-production', 'published example'],
+  ])('production refuses %s as APP_SECRET', (_what, secret, message) => {
+    expect(() => loadConfig({ NODE_ENV: 'production', APP_SECRET: secret })).toThrow(message);
+  });
+
+  it('production takes a long random secret', () => {
+    expect(
+      loadConfig({ NODE_ENV: 'production', APP_SECRET: 'k3Xq9Lm2Rt7Vw1Zy8Bn4Cd6Fg0Hj5Ps2' })
+        .isProduction,
+    ).toBe(true);
+  });
+
+  it('an empty value is unset: ADMIN_API_KEY= from compose does not stop the boot', () => {
+    const config = loadConfig({ ADMIN_EMAIL: 'a@example.com', ADMIN_API_KEY: '', PORT: '' });
+    expect(config.ADMIN_API_KEY).toBeUndefined();
+    expect(config.PORT).toBe(3000);
+  });
+
+  it('trusts no proxy unless TRUST_PROXY names one, and refuses a malformed one', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe('false');
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe(
+      '10.0.0.0/8, loopback',
+    );
+    expect(() => loadConfig({ TRUST_PROXY: 'my-proxy.internal' })).toThrow('TRUST_PROXY');
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/99' })).toThrow('TRUST_PROXY');
+  });
 });

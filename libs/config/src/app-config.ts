@@ -1,4 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import { isIP } from 'node:net';
+
 import {
   IsIn,
   IsInt,
@@ -9,6 +11,7 @@ import {
   Max,
   Min,
   MinLength,
+  registerDecorator,
   validateSync,
 } from 'class-validator';
 
@@ -22,8 +25,44 @@ const toList = ({ value }: { value: unknown }) =>
         .filter(Boolean)
     : value;
 
+const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** `true`, `false`, a hop count, or a comma-separated list of loopback / linklocal / uniquelocal, addresses and CIDR ranges. */
+export function isTrustProxySetting(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const v = value.trim();
+  if (v === 'true' || v === 'false' || /^\d{1,3}$/.test(v)) return true;
+  const items = v.split(',').map((s) => s.trim());
+  return (
+    items.length > 0 &&
+    items.every((item) => {
+      if (TRUST_NAMES.has(item)) return true;
+      const [addr, bits, extra] = item.split('/');
+      const family = isIP(addr);
+      if (!family || extra !== undefined) return false;
+      return (
+        bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
+      );
+    })
+  );
+}
+
+function IsTrustProxy() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTrustProxy',
+      target: object.constructor,
+      propertyName,
+      options: {
+        message:
+          'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of loopback, linklocal, uniquelocal, IP addresses and CIDR ranges',
+      },
+      validator: { validate: isTrustProxySetting },
+    });
+}
+
 /**
- * Every setting the two apps read from the environment, with the defaults of CONTRACT.md.
+ * Every setting the two apps read from the environment, with its default (docs/configuration.md).
  * Validated once at boot: a bad value stops the process with the variable's name.
  */
 export class AppConfig {
@@ -162,6 +201,54 @@ export class AppConfig {
   @Max(300)
   AUTH_CACHE_SECONDS = 10;
 
+  /**
+   * Proxies whose X-Forwarded-For is believed for the client address (rate limit, statistics,
+   * password attempts), read like Express's `trust proxy`.
+   */
+  @IsTrustProxy()
+  TRUST_PROXY = 'false';
+
+  /** Postgres connections per process. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DB_POOL_SIZE = 10;
+
+  /** Open connections the api accepts at once (slow or idle clients cannot exhaust the process). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(1_000_000)
+  MAX_CONNECTIONS = 10_000;
+
+  /** Seconds a client may take to send a request's headers, and the whole request. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(600)
+  HEADERS_TIMEOUT_SECONDS = 15;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  REQUEST_TIMEOUT_SECONDS = 30;
+
+  /**
+   * Unknown aliases a client may ask for per minute on the public side (every replica together)
+   * before it gets the 429 page for every alias: guessing short links is slow (0 = no limit).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MISS_BUDGET = 100;
+
+  /** A file of blocked destinations: one domain (blocks its subdomains) or `keyword:<word>` a line. */
+  @IsOptional()
+  @IsString()
+  BLOCKLIST_FILE?: string;
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
   }
@@ -179,19 +266,29 @@ export class AppConfig {
 
 export class ConfigError extends Error {}
 
+/** Secrets shipped in this project's examples or earlier defaults: never accepted in production. */
+const KNOWN_SECRETS = new Set([
+  'development-secret-not-for-production',
+  'change-me-in-production-please',
+  'change-me-to-a-long-random-string',
+  'test-secret-test-secret-test-secret',
+]);
+
 /** Builds and validates the config from an environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig());
   const raw: Record<string, unknown> = {};
-  for (const key of known) if (env[key] !== undefined) raw[key] = env[key];
+  // an empty value means unset (compose passes `${X:-}` as ''), so the default applies
+  for (const key of known) if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
   const config = plainToInstance(AppConfig, raw, { exposeDefaultValues: true });
   const errors = validateSync(config, { skipMissingProperties: false });
   const problems = errors.flatMap((e) => Object.values(e.constraints ?? {}));
-  if (config.isProduction && !config.APP_SECRET) {
-    problems.push('APP_SECRET is required when NODE_ENV=production');
-  }
-  if (config.ADMIN_EMAIL && !config.ADMIN_PASSWORD && !config.ADMIN_API_KEY) {
-    problems.push('ADMIN_EMAIL needs ADMIN_PASSWORD (or ADMIN_API_KEY)');
+  if (config.isProduction) {
+    if (!config.APP_SECRET) problems.push('APP_SECRET is required when NODE_ENV=production');
+    else if (config.APP_SECRET.length < 32)
+      problems.push('APP_SECRET must be at least 32 characters when NODE_ENV=production');
+    else if (KNOWN_SECRETS.has(config.APP_SECRET) || /change.?me/i.test(config.APP_SECRET))
+      problems.push('APP_SECRET is a published example value: set a random secret of your own');
   }
   if (problems.length) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   return config;

@@ -5,8 +5,8 @@ import { MIGRATIONS } from './migrations';
 
 export const ENTITIES = Object.values(entities).filter((e) => typeof e === 'function');
 
-/** One options object feeds Nest (DatabaseModule), the migration runner and the TypeORM CLI. */
-export function dataSourceOptions(url: string): DataSourceOptions {
+/** One options object feeds Nest (DatabaseModule) and the migration runner (`main.js migrate`). */
+export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -14,7 +14,7 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,
-    extra: { max: Number(process.env.DB_POOL_SIZE ?? 10), connectionTimeoutMillis: 5000 },
+    extra: { max: poolSize, connectionTimeoutMillis: 5000 },
   };
 }
 
@@ -46,8 +46,3 @@ export async function runMigrations(url: string): Promise<string[]> {
     await ds.destroy();
   }
 }
-
-/** For the TypeORM CLI: `typeorm -d dist/... migration:show`. */
-export default new DataSource(
-  dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/linkmgmt'),
-);

@@ -12,7 +12,7 @@ import { dataSourceOptions, ENTITIES } from './data-source';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
-        ...dataSourceOptions(config.DATABASE_URL),
+        ...dataSourceOptions(config.DATABASE_URL, config.DB_POOL_SIZE),
         retryAttempts: 3,
         retryDelay: 1000,
       }),

@@ -1,3 +1,4 @@
 export * from './batched-get';
+export * from './cache';
 export * from './redis.module';
 export * from './redis.service';

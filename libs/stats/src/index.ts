@@ -1,5 +1,6 @@
+export * from './click-caps';
 export * from './keys';
-export * from './stats-folder';
+export * from './stats-fold';
 export * from './stats-reader';
 export * from './stats.module';
 export * from './types';

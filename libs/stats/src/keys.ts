@@ -43,6 +43,72 @@ export class StatsKeys {
   }
 }
 
+// ---- scripts: they build keys from `StatsKeys.base` themselves, so they live with the layout ----
+
+/**
+ * One atomic round trip per counted visit. KEYS: cap, pending, visitors HLL, dirty set.
+ * ARGV: cap (0 = none), link id, cap ttl, HLL ttl, visitor digest, fields to increment (the
+ * visit's profile field)...
+ * Returns 0 when the owner's monthly cap is reached (the visit is not counted), else 1.
+ */
+export const RECORD_VISIT_SCRIPT = `
+local cap = tonumber(ARGV[1])
+if cap > 0 and tonumber(redis.call('GET', KEYS[1]) or '0') >= cap then return 0 end
+redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+for i = 6, #ARGV do redis.call('HINCRBY', KEYS[2], ARGV[i], 1) end
+redis.call('PFADD', KEYS[3], ARGV[5])
+redis.call('EXPIRE', KEYS[3], ARGV[4])
+redis.call('SADD', KEYS[4], ARGV[2])
+return 1`;
+
+/**
+ * Adds one flush chunk's aggregated visits (many links and days) in a single call.
+ * KEYS[1]: the dirty set. ARGV[1]: the stats key base (`StatsKeys.base`); ARGV[2]: JSON array
+ * of entries `[link id, day, [field, ...], [increment, ...], [visitor digest, ...]]`. One JSON
+ * argument, rather than thousands, keeps the api's share small: serialising many arguments
+ * costs the redirecting process several times what Redis spends running this. Pending hash and HLL keys
+ * are built here from the base (like the fold's claim script: one Redis primary, not a cluster).
+ * The HLLs' expiry is the fold's business (it reads every one written here), which keeps this
+ * script to two calls per link-day. Returns the number of entries.
+ */
+export const RECORD_CHUNK_SCRIPT = `
+local base = ARGV[1]
+local ids = {}
+for _, e in ipairs(cjson.decode(ARGV[2])) do
+  local id = e[1]
+  ids[#ids + 1] = id
+  local pending = base .. ':p:' .. id
+  local fields, counts = e[3], e[4]
+  for j = 1, #fields do redis.call('HINCRBY', pending, fields[j], counts[j]) end
+  local digests = e[5]
+  local hll = base .. ':u:' .. id .. ':' .. e[2]
+  for first = 1, #digests, 1000 do
+    redis.call('PFADD', hll, unpack(digests, first, math.min(first + 999, #digests)))
+  end
+end
+if #ids > 0 then redis.call('SADD', KEYS[1], unpack(ids)) end
+return #ids`;
+
+/**
+ * Claims up to ARGV[3] dirty links: each pending hash is renamed into the batch, atomically, so
+ * visits recorded meanwhile start a fresh pending hash. KEYS: dirty set, inflight set.
+ * ARGV: key base, batch id, max links. Returns the claimed link ids.
+ */
+export const CLAIM_BATCH_SCRIPT = `
+local ids = redis.call('SPOP', KEYS[1], tonumber(ARGV[3]))
+local claimed = {}
+for _, id in ipairs(ids) do
+  local src = ARGV[1] .. ':p:' .. id
+  if redis.call('EXISTS', src) == 1 then
+    redis.call('RENAME', src, ARGV[1] .. ':b:' .. ARGV[2] .. ':' .. id)
+    redis.call('SADD', ARGV[1] .. ':b:' .. ARGV[2], id)
+    table.insert(claimed, id)
+  end
+end
+if #claimed > 0 then redis.call('SADD', KEYS[2], ARGV[2]) end
+return claimed`;
+
 /** A day's visitors HLL lives this long after its last write is folded. */
 export const HLL_TTL_SECONDS = 3 * 24 * 3600;
 

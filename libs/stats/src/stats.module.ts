@@ -1,9 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 
+import { ClickCaps } from './click-caps';
 import { StatsReader } from './stats-reader';
 import { VisitRecorder } from './visit-recorder';
 
 /** Visit recording and statistics reads, for the api (redirector, link and QR routes). */
 @Global()
-@Module({ providers: [VisitRecorder, StatsReader], exports: [VisitRecorder, StatsReader] })
+@Module({
+  providers: [VisitRecorder, StatsReader, ClickCaps],
+  exports: [VisitRecorder, StatsReader],
+})
 export class StatsModule {}

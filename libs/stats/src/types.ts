@@ -26,4 +26,6 @@ export interface VisitInput {
   ip: string;
   userAgent: string | undefined;
   referer: string | undefined;
+  /** The Accept-Language header (the visitor's languages). */
+  acceptLanguage?: string;
 }

@@ -1,9 +1,13 @@
 import { fieldCounts, parseField, profileField } from './keys';
 import {
+  agentInfo,
+  countryCodeOf,
   countryOf,
   dimensions,
   isCountable,
   label,
+  languagesOf,
+  MAX_HEADER_CHARS,
   referrerHost,
   socialNetwork,
 } from './visit-classifier';
@@ -134,5 +138,84 @@ describe('visit classification', () => {
     });
     expect(fieldCounts('20261122|v|too|few')).toBeNull();
     expect(fieldCounts('bad')).toBeNull();
+  });
+});
+
+describe('devices and languages', () => {
+  const AGENTS: Array<[string, string, string, string]> = [
+    [
+      'iPhone Safari',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+      'iphone',
+      'mobile',
+    ],
+    [
+      'iPad Safari',
+      'Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1',
+      'ipad',
+      'tablet',
+    ],
+    [
+      'Android Chrome',
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.6099.144 Mobile Safari/537.36',
+      'android',
+      'mobile',
+    ],
+    [
+      'Android tablet',
+      'Mozilla/5.0 (Linux; Android 13; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+      'android',
+      'tablet',
+    ],
+    [
+      'Windows Chrome',
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+      'windows',
+      'desktop',
+    ],
+    [
+      'macOS Safari',
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
+      'macos',
+      'desktop',
+    ],
+    [
+      'Linux Firefox',
+      'Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0',
+      'linux',
+      'desktop',
+    ],
+    [
+      'ChromeOS',
+      'Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+      'chromeos',
+      'desktop',
+    ],
+  ];
+
+  it.each(AGENTS)('%s: platform %p? form factor %p?', (_name, ua, platform, formFactor) => {
+    const info = agentInfo(ua);
+    expect([info.platform, info.formFactor, info.bot]).toEqual([platform, formFactor, false]);
+  });
+
+  it('cuts very long user agents before parsing and memoising them', () => {
+    const long = `${AGENTS[4][1]} ${'x'.repeat(100_000)}`;
+    expect(agentInfo(long).platform).toBe('windows');
+    expect(agentInfo(long)).toBe(agentInfo(long.slice(0, MAX_HEADER_CHARS)));
+  });
+
+  it('reads Accept-Language in the order of preference, primary codes once each', () => {
+    expect(languagesOf('fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5')).toEqual(['fr', 'en', 'de']);
+    expect(languagesOf('de;q=0.2, en-GB;q=0.9, es')).toEqual(['es', 'en', 'de']);
+    expect(languagesOf('EN-us')).toEqual(['en']);
+    expect(languagesOf(undefined)).toEqual([]);
+    expect(languagesOf('')).toEqual([]);
+    expect(languagesOf('*, x-klingon, 123')).toEqual([]);
+    expect(languagesOf('en;q=0, fr')).toEqual(['fr']);
+  });
+
+  it('gives country codes for public addresses and null for private ones', () => {
+    expect(countryCodeOf('8.8.8.8')).toBe('US');
+    expect(countryCodeOf('10.0.0.1')).toBeNull();
   });
 });

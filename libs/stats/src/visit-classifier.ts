@@ -1,5 +1,6 @@
 import { isbot } from 'isbot';
 import { LRUCache } from 'lru-cache';
+import Negotiator from 'negotiator';
 import UAParser from 'ua-parser-js';
 
 /** Social networks counted in `socialCount`, by referrer host (the documented neutral keys). */
@@ -19,11 +20,27 @@ export interface VisitDimensions {
   social: SocialNetwork | null;
 }
 
-interface AgentInfo {
+/** The platform of a visitor's device, as device targeting names it. */
+export type Platform =
+  'iphone' | 'ipad' | 'android' | 'windows' | 'macos' | 'linux' | 'chromeos' | 'other';
+/** The kind of device (statistics' `topDevices`, device targeting's mobile / tablet / desktop). */
+export type FormFactor = 'mobile' | 'tablet' | 'desktop' | 'other';
+
+/** What the user agent says about a visitor. */
+export interface AgentInfo {
+  /** A bot or link-preview fetcher (isbot's list). */
   bot: boolean;
   browser: string;
   os: string;
+  platform: Platform;
+  formFactor: FormFactor;
 }
+
+/**
+ * Headers are cut to this many characters before they are parsed or memoised: real user agents
+ * and referrers are far shorter, and it bounds the memory of the memos below (entries × this).
+ */
+export const MAX_HEADER_CHARS = 512;
 
 /**
  * User-agent analysis, memoised: parsing costs ~25 µs, and real traffic repeats a small set of
@@ -31,18 +48,68 @@ interface AgentInfo {
  */
 const agents = new LRUCache<string, AgentInfo>({ max: 20_000 });
 
-function agentInfo(userAgent: string): AgentInfo {
-  let info = agents.get(userAgent);
+const LINUX =
+  /linux|ubuntu|debian|fedora|mint|arch|centos|red ?hat|gentoo|suse|slackware|mandriva/i;
+
+function platformOf(ua: UAParser.IResult): Platform {
+  const os = ua.os.name ?? '';
+  if (os === 'iOS') return ua.device.model === 'iPad' ? 'ipad' : 'iphone';
+  if (os === 'Android') return 'android';
+  if (os === 'Windows') return 'windows';
+  if (os === 'Mac OS') return 'macos';
+  if (/chrom(e|ium) ?os/i.test(os)) return 'chromeos';
+  return LINUX.test(os) ? 'linux' : 'other';
+}
+
+function formFactorOf(ua: UAParser.IResult, platform: Platform): FormFactor {
+  const type = ua.device.type;
+  if (type === 'mobile' || platform === 'iphone') return 'mobile';
+  if (type === 'tablet' || platform === 'ipad') return 'tablet';
+  return type === undefined ? 'desktop' : 'other';
+}
+
+/** The memoised analysis of a user agent (bot, browser, OS, platform, form factor). */
+export function agentInfo(userAgent: string): AgentInfo {
+  const key =
+    userAgent.length > MAX_HEADER_CHARS ? userAgent.slice(0, MAX_HEADER_CHARS) : userAgent;
+  let info = agents.get(key);
   if (!info) {
-    const ua = new UAParser(userAgent).getResult();
+    const ua = new UAParser(key).getResult();
+    const platform = platformOf(ua);
     info = {
-      bot: isbot(userAgent),
+      bot: isbot(key),
       browser: label(ua.browser.name, 'Other'),
       os: label(ua.os.name, 'Other'),
+      platform,
+      formFactor: formFactorOf(ua, platform),
     };
-    agents.set(userAgent, info);
+    agents.set(key, info);
   }
   return info;
+}
+
+const NO_LANGUAGES: readonly string[] = Object.freeze([]);
+const languageLists = new LRUCache<string, readonly string[]>({ max: 5_000 });
+
+/**
+ * The languages of an `Accept-Language` header as ISO 639-1 codes (lower case, primary subtag
+ * only), in the visitor's order of preference (q-values; `*` and malformed entries left out,
+ * each code once), memoised. Parsed by `negotiator` (the parser Express uses).
+ */
+export function languagesOf(header: string | undefined): readonly string[] {
+  if (!header) return NO_LANGUAGES;
+  const key = header.length > MAX_HEADER_CHARS ? header.slice(0, MAX_HEADER_CHARS) : header;
+  let list = languageLists.get(key);
+  if (!list) {
+    const codes: string[] = [];
+    for (const tag of new Negotiator({ headers: { 'accept-language': key } }).languages()) {
+      const primary = tag.split('-', 1)[0].toLowerCase();
+      if (/^[a-z]{2}$/.test(primary) && !codes.includes(primary)) codes.push(primary);
+    }
+    list = codes.length ? Object.freeze(codes) : NO_LANGUAGES;
+    languageLists.set(key, list);
+  }
+  return list;
 }
 
 /**
@@ -84,16 +151,19 @@ export function label(value: string | undefined, fallback: string): string {
 }
 
 type GeoLookup = (ip: string) => { country?: string } | null;
+/** Addresses already looked up ('' = no country): a returning visitor costs a map lookup. */
+const countryCodes = new LRUCache<string, string>({ max: 50_000 });
 let geo: GeoLookup | null | undefined;
 let regionNames: Intl.DisplayNames | undefined;
 const countryNames = new Map<string, string>();
 
 /**
- * Country name of an IP from the offline GeoIP database shipped with geoip-country (loaded on
- * first use: ~15 MB; countries only, so about half the lookup cost and a tenth of the memory of
- * geoip-lite's city database). Private, loopback and unknown addresses, or a failed load: `Unknown`.
+ * ISO 3166-1 alpha-2 code of an IP's country from the offline GeoIP database shipped with
+ * geoip-country (loaded on first use: ~15 MB; countries only, so about half the lookup cost and a
+ * tenth of the memory of geoip-lite's city database). Null for private, loopback and unknown
+ * addresses, or when the database cannot be loaded.
  */
-export function countryOf(ip: string): string {
+export function countryCodeOf(ip: string): string | null {
   if (geo === undefined) {
     try {
       geo = (require('geoip-country') as { lookup: GeoLookup }).lookup;
@@ -102,9 +172,19 @@ export function countryOf(ip: string): string {
       geo = null;
     }
   }
-  if (!geo) return 'Unknown';
-  const plain = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-  const code = geo(plain)?.country;
+  if (!geo) return null;
+  let code = countryCodes.get(ip);
+  if (code === undefined) {
+    const plain = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+    code = geo(plain)?.country ?? '';
+    countryCodes.set(ip, code);
+  }
+  return code || null;
+}
+
+/** The English name of an IP's country (statistics' label), or `Unknown`. */
+export function countryOf(ip: string): string {
+  const code = countryCodeOf(ip);
   if (!code) return 'Unknown';
   let name = countryNames.get(code);
   if (name === undefined) {
@@ -134,6 +214,7 @@ export function dimensions(
 ): VisitDimensions {
   const agent = agentInfo(userAgent ?? '');
   const country = label(countryOf(ip), 'Unknown');
+  if (referer && referer.length > MAX_HEADER_CHARS) referer = referer.slice(0, MAX_HEADER_CHARS);
   const from = referer ? referrers.get(referer) : undefined;
   let referrer = from?.referrer;
   let social = from?.social ?? null;

@@ -1,61 +1,24 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import Redis, { ChainableCommander } from 'ioredis';
-import { DataSource } from 'typeorm';
 
 import { sha256 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { RedisService } from '@app/redis';
 
-import { dayKey, HLL_TTL_SECONDS, monthKey, profileField, StatsKeys } from './keys';
+import { ClickCaps } from './click-caps';
+import {
+  dayKey,
+  HLL_TTL_SECONDS,
+  monthKey,
+  profileField,
+  RECORD_CHUNK_SCRIPT,
+  RECORD_VISIT_SCRIPT,
+  StatsKeys,
+} from './keys';
 import { VisitInput } from './types';
+import { aggregate, LinkDay, Visitor, VisitLog } from './visit-log';
 import { dimensions, isCountable } from './visit-classifier';
-
-/**
- * One atomic round trip per counted visit. KEYS: cap, pending, visitors HLL, dirty set.
- * ARGV: cap (0 = none), link id, cap ttl, HLL ttl, visitor digest, fields to increment (the
- * visit's profile field)...
- * Returns 0 when the owner's monthly cap is reached (the visit is not counted), else 1.
- */
-const RECORD = `
-local cap = tonumber(ARGV[1])
-if cap > 0 and tonumber(redis.call('GET', KEYS[1]) or '0') >= cap then return 0 end
-redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-for i = 6, #ARGV do redis.call('HINCRBY', KEYS[2], ARGV[i], 1) end
-redis.call('PFADD', KEYS[3], ARGV[5])
-redis.call('EXPIRE', KEYS[3], ARGV[4])
-redis.call('SADD', KEYS[4], ARGV[2])
-return 1`;
-
-/**
- * Adds one flush chunk's aggregated visits (many links and days) in a single call.
- * KEYS[1]: the dirty set. ARGV[1]: the stats key base (`StatsKeys.base`); ARGV[2]: JSON array
- * of entries `[link id, day, [field, ...], [increment, ...], [visitor digest, ...]]`. One JSON
- * argument, rather than thousands, keeps the api's share small: serialising many arguments
- * costs the redirecting process several times what Redis spends running this. Pending hash and HLL keys
- * are built here from the base (like the fold's claim script: one Redis primary, not a cluster).
- * The HLLs' expiry is the fold's business (it reads every one written here), which keeps this
- * script to two calls per link-day. Returns the number of entries.
- */
-const RECORD_CHUNK = `
-local base = ARGV[1]
-local ids = {}
-for _, e in ipairs(cjson.decode(ARGV[2])) do
-  local id = e[1]
-  ids[#ids + 1] = id
-  local pending = base .. ':p:' .. id
-  local fields, counts = e[3], e[4]
-  for j = 1, #fields do redis.call('HINCRBY', pending, fields[j], counts[j]) end
-  local digests = e[5]
-  local hll = base .. ':u:' .. id .. ':' .. e[2]
-  for first = 1, #digests, 1000 do
-    redis.call('PFADD', hll, unpack(digests, first, math.min(first + 999, #digests)))
-  end
-end
-if #ids > 0 then redis.call('SADD', KEYS[1], unpack(ids)) end
-return #ids`;
 
 /** A flush also starts once this many visits are waiting. */
 const FLUSH_AT = 20_000;
@@ -73,110 +36,7 @@ const CHUNKS_PER_TURN = 2;
  */
 const FLUSH_CHUNK = 50;
 
-/** Distinct values a link-day keeps in plain arrays before it indexes them. */
-const SMALL = 16;
-
-/**
- * One link's visits of one day between two flushes: visits per profile field (see
- * `profileField`) and the distinct visitor digests. In a flush interval a link-day rarely sees
- * more than a few of either, so they live in exact-size arrays searched linearly (a fraction of
- * the garbage of a Map and a Set per link-day), indexed only once a busy link outgrows that.
- */
-class LinkDay {
-  readonly fields: string[];
-  readonly counts: number[];
-  readonly digests: string[];
-  private fieldIndex?: Map<string, number>;
-  private digestIndex?: Set<string>;
-
-  constructor(
-    readonly linkId: number,
-    readonly day: string,
-    field: string,
-    digest: string,
-  ) {
-    this.fields = [field];
-    this.counts = [1];
-    this.digests = [digest];
-  }
-
-  add(field: string, digest: string): void {
-    let i = this.fieldIndex ? (this.fieldIndex.get(field) ?? -1) : this.fields.indexOf(field);
-    if (i < 0) {
-      i = this.fields.push(field) - 1;
-      this.counts.push(0);
-      if (this.fieldIndex) this.fieldIndex.set(field, i);
-      else if (i === SMALL) this.fieldIndex = new Map(this.fields.map((f, k) => [f, k]));
-    }
-    this.counts[i] += 1;
-    if (this.digestIndex ? this.digestIndex.has(digest) : this.digests.includes(digest)) return;
-    this.digests.push(digest);
-    if (this.digestIndex) this.digestIndex.add(digest);
-    else if (this.digests.length > SMALL) this.digestIndex = new Set(this.digests);
-  }
-
-  /** The chunk script's entry: `[link id, day, [field, ...], [increment, ...], [digest, ...]]`. */
-  toJSON(): [string, string, string[], number[], string[]] {
-    return [String(this.linkId), this.day, this.fields, this.counts, this.digests];
-  }
-}
-
-/**
- * What the recorder remembers of a visitor (by IP) for the day: the digest and the profile field
- * of their last visit. Returning visitors, the common case, then cost one map lookup.
- */
-interface Visitor {
-  readonly day: string;
-  readonly userAgent: string;
-  readonly digest: string;
-  readonly referer: string | undefined;
-  readonly field: string;
-}
-
-/**
- * Visits of uncapped owners since the last flush, column by column: the link id and the
- * visitor's memoised day, profile field and digest (references to strings the visitor memo holds
- * anyway). The columns keep their capacity from flush to flush, so holding a flush interval of
- * visits allocates nothing per visit. Measured: keeping each request's own objects that long
- * (long enough to be promoted out of the young generation) cost more garbage collection than
- * the recording itself.
- */
-class VisitLog {
-  private held = 0;
-  get length(): number {
-    return this.held;
-  }
-  private links = new Int32Array(1024);
-  private readonly visitors: Visitor[] = [];
-
-  /** Appends a visit; returns the number held. */
-  push(linkId: number, visitor: Visitor): number {
-    if (this.held === this.links.length) {
-      const grown = new Int32Array(this.links.length * 2);
-      grown.set(this.links);
-      this.links = grown;
-    }
-    this.links[this.held] = linkId;
-    this.visitors[this.held] = visitor;
-    return ++this.held;
-  }
-
-  /** Empties the log, keeping its capacity but no visitor the memo has since let go. */
-  clear(): void {
-    this.visitors.fill(undefined as unknown as Visitor, 0, this.held);
-    this.held = 0;
-  }
-
-  linkAt(i: number): number {
-    return this.links[i];
-  }
-  visitorAt(i: number): Visitor {
-    return this.visitors[i];
-  }
-}
-
 const CAP_TTL_SECONDS = 40 * 24 * 3600;
-const CAP_CACHE_MS = 60_000;
 
 type RecordingPipeline = {
   recordVisit(...args: Array<string | number>): unknown;
@@ -199,7 +59,6 @@ type RecordingPipeline = {
 export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(VisitRecorder.name);
   private readonly keys: StatsKeys;
-  private readonly caps = new LRUCache<number, number>({ max: 50_000, ttl: CAP_CACHE_MS });
   private defined = false;
   /** Visits of this tick, recorded together on the next (their Redis calls share one write). */
   private queue: VisitInput[] = [];
@@ -207,7 +66,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly redis: RedisService,
     private readonly config: AppConfig,
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly caps: ClickCaps,
   ) {
     this.keys = new StatsKeys(redis);
   }
@@ -227,13 +86,13 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.writer = this.redis.duplicate();
-    this.writer.defineCommand('recordVisitChunk', { numberOfKeys: 1, lua: RECORD_CHUNK });
+    this.writer.defineCommand('recordVisitChunk', { numberOfKeys: 1, lua: RECORD_CHUNK_SCRIPT });
   }
 
   /** Fire and forget: never throws, never awaited on the request path. */
   record(visit: VisitInput): void {
     if (!isCountable(visit.method, visit.userAgent)) return;
-    if (this.caps.get(visit.userId) === 0) {
+    if (this.caps.peek(visit.userId) === 0) {
       const n = this.log.push(visit.linkId, this.visitor(visit, dayKey(Date.now())));
       if (n === FLUSH_AT) void this.flushQuietly();
       else if (!this.timer)
@@ -351,7 +210,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     const month = monthKey(now);
     const countable = visits.map((v) => isCountable(v.method, v.userAgent));
     const caps = await Promise.all(
-      visits.map((v, i) => (countable[i] ? this.capFor(v.userId) : 0)),
+      visits.map((v, i) => (countable[i] ? this.caps.of(v.userId) : 0)),
     );
     this.defineOnce();
     const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
@@ -407,60 +266,12 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     return profileField(day, dimensions(visit.ip, visit.userAgent, visit.referer));
   }
 
-  /** The owner's monthly clicks cap (0 = unlimited; admins unlimited), cached for a minute. */
-  private async capFor(userId: number): Promise<number> {
-    const cached = this.caps.get(userId);
-    if (cached !== undefined) return cached;
-    let cap = 0;
-    try {
-      const [row] = await this.db.query(
-        `SELECT u.is_admin, p.free, u.expires, (p.limits->>'clicks')::bigint AS clicks,
-                (SELECT (f.limits->>'clicks')::bigint FROM plans f WHERE f.free ORDER BY f.id LIMIT 1) AS free_clicks
-           FROM users u JOIN plans p ON p.id = u.plan_id WHERE u.id = $1`,
-        [userId],
-      );
-      if (row && !row.is_admin) {
-        const lapsed =
-          !row.free && row.expires !== null && new Date(row.expires).getTime() <= Date.now();
-        cap = Number((lapsed ? row.free_clicks : row.clicks) ?? 0);
-      }
-    } catch (err) {
-      this.logger.warn(`clicks cap unknown, counting: ${(err as Error).message}`);
-      return 0;
-    }
-    this.caps.set(userId, cap);
-    return cap;
-  }
-
   private defineOnce(): void {
     if (!this.defined) {
-      this.redis.client.defineCommand('recordVisit', { numberOfKeys: 4, lua: RECORD });
+      this.redis.client.defineCommand('recordVisit', { numberOfKeys: 4, lua: RECORD_VISIT_SCRIPT });
       this.defined = true;
     }
   }
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** Adds visits `from`..`to` of `log` to the link-days of `byDay` (new ones also to `out`). */
-function aggregate(
-  log: VisitLog,
-  from: number,
-  to: number,
-  byDay: Map<string, Map<number, LinkDay>>,
-  out: LinkDay[],
-): void {
-  for (let i = from; i < to; i++) {
-    const linkId = log.linkAt(i);
-    const v = log.visitorAt(i);
-    let links = byDay.get(v.day);
-    if (!links) byDay.set(v.day, (links = new Map()));
-    const b = links.get(linkId);
-    if (b) b.add(v.field, v.digest);
-    else {
-      const created = new LinkDay(linkId, v.day, v.field, v.digest);
-      links.set(linkId, created);
-      out.push(created);
-    }
-  }
-}

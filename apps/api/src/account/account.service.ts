@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
-import { BadRequestError, Principal, PrincipalCache } from '@app/common';
+import { BadRequestError, hashPassword, Principal, PrincipalCache } from '@app/common';
 import { User } from '@app/database';
 
-import { hashPassword } from '../users/passwords';
 import { AccountView, UsersService } from '../users/users.service';
 import { UpdateAccountDto } from './dto/update-account.dto';
 
@@ -19,6 +18,10 @@ export class AccountService {
 
   get(auth: Principal): Promise<AccountView> {
     return this.users.accountView(auth.user);
+  }
+
+  rotateKey(auth: Principal): Promise<string> {
+    return this.users.rotateKey(auth.user.id);
   }
 
   async update(auth: Principal, dto: UpdateAccountDto): Promise<void> {

@@ -40,7 +40,7 @@ export class CampaignsController {
   @Post('campaign/add')
   @ApiOperation({
     summary: 'Create a campaign',
-    description: `All fields optional; slug unique across the service (409). ${SAVED_SHAPE}`,
+    description: `All fields optional; slug unique across the service (409). Needs the plan feature "bundle" (403). ${SAVED_SHAPE}`,
   })
   @ApiOkFields(CampaignSavedView)
   @ApiErrors(400, 403, 409)

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 
 import {
   ConflictError,
@@ -8,56 +8,38 @@ import {
   PageQueryDto,
   paginate,
   Paginated,
+  PlanService,
   Principal,
+  PublicUrls,
 } from '@app/common';
-import { AppConfig } from '@app/config';
-import { Campaign, Link } from '@app/database';
+import { Campaign, isForeignKeyViolation, isUniqueViolation, Link } from '@app/database';
 
-import { listUrl, rotatorUrl } from './campaign-urls';
 import { AddCampaignDto } from './dto/add-campaign.dto';
-import { CampaignSavedView } from './dto/campaign-saved.view';
-import { CampaignView } from './dto/campaign.view';
+import { CampaignSavedView, campaignSavedView } from './dto/campaign-saved.view';
+import { CampaignView, campaignView } from './dto/campaign.view';
 import { UpdateCampaignDto } from './dto/update-campaign.dto';
 
 const DUPLICATE_SLUG = 'slug: another campaign already uses this slug';
-
-const dbCode = (err: unknown) =>
-  err instanceof QueryFailedError
-    ? (err.driverError as { code?: string } | undefined)?.code
-    : undefined;
 
 @Injectable()
 export class CampaignsService {
   constructor(
     @InjectRepository(Campaign) private readonly campaigns: Repository<Campaign>,
     @InjectRepository(Link) private readonly links: Repository<Link>,
-    private readonly config: AppConfig,
+    private readonly urls: PublicUrls,
+    private readonly plans: PlanService,
   ) {}
-
-  view(c: Campaign): CampaignView {
-    const base = this.config.publicUrl;
-    return {
-      id: c.id,
-      name: c.name,
-      public: c.public,
-      rotator: rotatorUrl(base, c.slug),
-      list: listUrl(base, c),
-    };
-  }
-
-  saved(c: Campaign): CampaignSavedView {
-    const { id, ...rest } = this.view(c);
-    return { id, domain: c.name, ...rest };
-  }
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<CampaignView>> {
     const qb = this.campaigns
       .createQueryBuilder('c')
       .where('c.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'campaigns', (c) => this.view(c));
+    return paginate(qb, query, 'campaigns', (c) => campaignView(c, this.urls));
   }
 
+  /** Campaigns need the plan feature "bundle" (403 otherwise). */
   async add(auth: Principal, dto: AddCampaignDto): Promise<CampaignSavedView> {
+    this.plans.assertFeature(auth, 'bundle');
     const slug = dto.slug || null;
     await this.assertSlugFree(slug);
     const campaign = this.campaigns.create({
@@ -66,7 +48,7 @@ export class CampaignsService {
       slug,
       public: dto.public ?? false,
     });
-    return this.saved(await this.save(campaign));
+    return campaignSavedView(await this.save(campaign), this.urls);
   }
 
   async update(auth: Principal, id: number, dto: UpdateCampaignDto): Promise<CampaignSavedView> {
@@ -78,7 +60,7 @@ export class CampaignsService {
     }
     campaign.name = dto.name;
     if (dto.public !== undefined) campaign.public = dto.public;
-    return this.saved(await this.save(campaign));
+    return campaignSavedView(await this.save(campaign), this.urls);
   }
 
   /** Its links stay, unassigned (links.campaign_id is ON DELETE SET NULL). */
@@ -99,7 +81,7 @@ export class CampaignsService {
       ));
     } catch (err) {
       // The campaign was deleted between the check and the update.
-      if (dbCode(err) === '23503') throw new NotFoundError('Campaign');
+      if (isForeignKeyViolation(err)) throw new NotFoundError('Campaign');
       throw err;
     }
     if (!affected) throw new NotFoundError('Link');
@@ -114,7 +96,7 @@ export class CampaignsService {
     try {
       return await this.campaigns.save(campaign);
     } catch (err) {
-      if (dbCode(err) === '23505') throw new ConflictError(DUPLICATE_SLUG);
+      if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE_SLUG);
       throw err;
     }
   }

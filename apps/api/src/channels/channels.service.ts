@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 
 import {
   BadRequestError,
@@ -11,13 +11,21 @@ import {
   Paginated,
   pageRequest,
   Principal,
+  PublicUrls,
 } from '@app/common';
-import { AppConfig } from '@app/config';
-import { Channel, ChannelItem, ChannelItemType, Domain, Link, QrCode } from '@app/database';
+import {
+  Channel,
+  ChannelItem,
+  ChannelItemType,
+  Domain,
+  isForeignKeyViolation,
+  Link,
+  QrCode,
+} from '@app/database';
 
 import { AddChannelDto } from './dto/add-channel.dto';
 import { ChannelItemView } from './dto/channel-item.view';
-import { ChannelView } from './dto/channel.view';
+import { channelView, ChannelView } from './dto/channel.view';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 
 /** One row of the channel item query. */
@@ -34,10 +42,6 @@ interface ItemRow {
   qrAlias: string | null;
 }
 
-const isForeignKeyViolation = (err: unknown) =>
-  err instanceof QueryFailedError &&
-  (err.driverError as { code?: string } | undefined)?.code === '23503';
-
 @Injectable()
 export class ChannelsService {
   constructor(
@@ -45,24 +49,14 @@ export class ChannelsService {
     @InjectRepository(ChannelItem) private readonly channelItems: Repository<ChannelItem>,
     @InjectRepository(Link) private readonly links: Repository<Link>,
     @InjectRepository(QrCode) private readonly qrCodes: Repository<QrCode>,
-    private readonly config: AppConfig,
+    private readonly urls: PublicUrls,
   ) {}
-
-  static view(c: Channel): ChannelView {
-    return {
-      id: c.id,
-      name: c.name,
-      description: c.description,
-      color: c.color,
-      starred: c.starred,
-    };
-  }
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<ChannelView>> {
     const qb = this.channels
       .createQueryBuilder('c')
       .where('c.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'channels', ChannelsService.view);
+    return paginate(qb, query, 'channels', channelView);
   }
 
   /**
@@ -125,7 +119,7 @@ export class ChannelsService {
         starred: dto.starred ?? false,
       }),
     );
-    return ChannelsService.view(channel);
+    return channelView(channel);
   }
 
   async update(auth: Principal, id: number, dto: UpdateChannelDto): Promise<void> {
@@ -185,20 +179,19 @@ export class ChannelsService {
   }
 
   private itemView(r: ItemRow): ChannelItemView {
-    const base = this.config.publicUrl;
     const date = formatDay(new Date(r.assignedAt));
     if (r.type === 'qr') {
-      const link = `${base}/q/${r.qrAlias}`;
+      const code = r.qrAlias as string;
       return {
         type: r.type,
         id: r.itemId,
-        title: r.qrName || (r.qrAlias as string),
-        preview: `${link}.png`,
-        link,
+        title: r.qrName || code,
+        preview: this.urls.qrImage(code),
+        link: this.urls.qr(code),
         date,
       };
     }
-    const link = `${r.linkDomain ?? base}/${r.linkAlias}`;
+    const link = this.urls.short(r.linkAlias as string, r.linkDomain);
     return {
       type: r.type,
       id: r.itemId,

@@ -1,6 +1,8 @@
 import { InvalidFieldError } from '@app/common';
 
-import { isHttpUrl, normalizeRedirectUrl, parseBrandedDomain } from './branded-domain';
+import { isHttpUrl } from '@app/common';
+
+import { normalizeRedirectUrl, parseBrandedDomain } from './branded-domain';
 
 describe('parseBrandedDomain', () => {
   it.each([

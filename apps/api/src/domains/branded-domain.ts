@@ -52,25 +52,6 @@ export function parseBrandedDomain(input: string, field = 'domain'): BrandedDoma
 }
 
 /**
- * True for an absolute http(s) URL with a host and no credentials, spaces or control characters
- * (`redirectroot`, `redirect404`).
- */
-export function isHttpUrl(value: string): boolean {
-  if (CONTROL_OR_SPACE.test(value) || !/^https?:\/\//i.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      url.hostname !== '' &&
-      !url.username &&
-      !url.password
-    );
-  } catch {
-    return false;
-  }
-}
-
-/**
  * What is stored for a redirect URL: the text as sent when it is printable ASCII, else its ASCII
  * serialisation (punycode host, percent-encoded path) so it can go into a Location header.
  */

@@ -55,6 +55,23 @@ export class DnsResolver {
     }
   }
 
+  /** The TXT records of `name` (each record's strings joined); [] when it has none. */
+  async txt(name: string, timeoutMs = 3000): Promise<string[]> {
+    const resolver = this.createResolver(timeoutMs);
+    const timer = setTimeout(() => resolver.cancel(), timeoutMs);
+    timer.unref();
+    try {
+      return (await resolver.resolveTxt(name)).map((parts) => parts.join(''));
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? 'EUNKNOWN';
+      if (NO_RECORD.has(code)) return [];
+      throw new DnsLookupError(code === 'ECANCELLED' ? 'ETIMEOUT' : code);
+    } finally {
+      clearTimeout(timer);
+      resolver.cancel();
+    }
+  }
+
   /** The system's resolvers; a test points a subclass at its own server. */
   protected createResolver(timeoutMs: number): Resolver {
     return new Resolver({ timeout: timeoutMs, tries: 1 });

@@ -30,6 +30,26 @@ export class DomainVerifier {
     private readonly dns: DnsResolver,
   ) {}
 
+  /** The name of the TXT record that proves ownership of `host`. */
+  static recordName(host: string): string {
+    return `_linkverify.${host}`;
+  }
+
+  /**
+   * Whether the TXT record `_linkverify.<host>` holds `token` (always true with DOMAIN_VERIFY=off).
+   * The answer is yes or no: what the records hold is never repeated to the caller.
+   */
+  async ownershipProven(host: string, token: string): Promise<boolean> {
+    if (this.config.DOMAIN_VERIFY === 'off') return true;
+    try {
+      const records = await this.dns.txt(DomainVerifier.recordName(host));
+      return records.some((r) => r.trim() === token);
+    } catch (err) {
+      if (err instanceof DnsLookupError) return false;
+      throw err;
+    }
+  }
+
   async assertPointsHere(host: string): Promise<void> {
     if (this.config.DOMAIN_VERIFY === 'off') return;
     const ips = new Set(this.config.SERVICE_IPS.map(normalizeIp));

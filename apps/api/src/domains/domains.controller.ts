@@ -39,12 +39,25 @@ export class DomainsController {
       '`domain` is http(s)://host (no path, query, credentials or port), unique across the service: 409 when taken. ' +
       "The service's own host name is refused. With DOMAIN_VERIFY=dns the host must resolve (A/AAAA) to one of " +
       'SERVICE_IPS or be a CNAME of SERVICE_HOST, else 400 "domain: does not point to this service (...)" (lookup ' +
-      "timeout 3 s). 403 past the plan's `domain` count or when the plan has branded domains disabled.",
+      "timeout 3 s). A subdomain of the service's own host is refused. redirectroot / redirect404 may not point at the service's own hosts or a blocked destination. 403 past the plan's `domain` count or when the plan has branded domains disabled. " +
+      'The answer carries the TXT record that proves ownership (verification): the domain serves links once POST /api/domain/:id/verify finds it (DOMAIN_VERIFY=off: at once, verification null).',
   })
   @ApiOkFields(DomainCreatedView)
   @ApiErrors(400, 403, 409)
   add(@Auth() auth: Principal, @Body() dto: AddDomainDto) {
     return this.domains.add(auth, dto);
+  }
+
+  @Post('domain/:id/verify')
+  @ApiOperation({
+    summary: 'Prove ownership of a branded domain',
+    description:
+      'With DOMAIN_VERIFY=dns a new domain serves links only once the TXT record _linkverify.<host> holds the token its creation answered (verification.value). 400 until it does (the answer never repeats what DNS holds); already verified: 200.',
+  })
+  @ApiOkMessage()
+  @ApiErrors(400, 403, 404)
+  verify(@Auth() auth: Principal, @IdParam('id') id: number) {
+    return this.domains.verify(auth, id);
   }
 
   @Put('domain/:id/update')

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
-import { PublicModule } from '../public/public.module';
+import { DestinationsModule } from '../destinations/destinations.module';
+import { LinkCacheModule } from '../link-cache/link-cache.module';
 import { DnsResolver } from './dns.resolver';
 import { DomainVerifier } from './domain.verifier';
 import { DomainsController } from './domains.controller';
@@ -8,7 +9,7 @@ import { DomainsService } from './domains.service';
 
 /** Branded domains: /api/domains, /api/domain/add, /api/domain/:id/update|delete. */
 @Module({
-  imports: [PublicModule],
+  imports: [LinkCacheModule, DestinationsModule],
   controllers: [DomainsController],
   providers: [DomainsService, DomainVerifier, DnsResolver],
 })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 
 import {
   ConflictError,
@@ -9,24 +9,24 @@ import {
   PageQueryDto,
   paginate,
   Paginated,
+  hostOfUrl,
   PlanService,
   Principal,
+  randomString,
 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { Domain } from '@app/database';
+import { Domain, isUniqueViolation } from '@app/database';
 
-import { LinkCache } from '../public/link-cache';
+import { DestinationPolicy } from '../destinations/destination-policy';
+import { LinkCache } from '../link-cache/link-cache';
 import { normalizeRedirectUrl, parseBrandedDomain } from './branded-domain';
 import { DomainVerifier } from './domain.verifier';
 import { AddDomainDto } from './dto/add-domain.dto';
-import { DomainView } from './dto/domain.view';
+import { DomainCreatedView } from './dto/domain-created.view';
+import { domainView, DomainView } from './dto/domain.view';
 import { UpdateDomainDto } from './dto/update-domain.dto';
 
 const DUPLICATE = 'domain: this domain is already registered';
-
-const isUniqueViolation = (err: unknown) =>
-  err instanceof QueryFailedError &&
-  (err.driverError as { code?: string } | undefined)?.code === '23505';
 
 @Injectable()
 export class DomainsService {
@@ -37,32 +37,34 @@ export class DomainsService {
     private readonly verifier: DomainVerifier,
     private readonly config: AppConfig,
     private readonly cache: LinkCache,
+    private readonly destinations: DestinationPolicy,
   ) {}
-
-  static view(d: Domain): DomainView {
-    return { id: d.id, domain: d.domain, redirectroot: d.redirectRoot, redirect404: d.redirect404 };
-  }
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<DomainView>> {
     const qb = this.domains
       .createQueryBuilder('d')
       .where('d.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'domains', DomainsService.view);
+    return paginate(qb, query, 'domains', domainView);
   }
 
   /**
-   * Checks in order: the URL's shape, not the service's own host, the plan's `domain` count,
-   * uniqueness, then DNS. The count is checked again under a per-user lock when inserting, so
-   * concurrent requests cannot pass the limit together.
+   * Checks in order: the URL's shape, not the service's own host or a subdomain of it, the
+   * redirects (no loops, nothing blocked), the plan's `domain` count, uniqueness, then DNS. The
+   * count is checked again under a per-user lock when inserting, so concurrent requests cannot
+   * pass the limit together. With DOMAIN_VERIFY=dns the domain serves only once ownership is
+   * proven (`verify`); the answer names the TXT record to create.
    */
-  async add(auth: Principal, dto: AddDomainDto): Promise<{ id: number }> {
+  async add(auth: Principal, dto: AddDomainDto): Promise<DomainCreatedView> {
     const { domain, host } = parseBrandedDomain(dto.domain);
     const ownHosts = [
-      new URL(this.config.publicUrl).hostname,
+      new URL(this.config.publicUrl).hostname.toLowerCase(),
       this.config.SERVICE_HOST?.toLowerCase().replace(/\.$/, ''),
-    ];
+    ].filter((h): h is string => !!h);
     if (ownHosts.includes(host))
       throw new InvalidFieldError('domain', "is the service's own host name");
+    if (ownHosts.some((own) => host.endsWith(`.${own}`)))
+      throw new InvalidFieldError('domain', "must not be a subdomain of the service's own host");
+    await this.checkRedirects(host, dto);
 
     this.plans.assertCanCreate(
       auth,
@@ -72,7 +74,7 @@ export class DomainsService {
     if (await this.domains.existsBy({ host })) throw new ConflictError(DUPLICATE);
     await this.verifier.assertPointsHere(host);
 
-    let created: { id: number };
+    let created: Domain;
     try {
       created = await this.db.transaction(async (em) => {
         await em.query(`SELECT pg_advisory_xact_lock(hashtext('domains'), $1)`, [auth.user.id]);
@@ -88,9 +90,11 @@ export class DomainsService {
             host,
             redirectRoot: normalizeRedirectUrl(dto.redirectroot ?? ''),
             redirect404: normalizeRedirectUrl(dto.redirect404 ?? ''),
+            verifyToken: randomString(32),
+            verifiedAt: this.config.DOMAIN_VERIFY === 'off' ? new Date() : null,
           }),
         );
-        return { id: saved.id };
+        return saved;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);
@@ -98,11 +102,49 @@ export class DomainsService {
     }
     // a visit before the domain existed may have cached "not a branded domain"
     await this.cache.forget({ hosts: [host] });
-    return created;
+    return {
+      id: created.id,
+      verification: created.verifiedAt
+        ? null
+        : { type: 'TXT', name: DomainVerifier.recordName(host), value: created.verifyToken },
+    };
+  }
+
+  /**
+   * `POST /api/domain/:id/verify`: the domain serves once the TXT record `_linkverify.<host>`
+   * holds its token (at once with DOMAIN_VERIFY=off). The message never repeats what DNS said.
+   */
+  async verify(auth: Principal, id: number): Promise<{ message: string }> {
+    const domain = await this.domains.findOneBy({ id, userId: auth.user.id });
+    if (!domain) throw new NotFoundError('Domain');
+    if (domain.verifiedAt) return { message: 'Domain ownership is verified.' };
+    if (!(await this.verifier.ownershipProven(domain.host, domain.verifyToken))) {
+      throw new InvalidFieldError(
+        'domain',
+        `ownership not proven yet: create a TXT record ${DomainVerifier.recordName(domain.host)} holding the verification token, then try again (DNS changes can take a while)`,
+      );
+    }
+    await this.domains.update({ id, userId: auth.user.id }, { verifiedAt: new Date() });
+    await this.cache.forget({ hosts: [domain.host] });
+    return { message: 'Domain ownership is verified.' };
+  }
+
+  /** redirectroot / redirect404 may not point at this service (a loop) nor at a blocked site. */
+  private async checkRedirects(host: string, dto: Partial<AddDomainDto>): Promise<void> {
+    for (const field of ['redirectroot', 'redirect404'] as const) {
+      const url = dto[field];
+      if (!url) continue;
+      if (hostOfUrl(url) === host)
+        throw new InvalidFieldError(field, 'must not point at this domain itself (a loop)');
+      await this.destinations.check(field, url);
+    }
   }
 
   /** An empty body is accepted and changes nothing (the spec makes no field mandatory). */
   async update(auth: Principal, id: number, dto: UpdateDomainDto): Promise<void> {
+    const current = await this.domains.findOneBy({ id, userId: auth.user.id });
+    if (!current) throw new NotFoundError('Domain');
+    await this.checkRedirects(current.host, dto);
     const changes: Partial<Domain> = {};
     if (dto.redirectroot !== undefined)
       changes.redirectRoot = normalizeRedirectUrl(dto.redirectroot);

@@ -58,7 +58,7 @@ describe('alias rules', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 500; i++) {
       const a = generateAlias();
-      expect(a).toMatch(/^[A-Za-z0-9]{6}$/);
+      expect(a).toMatch(/^[A-Za-z0-9]{7}$/);
       expect(ALIAS_PATTERN.test(a) && aliasProblem(a) === null).toBe(true);
       seen.add(a);
     }

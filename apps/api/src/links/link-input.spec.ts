@@ -1,4 +1,6 @@
-import { hostOfDomainRef, isHttpUrl, likePattern, storedUrl } from './link-input';
+import { isHttpUrl, storedUrl } from '@app/common';
+
+import { hostOfDomainRef, likePattern } from './link-input';
 
 describe('link input', () => {
   it('isHttpUrl: absolute http(s) with a host only', () => {

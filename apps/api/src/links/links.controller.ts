@@ -11,11 +11,25 @@ import {
   Principal,
 } from '@app/common';
 
+import { BulkLinksDto } from './dto/bulk-links.dto';
 import { CreateLinkDto } from './dto/create-link.dto';
-import { LinkCreatedView, LinkItemView, LinkReadView, LinkUpdatedView } from './dto/link.views';
+import {
+  BulkLinksView,
+  LinkCreatedView,
+  LinkItemView,
+  LinkReadView,
+  LinkUpdatedView,
+} from './dto/link.views';
 import { ListLinksDto } from './dto/list-links.dto';
 import { UpdateLinkDto } from './dto/update-link.dto';
 import { LinksService } from './links.service';
+
+const OPTIONS = `Link options: a visitor goes to the first of these that applies: the deep link of their platform
+(deeplink: iOS → apple, Android → google), the first device rule matching their user agent (devicetarget), the rule
+of their country (geotarget, from their address), the rule of the first of their Accept-Language languages that has
+one (languagetarget), else url. parameters are set on every http(s) destination; forwardquery adds the visitor's
+query string. Link-preview fetchers get a page with the metatitle / metadescription / metaimage tags. After
+clicklimit counted visits, or after expiry, the link answers the 410 page, or redirects to expirationredirect.`;
 
 const SHORT_LINKS = `Short links live at <PUBLIC_URL>/<alias> (or <branded domain>/<alias>): a 302 to the target with
 Cache-Control: private, max-age=90; 410 page once expired; a password form first when protected; a short page
@@ -30,12 +44,25 @@ export class LinksController {
   @Post('url/add')
   @ApiOperation({
     summary: 'Shorten a URL: {error, id, shorturl}',
-    description: `${SHORT_LINKS}\n\nAll or nothing: a rejected field creates nothing. 403 when the plan's "links" count is reached or a feature used (alias, splash, overlay, pixels) is disabled; 404 for a pixel, campaign, channel or overlay id that is not yours; 409 when the custom alias is taken.`,
+    description: `${SHORT_LINKS}\n\n${OPTIONS}\n\nAll or nothing: a rejected field creates nothing. 403 when the plan's "links" count is reached or a feature used (alias, splash, overlay, pixels, geo, device, parameters) is disabled; 404 for a pixel, campaign, channel or overlay id that is not yours; 409 when the custom alias is taken.`,
   })
   @ApiOkFields(LinkCreatedView)
   @ApiErrors(400, 403, 404, 409)
   create(@Auth() auth: Principal, @Body() dto: CreateLinkDto) {
     return this.links.create(auth, dto);
+  }
+
+  @Post('url/bulk')
+  @ApiOperation({
+    summary:
+      'Shorten up to 100 URLs at once: {error, data: [{id, shorturl} | {error: 1, message}]}',
+    description:
+      'Plan feature "multiple" (403 for the whole request otherwise). Each item is a url/add body, validated and created on its own, in order, with the same rules (plan "links" count included): a refused item is reported in its place and does not stop the others.',
+  })
+  @ApiOkFields(BulkLinksView)
+  @ApiErrors(400, 403)
+  bulk(@Auth() auth: Principal, @Body() dto: BulkLinksDto) {
+    return this.links.bulk(auth, dto);
   }
 
   @Get('urls')
@@ -62,7 +89,7 @@ export class LinksController {
   @ApiOperation({
     summary: 'Change a short link: {error, id, short, shorturl}',
     description:
-      'Only the fields sent change. password "" removes the password, expiry null the expiry, domain null the branded domain, campaign null the campaign; pixels replaces the set; channel adds the link to one more channel. Visitors see the change at once on every api instance.',
+      'Only the fields sent change. password "" removes the password, expiry null the expiry, domain null the branded domain, campaign null the campaign, null any link option; pixels and the targeting lists replace the whole list; channel adds the link to one more channel. Visitors see the change at once on every api instance.',
   })
   @ApiOkFields(LinkUpdatedView)
   @ApiErrors(400, 403, 404, 409)

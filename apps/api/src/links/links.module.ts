@@ -1,8 +1,17 @@
 import { Module } from '@nestjs/common';
 
-import { PublicModule } from '../public/public.module';
+import { DestinationsModule } from '../destinations/destinations.module';
+import { LinkCacheModule } from '../link-cache/link-cache.module';
+import { LinkReferences } from './link-references';
+import { LinkViews } from './link-views';
+import { LinksAdminController } from './links-admin.controller';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
 
-@Module({ imports: [PublicModule], controllers: [LinksController], providers: [LinksService] })
+/** Short links: /api/urls, /api/url/add, /api/url/:id, /api/url/:id/update|delete. */
+@Module({
+  imports: [LinkCacheModule, DestinationsModule],
+  controllers: [LinksController, LinksAdminController],
+  providers: [LinksService, LinkReferences, LinkViews],
+})
 export class LinksModule {}

@@ -1,88 +1,80 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 
 import {
   BadRequestError,
   ConflictError,
-  formatDateTime,
+  hashPassword,
   InvalidFieldError,
+  mapError,
   NotFoundError,
   Paginated,
   pageRequest,
   parseDateTime,
   PlanService,
   Principal,
+  PublicUrls,
+  storedUrl,
+  validateBody,
 } from '@app/common';
-import { AppConfig } from '@app/config';
-import {
-  Campaign,
-  Channel,
-  ChannelItem,
-  Domain,
-  Link,
-  LinkPixel,
-  LinkType,
-  Overlay,
-  Pixel,
-  SplashPage,
-} from '@app/database';
+import { ChannelItem, Domain, isUniqueViolation, Link, LinkPixel } from '@app/database';
 import { LinkStatistics, StatsReader } from '@app/stats';
 
-import { LinkCache } from '../public/link-cache';
-import { hashPassword } from '../users/passwords';
+import { DestinationPolicy } from '../destinations/destination-policy';
+import { LinkCache } from '../link-cache/link-cache';
 import { aliasProblem, generateAlias } from './alias';
+import { BulkLinksDto } from './dto/bulk-links.dto';
 import { CreateLinkDto } from './dto/create-link.dto';
+import { BulkItemView, LinkDetailsView, LinkItemView } from './dto/link.views';
 import { ListLinksDto } from './dto/list-links.dto';
-import { LinkDetailsView, LinkItemView } from './dto/link.views';
 import { UpdateLinkDto } from './dto/update-link.dto';
-import { hostOfDomainRef, likePattern, storedUrl } from './link-input';
+import { likePattern } from './link-input';
+import { destinationsOf, optionColumns } from './link-options';
+import { LinkReferences } from './link-references';
+import { LinkViews } from './link-views';
 
 const GENERATE_ATTEMPTS = 8;
 
-/** How a link forwards, as stored. */
-interface LinkStyle {
-  type: LinkType;
-  overlayId: number | null;
-  splashId: number | null;
-}
-
-const isUniqueViolation = (err: unknown) =>
-  err instanceof QueryFailedError &&
-  (err.driverError as { code?: string } | undefined)?.code === '23505';
-
-/** Short links of kind `link`: create, list, read with statistics, update, delete. */
+/**
+ * Short links of kind `link`: create, list, read with statistics, update, delete. What a body
+ * names (domain, pixels, campaign, …) is resolved by LinkReferences, views are built by
+ * LinkViews; this class keeps the rules of the link itself (alias, expiry, password, plan count)
+ * and the transactions.
+ */
 @Injectable()
 export class LinksService {
+  private readonly logger = new Logger(LinksService.name);
+
   constructor(
     @InjectRepository(Link) private readonly links: Repository<Link>,
-    @InjectRepository(Domain) private readonly domains: Repository<Domain>,
     @InjectDataSource() private readonly db: DataSource,
     private readonly plans: PlanService,
     private readonly stats: StatsReader,
     private readonly cache: LinkCache,
-    private readonly config: AppConfig,
+    private readonly urls: PublicUrls,
+    private readonly refs: LinkReferences,
+    private readonly views: LinkViews,
+    private readonly destinations: DestinationPolicy,
   ) {}
 
   async create(auth: Principal, dto: CreateLinkDto): Promise<{ id: number; shorturl: string }> {
     const userId = auth.user.id;
     if (dto.custom !== undefined && dto.custom !== null) this.checkCustom(auth, dto.custom);
     const expiresAt = this.expiry(dto.expiry);
+    const options = optionColumns(auth, dto, this.plans);
+    await this.destinations.checkAll(destinationsOf(dto));
     const passwordHash = dto.password ? await hashPassword(dto.password) : null;
 
     const created = await this.db.transaction(async (em) => {
-      const domain = await this.domainFor(em, userId, dto.domain);
-      const style = await this.styleFor(em, auth, dto.type ?? 'direct');
-      const pixelIds = await this.pixelsFor(em, auth, dto.pixels);
-      const campaignId = dto.campaign ? await this.campaignFor(em, userId, dto.campaign) : null;
-      const channelId = dto.channel ? await this.channelFor(em, userId, dto.channel) : null;
+      const domain = await this.refs.domain(em, userId, dto.domain);
+      const style = await this.refs.style(em, auth, dto.type ?? 'direct');
+      const pixelIds = await this.refs.pixels(em, auth, dto.pixels);
+      const campaignId = dto.campaign ? await this.refs.campaign(em, userId, dto.campaign) : null;
+      const channelId = dto.channel ? await this.refs.channel(em, userId, dto.channel) : null;
 
-      // one creation at a time per user, so the plan's link count holds under concurrency
-      await em.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
-      this.plans.assertCanCreateLink(
-        auth,
-        await em.count(Link, { where: { userId, kind: 'link' } }),
-      );
+      // the plan's links count (under the user's row lock, only when the plan caps it)
+      await this.plans.reserveLink(em, auth);
 
       const values = {
         userId,
@@ -95,6 +87,7 @@ export class LinksService {
         passwordHash,
         expiresAt,
         campaignId,
+        ...options,
       };
       const { id, alias } = await this.insert(em, values, dto.custom ?? null);
       if (pixelIds.length)
@@ -102,7 +95,7 @@ export class LinksService {
           LinkPixel,
           pixelIds.map((pixelId) => ({ linkId: id, pixelId })),
         );
-      if (channelId) await this.assignChannel(em, userId, channelId, id);
+      if (channelId) await this.refs.assignChannel(em, userId, channelId, id);
       return { id, alias, domain };
     });
 
@@ -110,8 +103,28 @@ export class LinksService {
     await this.cache.forget({ aliases: [created.alias] });
     return {
       id: created.id,
-      shorturl: this.shortUrl(created.domain?.domain ?? null, created.alias),
+      shorturl: this.urls.short(created.alias, created.domain?.domain),
     };
+  }
+
+  /**
+   * `POST /api/url/bulk` (plan feature "multiple"): each item validated and created on its own,
+   * in order, by the same path as `url/add` (plan count under the same lock, per item); a refused
+   * item is reported in its place.
+   */
+  async bulk(auth: Principal, dto: BulkLinksDto): Promise<{ data: BulkItemView[] }> {
+    this.plans.assertFeature(auth, 'multiple');
+    const data: BulkItemView[] = [];
+    for (const raw of dto.urls) {
+      try {
+        data.push(await this.create(auth, await validateBody(CreateLinkDto, raw)));
+      } catch (err) {
+        const { status, message } = mapError(err);
+        if (status >= 500) this.logger.error(`bulk item failed: ${(err as Error).message}`);
+        data.push({ error: 1, message });
+      }
+    }
+    return { data };
   }
 
   async list(auth: Principal, query: ListLinksDto): Promise<Paginated<LinkItemView>> {
@@ -137,7 +150,7 @@ export class LinksService {
       qb.orderBy('l.id', 'DESC');
     }
     const [rows, total] = await qb.offset(offset).limit(limit).getManyAndCount();
-    const items = await this.items(rows);
+    const items = await this.views.items(rows);
     return new Paginated('urls', items, total, limit, page);
   }
 
@@ -152,25 +165,16 @@ export class LinksService {
       .andWhere("l.kind = 'link'")
       .getOne();
     if (!link) throw new NotFoundError('Link');
-    const [[item], pixels, data] = await Promise.all([
-      this.items([link]),
-      this.db.getRepository(LinkPixel).find({ where: { linkId: id }, order: { pixelId: 'ASC' } }),
+    const pixels = await this.db
+      .getRepository(LinkPixel)
+      .find({ where: { linkId: id }, order: { pixelId: 'ASC' } });
+    const [details, data] = await Promise.all([
+      this.views.details(
+        link,
+        pixels.map((p) => p.pixelId),
+      ),
       this.stats.forLink(id),
     ]);
-    const domain = link.domainId
-      ? await this.domains.findOne({ where: { id: link.domainId } })
-      : null;
-    const details: LinkDetailsView = {
-      ...item,
-      domain: domain ? domain.domain : null,
-      type: link.type,
-      overlay: link.overlayId,
-      splash: link.splashId,
-      expiry: formatDateTime(link.expiresAt),
-      password: link.passwordHash !== null,
-      pixels: pixels.map((p) => p.pixelId),
-      campaign: link.campaignId,
-    };
     return { id, details, data };
   }
 
@@ -181,7 +185,7 @@ export class LinksService {
   ): Promise<{ id: number; short: string; shorturl: string }> {
     if (Object.values(dto).every((v) => v === undefined)) {
       throw new BadRequestError(
-        'Send at least one field to change: url, custom, domain, type, expiry, password, title, description, pixels, campaign, channel',
+        'Send at least one field to change: url, custom, domain, type, expiry, password, title, description, pixels, campaign, channel, or a link option (geotarget, devicetarget, languagetarget, deeplink, parameters, forwardquery, metatitle, metadescription, metaimage, status, clicklimit, expirationredirect)',
       );
     }
     const userId = auth.user.id;
@@ -189,7 +193,8 @@ export class LinksService {
     if (!link) throw new NotFoundError('Link');
     const newAlias = dto.custom !== undefined && dto.custom !== link.alias ? dto.custom : null;
     if (newAlias !== null) this.checkCustom(auth, newAlias);
-    const changes: Partial<Link> = {};
+    const changes: Partial<Link> = optionColumns(auth, dto, this.plans);
+    await this.destinations.checkAll(destinationsOf(dto));
     if (dto.expiry !== undefined) changes.expiresAt = this.expiry(dto.expiry);
     if (dto.password !== undefined)
       changes.passwordHash = dto.password ? await hashPassword(dto.password) : null;
@@ -202,17 +207,20 @@ export class LinksService {
       if (!locked.length) throw new NotFoundError('Link');
       let current: Domain | null = null;
       if (dto.domain !== undefined) {
-        current = await this.domainFor(em, userId, dto.domain);
+        current = await this.refs.domain(em, userId, dto.domain);
         changes.domainId = current?.id ?? null;
       } else if (link.domainId) {
         current = await em.findOne(Domain, { where: { id: link.domainId } });
       }
-      if (dto.type !== undefined) Object.assign(changes, await this.styleFor(em, auth, dto.type));
-      const pixelIds = dto.pixels !== undefined ? await this.pixelsFor(em, auth, dto.pixels) : null;
+      if (dto.type !== undefined) Object.assign(changes, await this.refs.style(em, auth, dto.type));
+      const pixelIds =
+        dto.pixels !== undefined ? await this.refs.pixels(em, auth, dto.pixels) : null;
       if (dto.campaign !== undefined)
-        changes.campaignId = dto.campaign ? await this.campaignFor(em, userId, dto.campaign) : null;
+        changes.campaignId = dto.campaign
+          ? await this.refs.campaign(em, userId, dto.campaign)
+          : null;
       const channelId =
-        dto.channel !== undefined ? await this.channelFor(em, userId, dto.channel) : null;
+        dto.channel !== undefined ? await this.refs.channel(em, userId, dto.channel) : null;
       if (newAlias !== null) {
         if (await em.exists(Link, { where: { alias: newAlias } })) throw this.aliasTaken();
         changes.alias = newAlias;
@@ -231,13 +239,24 @@ export class LinksService {
             pixelIds.map((pixelId) => ({ linkId: id, pixelId })),
           );
       }
-      if (channelId) await this.assignChannel(em, userId, channelId, id);
+      if (channelId) await this.refs.assignChannel(em, userId, channelId, id);
       return current;
     });
 
     const alias = newAlias ?? link.alias;
     await this.cache.forget({ aliases: newAlias ? [link.alias, newAlias] : [link.alias] });
-    return { id, short: alias, shorturl: this.shortUrl(domain?.domain ?? null, alias) };
+    return { id, short: alias, shorturl: this.urls.short(alias, domain?.domain) };
+  }
+
+  /** Admins: a disabled link answers the 451 page on every replica; enabling it undoes that. */
+  async setDisabled(id: number, disabled: boolean): Promise<void> {
+    const rows: Array<{ alias: string }> = await this.db.query(
+      `UPDATE links SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) END, updated_at = now()
+        WHERE id = $1 AND kind = 'link' RETURNING alias`,
+      [id, disabled],
+    );
+    if (!rows.length) throw new NotFoundError('Link');
+    await this.cache.forget({ aliases: [rows[0].alias] });
   }
 
   async remove(auth: Principal, id: number): Promise<void> {
@@ -255,37 +274,6 @@ export class LinksService {
       return rows[0].alias;
     });
     await this.cache.forget({ aliases: [alias] });
-  }
-
-  /** The documented link items, with their short URLs and click totals. */
-  private async items(rows: Link[]): Promise<LinkItemView[]> {
-    if (!rows.length) return [];
-    const domainIds = [
-      ...new Set(rows.map((r) => r.domainId).filter((d): d is number => d !== null)),
-    ];
-    const [domains, totals] = await Promise.all([
-      domainIds.length ? this.domains.find({ where: { id: In(domainIds) } }) : Promise.resolve([]),
-      this.stats.totals(rows.map((r) => r.id)),
-    ]);
-    const domainUrl = new Map(domains.map((d) => [d.id, d.domain]));
-    return rows.map((r) => {
-      const t = totals.get(r.id);
-      return {
-        id: r.id,
-        alias: r.alias,
-        shorturl: this.shortUrl(r.domainId ? (domainUrl.get(r.domainId) ?? null) : null, r.alias),
-        longurl: r.url,
-        title: r.title,
-        description: r.description,
-        clicks: t?.clicks ?? 0,
-        uniqueClicks: t?.uniqueClicks ?? 0,
-        date: formatDateTime(r.createdAt) as string,
-      };
-    });
-  }
-
-  private shortUrl(domainUrl: string | null, alias: string): string {
-    return `${domainUrl ? domainUrl.replace(/\/+$/, '') : this.config.publicUrl}/${alias}`;
   }
 
   private checkCustom(auth: Principal, alias: string): void {
@@ -329,91 +317,5 @@ export class LinksService {
       if (custom) throw this.aliasTaken();
     }
     throw new Error('could not generate a free alias');
-  }
-
-  /** The caller's branded domain named by id, host name or `http(s)://host`; null for none. */
-  private async domainFor(
-    em: EntityManager,
-    userId: number,
-    ref: number | string | null | undefined,
-  ): Promise<Domain | null> {
-    if (ref === undefined || ref === null) return null;
-    let domain: Domain | null = null;
-    if (typeof ref === 'number') {
-      domain = await em.findOne(Domain, { where: { id: ref, userId } });
-    } else {
-      const host = hostOfDomainRef(ref);
-      if (host) domain = await em.findOne(Domain, { where: { host, userId } });
-    }
-    if (!domain) throw new InvalidFieldError('domain', 'is not one of your branded domains');
-    return domain;
-  }
-
-  private async styleFor(
-    em: EntityManager,
-    auth: Principal,
-    type: string | number,
-  ): Promise<LinkStyle> {
-    const userId = auth.user.id;
-    if (type === 'direct' || type === 'frame') return { type, overlayId: null, splashId: null };
-    if (type === 'splash') {
-      this.plans.assertFeature(auth, 'splash');
-      const splash = await em.findOne(SplashPage, { where: { userId }, order: { id: 'DESC' } });
-      if (!splash) throw new InvalidFieldError('type', 'you have no splash page');
-      return { type: 'splash', overlayId: null, splashId: splash.id };
-    }
-    this.plans.assertFeature(auth, 'overlay');
-    const overlay =
-      typeof type === 'number'
-        ? await em.findOne(Overlay, { where: { id: type, userId } })
-        : await em.findOne(Overlay, { where: { userId }, order: { id: 'DESC' } });
-    if (!overlay) {
-      if (typeof type === 'number') throw new NotFoundError('Overlay');
-      throw new InvalidFieldError('type', 'you have no CTA overlay');
-    }
-    return { type: 'overlay', overlayId: overlay.id, splashId: null };
-  }
-
-  private async pixelsFor(
-    em: EntityManager,
-    auth: Principal,
-    ids: number[] | undefined,
-  ): Promise<number[]> {
-    if (!ids?.length) return [];
-    this.plans.assertFeature(auth, 'pixels');
-    const unique = [...new Set(ids)];
-    const owned = await em.find(Pixel, {
-      select: { id: true },
-      where: { id: In(unique), userId: auth.user.id },
-    });
-    if (owned.length !== unique.length) throw new NotFoundError('Pixel');
-    return unique.sort((a, b) => a - b);
-  }
-
-  private async campaignFor(em: EntityManager, userId: number, id: number): Promise<number> {
-    if (!(await em.exists(Campaign, { where: { id, userId } })))
-      throw new NotFoundError('Campaign');
-    return id;
-  }
-
-  private async channelFor(em: EntityManager, userId: number, id: number): Promise<number> {
-    if (!(await em.exists(Channel, { where: { id, userId } }))) throw new NotFoundError('Channel');
-    return id;
-  }
-
-  /** Assigning twice is harmless. */
-  private async assignChannel(
-    em: EntityManager,
-    userId: number,
-    channelId: number,
-    linkId: number,
-  ): Promise<void> {
-    await em
-      .createQueryBuilder()
-      .insert()
-      .into(ChannelItem)
-      .values({ channelId, userId, itemType: 'links', itemId: linkId })
-      .orIgnore()
-      .execute();
   }
 }

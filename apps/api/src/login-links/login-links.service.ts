@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
-import { GoneError, NotFoundError, randomString, sha256 } from '@app/common';
-import { AppConfig } from '@app/config';
-import { LoginToken, User } from '@app/database';
+import { GoneError, NotFoundError, PublicUrls, randomString, sha256 } from '@app/common';
+import { isForeignKeyViolation, LoginToken, User } from '@app/database';
 
 import { UsersService } from '../users/users.service';
 
@@ -29,7 +28,7 @@ export class LoginLinksService {
     @InjectRepository(LoginToken) private readonly tokens: Repository<LoginToken>,
     @InjectRepository(User) private readonly userRepo: Repository<User>,
     private readonly users: UsersService,
-    private readonly config: AppConfig,
+    private readonly urls: PublicUrls,
   ) {}
 
   /** `GET /api/user/login/:id`: a new link for the user; 404 for an unknown id. */
@@ -41,12 +40,12 @@ export class LoginLinksService {
       .insert()
       .values({ userId, tokenHash: sha256(token), expiresAt: () => "now() + interval '1 hour'" })
       .execute()
-      .catch((err: { driverError?: { code?: string } }) => {
+      .catch((err: unknown) => {
         // The user was deleted between the check and the insert.
-        if (err.driverError?.code === '23503') throw new NotFoundError('User');
+        if (isForeignKeyViolation(err)) throw new NotFoundError('User');
         throw err;
       });
-    return `${this.config.publicUrl}/auth/login/${token}`;
+    return this.urls.login(token);
   }
 
   /** `GET /auth/login/:token`: the user's identity and key, once; 410 when used or expired, 404 when unknown. */

@@ -2,23 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
-import { formatDateTime, PageQueryDto, paginate, Paginated, Principal } from '@app/common';
+import { PageQueryDto, paginate, Paginated, Principal } from '@app/common';
 import { Overlay } from '@app/database';
 
-import { OverlayView } from './dto/overlay.view';
+import { overlayView, OverlayView } from './dto/overlay.view';
 
 @Injectable()
 export class OverlaysService {
   constructor(@InjectRepository(Overlay) private readonly overlays: Repository<Overlay>) {}
 
-  static view(o: Overlay): OverlayView {
-    return { id: o.id, type: o.type, name: o.name, date: formatDateTime(o.createdAt) as string };
-  }
-
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<OverlayView>> {
     const qb = this.overlays
       .createQueryBuilder('o')
       .where('o.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'cta', OverlaysService.view);
+    return paginate(qb, query, 'cta', overlayView);
   }
 }

@@ -3,7 +3,6 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 
 import {
-  formatDateTime,
   NotFoundError,
   PageQueryDto,
   paginate,
@@ -13,9 +12,9 @@ import {
 } from '@app/common';
 import { Pixel } from '@app/database';
 
-import { LinkCache } from '../public/link-cache';
+import { LinkCache } from '../link-cache/link-cache';
 import { AddPixelDto } from './dto/add-pixel.dto';
-import { PixelView } from './dto/pixel.view';
+import { pixelView, PixelView } from './dto/pixel.view';
 import { UpdatePixelDto } from './dto/update-pixel.dto';
 
 @Injectable()
@@ -27,21 +26,11 @@ export class PixelsService {
     private readonly cache: LinkCache,
   ) {}
 
-  static view(p: Pixel): PixelView {
-    return {
-      id: p.id,
-      type: p.type,
-      name: p.name,
-      tag: p.tag,
-      date: formatDateTime(p.createdAt) as string,
-    };
-  }
-
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<PixelView>> {
     const qb = this.pixels
       .createQueryBuilder('p')
       .where('p.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'pixels', PixelsService.view);
+    return paginate(qb, query, 'pixels', pixelView);
   }
 
   /** 403 past the plan's `pixels` count, counted under a per-user lock so concurrent adds cannot pass it. */

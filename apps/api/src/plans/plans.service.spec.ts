@@ -1,10 +1,7 @@
-import { Plan } from '@app/database';
+import { FREE_LIMITS, Plan, PRO_LIMITS } from '@app/database';
 
-import {
-  FREE_LIMITS,
-  PRO_LIMITS,
-} from '../../../../libs/database/src/migrations/1732200000000-initial-schema';
-import { defaultExpiry, planLimits, PlansService } from './plans.service';
+import { planLimits, planView } from './dto/plan.response';
+import { defaultExpiry } from './plans.service';
 
 const utc = (s: string) => new Date(`${s}Z`);
 
@@ -83,12 +80,12 @@ describe('planLimits', () => {
   });
 });
 
-describe('PlansService.view', () => {
+describe('planView', () => {
   const base = { id: 3, name: 'X', limits: PRO_LIMITS, createdAt: new Date() } as unknown as Plan;
 
   it('prices are null for a free plan', () => {
     expect(
-      PlansService.view({
+      planView({
         ...base,
         free: true,
         priceMonthly: null,
@@ -100,7 +97,7 @@ describe('PlansService.view', () => {
 
   it('prices are numbers for a paid plan', () => {
     expect(
-      PlansService.view({
+      planView({
         ...base,
         free: false,
         priceMonthly: 9.99,

@@ -3,63 +3,11 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
 import { addMonths, NotFoundError, PrincipalCache } from '@app/common';
-import { FeatureCount, FeatureFlag, Plan, PlanLimits, PlanType, User } from '@app/database';
+import { Plan, PlanType, User } from '@app/database';
 
 import { parseExpiration } from '../users/expiration';
+import { PlanView, planView } from './dto/plan.response';
 import { SubscribePlanDto } from './dto/subscribe-plan.dto';
-
-/** The documented Plan. */
-export interface PlanView {
-  id: number;
-  name: string;
-  free: boolean;
-  prices: { monthly: number | null; yearly: number | null; lifetime: number | null } | null;
-  limits: PlanLimits;
-}
-
-const FLAGS = [
-  'custom',
-  'multiple',
-  'alias',
-  'device',
-  'geo',
-  'bundle',
-  'parameters',
-  'export',
-  'api',
-] as const;
-const COUNTED = ['team', 'splash', 'overlay', 'pixels', 'domain'] as const;
-
-const toInt = (v: unknown): number => {
-  const n = Number(v);
-  return Number.isInteger(n) && n >= 0 ? n : 0;
-};
-
-/**
- * The full documented `limits` object from the stored jsonb, in the documented order. A key an
- * operator left out reads as the plan checks read it: a missing flag is disabled, a missing or
- * malformed number is 0 (unlimited).
- */
-export function planLimits(raw: Partial<Record<keyof PlanLimits, unknown>> | null): PlanLimits {
-  const src = (raw ?? {}) as Record<string, { enabled?: unknown; count?: unknown } | undefined>;
-  const enabled = (f: string): '0' | '1' => (src[f]?.enabled === '1' ? '1' : '0');
-  const flags = Object.fromEntries(
-    FLAGS.map((f) => [f, { enabled: enabled(f) } satisfies FeatureFlag]),
-  );
-  const counted = Object.fromEntries(
-    COUNTED.map((f) => [
-      f,
-      { enabled: enabled(f), count: String(toInt(src[f]?.count)) } satisfies FeatureCount,
-    ]),
-  );
-  return {
-    links: toInt(raw?.links),
-    clicks: toInt(raw?.clicks),
-    retention: toInt(raw?.retention),
-    ...flags,
-    ...counted,
-  } as PlanLimits;
-}
 
 /** The expiry a subscription gets when the admin sends no `expiration`. */
 export function defaultExpiry(type: PlanType, now = new Date()): Date | null {
@@ -76,22 +24,10 @@ export class PlansService {
     private readonly owners: PrincipalCache,
   ) {}
 
-  static view(plan: Plan): PlanView {
-    return {
-      id: plan.id,
-      name: plan.name,
-      free: plan.free,
-      prices: plan.free
-        ? null
-        : { monthly: plan.priceMonthly, yearly: plan.priceYearly, lifetime: plan.priceLifetime },
-      limits: planLimits(plan.limits),
-    };
-  }
-
   /** Every plan, newest first (the list is short and not paginated). */
   async list(): Promise<PlanView[]> {
     const plans = await this.plans.find({ order: { id: 'DESC' } });
-    return plans.map((p) => PlansService.view(p));
+    return plans.map((p) => planView(p));
   }
 
   /**

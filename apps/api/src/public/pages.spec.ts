@@ -1,5 +1,7 @@
+import { campaignListPage } from '../campaigns/campaign-pages';
+import { qrTextPage, qrWifiPage } from '../qr/qr-pages';
 import { cspHash } from './html';
-import { campaignListPage, forwardPage, framePage, PAGES, passwordPage, splashPage } from './pages';
+import { forwardPage, framePage, PAGES, passwordPage, splashPage } from './pages';
 
 const styleAndScriptsAllowed = (page: { html: string; csp: string }) => {
   for (const [, body] of page.html.matchAll(/<(?:style|script)>([\s\S]*?)<\/(?:style|script)>/g)) {
@@ -11,7 +13,7 @@ describe('public pages', () => {
   it('every inline style and script is allowed by its hash, and nothing else is inline', () => {
     const pages = [
       ...Object.values(PAGES),
-      passwordPage('https://t.example/', true),
+      passwordPage(true),
       forwardPage('https://t.example/', [{ type: 'vendor05pixel', tag: '42' }]),
       splashPage(
         'https://t.example/',
@@ -34,6 +36,8 @@ describe('public pages', () => {
         'title',
       ),
       campaignListPage('c', [{ title: 't', shorturl: 'https://s.example/a' }]),
+      qrTextPage('hello'),
+      qrWifiPage({ ssid: 'net', pass: 'secret12', encryption: 'WPA' }),
     ];
     for (const page of pages) {
       styleAndScriptsAllowed(page);

@@ -1,6 +1,6 @@
 import { contentSecurityPolicy, escaped, originOf, PageSources, SafeHtml } from './html';
 import { renderPixel } from './pixel-tags';
-import { OverlayView, PixelView, SplashView } from './resolved-link';
+import { LinkMeta, OverlayContent, PixelTag, SplashContent } from '../link-cache/resolved-link';
 
 /** An HTML page ready to send: the markup and the Content-Security-Policy that fits it. */
 export interface Page {
@@ -8,7 +8,7 @@ export interface Page {
   csp: string;
 }
 
-const BASE_CSS =
+export const BASE_CSS =
   'html,body{margin:0;padding:0}body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;' +
   'color:#1f2328;background:#f6f8fa}main{max-width:34rem;margin:12vh auto;padding:2rem;background:#fff;' +
   'border:1px solid #d0d7de;border-radius:8px}h1{font-size:1.4rem;margin:0 0 1rem}p{margin:.5rem 0}' +
@@ -40,17 +40,21 @@ const COUNTDOWN_SCRIPT =
   "var n=parseInt(c.getAttribute('data-seconds'),10)||0;var t=setInterval(function(){n-=1;" +
   'if(n<=0){clearInterval(t);location.replace(a.href)}else{c.textContent=String(n)}},1000)})();';
 
-interface PageParts {
+/** What a page is made of: its markup, inline style and script, and the origins it may load from. */
+export interface PageParts {
   title: string;
   body: SafeHtml;
   head?: SafeHtml;
+  /** The first style block (default BASE_CSS); `styles` follow it as blocks of their own. */
+  baseStyle?: string;
   styles?: string[];
   scripts?: string[];
   sources?: PageSources;
 }
 
-function page(parts: PageParts): Page {
-  const styles = [BASE_CSS, ...(parts.styles ?? [])];
+/** A whole page with its strict CSP (inline style and script allowed by their hash). */
+export function page(parts: PageParts): Page {
+  const styles = [parts.baseStyle ?? BASE_CSS, ...(parts.styles ?? [])];
   const scripts = parts.scripts ?? [];
   const markup = escaped`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -75,9 +79,17 @@ export const PAGES = {
   ),
   badRequest: message('Bad request', 'The request could not be understood.'),
   tooLarge: message('Request too large', 'The form sent was too large.'),
+  tooManyMisses: message(
+    'Too many unknown links',
+    'Too many short links asked for here do not exist. Try again in a minute.',
+  ),
   tooManyAttempts: message(
     'Too many attempts',
     'Too many wrong passwords for this link. Try again in a few minutes.',
+  ),
+  unavailableForLegalReasons: message(
+    'Link disabled',
+    'This short link has been disabled and no longer forwards anywhere.',
   ),
   error: message('Something went wrong', 'The link could not be opened. Try again in a moment.'),
   unavailable: message(
@@ -87,7 +99,7 @@ export const PAGES = {
 };
 
 /** Markup and CSP sources of a link's pixels (tags failing the check are left out). */
-function pixelsOf(pixels: PixelView[]): { markup: SafeHtml[]; img: string[]; frame: string[] } {
+function pixelsOf(pixels: PixelTag[]): { markup: SafeHtml[]; img: string[]; frame: string[] } {
   const out = { markup: [] as SafeHtml[], img: [] as string[], frame: [] as string[] };
   for (const p of pixels) {
     const r = renderPixel(p.type, p.tag);
@@ -98,9 +110,12 @@ function pixelsOf(pixels: PixelView[]): { markup: SafeHtml[]; img: string[]; fra
   return out;
 }
 
-/** The password form of a protected link; `failed` adds the error line. */
-export function passwordPage(target: string, failed: boolean): Page {
-  const origin = originOf(target);
+/**
+ * The password form of a protected link; `failed` adds the error line. Nothing of the target is
+ * on the page or in its CSP before the right password: the answer to it is a redirect to the
+ * target, which form-action must allow, so it allows any http(s) origin.
+ */
+export function passwordPage(failed: boolean): Page {
   return page({
     title: 'Password required',
     body: escaped`<main><h1>This link is protected</h1>
@@ -108,13 +123,12 @@ export function passwordPage(target: string, failed: boolean): Page {
 <input id="password" name="password" type="password" required maxlength="128" autofocus>
 ${failed ? escaped`<p class="err" role="alert">Wrong password, try again.</p>` : ''}
 <button class="btn" type="submit">Continue</button></form></main>`,
-    // the answer to a correct password is a redirect to the target: form-action covers it
-    sources: { formAction: ["'self'", ...(origin ? [origin] : [])] },
+    sources: { formAction: ["'self'", 'https:', 'http:'] },
   });
 }
 
 /** Fires the link's pixels, then forwards to the target. */
-export function forwardPage(target: string, pixels: PixelView[]): Page {
+export function forwardPage(target: string, pixels: PixelTag[]): Page {
   const px = pixelsOf(pixels);
   return page({
     title: 'Redirecting…',
@@ -127,7 +141,7 @@ export function forwardPage(target: string, pixels: PixelView[]): Page {
 }
 
 /** The splash page shown before the target, with its countdown (0 = the visitor clicks). */
-export function splashPage(target: string, splash: SplashView, pixels: PixelView[]): Page {
+export function splashPage(target: string, splash: SplashContent, pixels: PixelTag[]): Page {
   const px = pixelsOf(pixels);
   const image = splash.imageUrl ? originOf(splash.imageUrl) : null;
   const seconds = Math.max(0, Math.min(600, Math.floor(splash.countdown)));
@@ -156,7 +170,7 @@ const POSITIONS: Record<string, string> = {
   tr: 'right:1rem;top:1rem',
 };
 
-function overlayCss(o: OverlayView): string {
+function overlayCss(o: OverlayContent): string {
   const color = (c: string, fallback: string) => (HEX_COLOR.test(c) ? c : fallback);
   return (
     `.overlay{position:fixed;${POSITIONS[o.position] ?? POSITIONS.bl};max-width:22rem;padding:1rem 1.2rem;` +
@@ -169,8 +183,8 @@ function overlayCss(o: OverlayView): string {
 /** The target in a full-page frame (frame links), with the CTA overlay box (overlay links). */
 export function framePage(
   target: string,
-  overlay: OverlayView | null,
-  pixels: PixelView[],
+  overlay: OverlayContent | null,
+  pixels: PixelTag[],
   title: string,
 ): Page {
   const px = pixelsOf(pixels);
@@ -194,21 +208,30 @@ ${
   });
 }
 
-/** A public campaign's list page: its links, title and short URL. */
-export function campaignListPage(
-  name: string,
-  links: Array<{ title: string; shorturl: string }>,
-): Page {
-  const title = name || 'Links';
+/**
+ * What link-preview fetchers (social networks, chat apps) get for a link with preview tags: a
+ * small page carrying Open Graph and Twitter Card tags, escaped, that loads nothing.
+ */
+export function previewPage(meta: LinkMeta, target: string): Page {
+  const title = meta.title || target;
+  const tag = (attr: 'property' | 'name', key: string, value: string | null) =>
+    value ? escaped`<meta ${new SafeHtml(attr)}="${key}" content="${value}">` : '';
   return page({
     title,
-    body: escaped`<main><h1>${title}</h1>${
-      links.length
-        ? escaped`<ul>${links.map(
-            (l) =>
-              escaped`<li>${l.title ? escaped`${l.title}<br>` : ''}<a href="${l.shorturl}">${l.shorturl}</a></li>`,
-          )}</ul>`
-        : escaped`<p>This campaign has no links yet.</p>`
-    }</main>`,
+    head: escaped`${tag('property', 'og:type', 'website')}${tag('property', 'og:title', title)}${tag(
+      'property',
+      'og:description',
+      meta.description,
+    )}${tag('property', 'og:image', meta.image)}${tag(
+      'name',
+      'twitter:card',
+      meta.image ? 'summary_large_image' : 'summary',
+    )}${tag('name', 'twitter:title', title)}${tag('name', 'twitter:description', meta.description)}${tag(
+      'name',
+      'twitter:image',
+      meta.image,
+    )}`,
+    body: escaped`<main><h1>${title}</h1>${meta.description ? escaped`<p>${meta.description}</p>` : ''}
+<p class="muted"><a href="${target}" rel="noreferrer">${target}</a></p></main>`,
   });
 }

@@ -2,7 +2,10 @@ import { PixelType } from '@app/database';
 
 import { escaped, SafeHtml } from './html';
 
-/** What a pixel tag may contain (CONTRACT): checked again here before it is written into a page. */
+/**
+ * What a pixel tag may contain (the rule of the pixel routes): checked again here before it is
+ * written into a page.
+ */
 export const PIXEL_TAG_PATTERN = /^[A-Za-z0-9_.:-]{1,255}$/;
 
 /** One rendered pixel: its markup and the origin the page's CSP must allow for it. */

@@ -2,6 +2,10 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Injectable } from '@nestjs/common';
 
+import { LinkKind } from '@app/database';
+
+import { CachedLink, ResolvedHost } from '../link-cache/resolved-link';
+
 /** What the redirector already knows about a request when it hands it to a registered route. */
 export interface PublicRequestContext {
   /** The path without the query string, e.g. `/q/AbC123.png`. */
@@ -9,12 +13,12 @@ export interface PublicRequestContext {
   /** Lower-cased Host without port ('' when absent or malformed). */
   host: string;
   /** The branded domain the Host names, or null for the main (PUBLIC_URL) host. */
-  domainId: number | null;
+  domain: ResolvedHost | null;
 }
 
 /**
  * A public route. It answers the request itself; a rejected promise (or a throw) becomes the
- * redirector's 500 / 503 page, so a route never has to catch everything itself.
+ * 500 / 503 page (PublicResponder.fail), so a route never has to catch everything itself.
  */
 export type PublicRoute = (
   req: IncomingMessage,
@@ -23,28 +27,50 @@ export type PublicRoute = (
 ) => void | Promise<void>;
 
 /**
- * Path prefixes served by other features through the redirector (e.g. the QR module registers
- * `/q/` in its `onModuleInit`). Only GET and HEAD reach a registered route; other methods get 405.
- * A prefix with no route registered answers 404.
+ * The answer to a short code of another kind than a plain link (e.g. a bio page at
+ * `/<alias>`): called with the code as the link cache resolved it, on its own host, for GET, HEAD
+ * and POST. It answers itself (PublicResponder) and hands the visit to `PublicResponder.record`.
+ */
+export type ShortCodeRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  code: CachedLink,
+  domain: ResolvedHost | null,
+) => void | Promise<void>;
+
+/**
+ * Path prefixes that features serve through the public handler: each feature registers its own in
+ * its module's `onModuleInit` (QR codes `/q/`, campaigns `/r/` and `/u/`). Only GET and HEAD
+ * reach a registered route; other methods get 405. Any other path of two segments or more is
+ * unknown (404, or the branded domain's redirect404).
  */
 @Injectable()
 export class PublicRoutes {
   private readonly routes = new Map<string, PublicRoute>();
+  private readonly kinds = new Map<LinkKind, ShortCodeRoute>();
 
-  /** `prefix` is one path segment between slashes, e.g. `/q/`; `/r/` and `/u/` belong to the redirector. */
+  /** `prefix` is one path segment between slashes, e.g. `/q/`. */
   register(prefix: string, route: PublicRoute): void {
-    if (prefix === '/r/' || prefix === '/u/')
-      throw new Error(`public route ${prefix} is the redirector's own`);
     if (!/^\/[a-z0-9-]+\/$/.test(prefix))
       throw new Error(`public route prefix must look like /name/: ${prefix}`);
     if (this.routes.has(prefix)) throw new Error(`public route ${prefix} is already registered`);
     this.routes.set(prefix, route);
   }
 
+  /** Serves the short codes of `kind` at `/<alias>` (plain links are the redirector's own). */
+  registerKind(kind: Exclude<LinkKind, 'link'>, route: ShortCodeRoute): void {
+    if (this.kinds.has(kind)) throw new Error(`short codes of kind ${kind} are already served`);
+    this.kinds.set(kind, route);
+  }
+
+  /** The route serving short codes of `kind`, if any. */
+  kind(kind: LinkKind): ShortCodeRoute | undefined {
+    return this.kinds.get(kind);
+  }
+
   /** The route whose prefix starts `path`, if any. */
   match(path: string): PublicRoute | undefined {
-    if (this.routes.size === 0) return undefined;
-    for (const [prefix, route] of this.routes) if (path.startsWith(prefix)) return route;
-    return undefined;
+    const end = path.indexOf('/', 1);
+    return end > 0 ? this.routes.get(path.slice(0, end + 1)) : undefined;
   }
 }

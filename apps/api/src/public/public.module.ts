@@ -1,17 +1,32 @@
 import { Module } from '@nestjs/common';
 
-import { LinkCache } from './link-cache';
+import { DestinationsModule } from '../destinations/destinations.module';
+import { LinkCacheModule } from '../link-cache/link-cache.module';
+import { ClickLimiter } from './click-limiter';
+import { LinkRouter } from './link-router';
+import { MissBudget } from './miss-budget';
+import { PasswordGate } from './password-gate';
 import { PublicHandler } from './public-handler';
 import { PublicRoutes } from './public-routes';
+import { PublicResponder } from './responder';
 import { RedirectorHandler } from './redirector.handler';
 
 /**
  * The public side: the redirector (served by the HTTP front in bootstrap.ts, outside Express),
- * the link cache (other features call `LinkCache.forget*` after changing what a link resolves to)
- * and the registry of public routes (the QR module registers `/q/`).
+ * the one way public routes answer (PublicResponder), and the registry through which features
+ * serve their own public paths (QR codes `/q/`, campaigns `/r/` and `/u/`).
  */
 @Module({
-  providers: [LinkCache, PublicRoutes, { provide: PublicHandler, useClass: RedirectorHandler }],
-  exports: [PublicHandler, LinkCache, PublicRoutes],
+  imports: [LinkCacheModule, DestinationsModule],
+  providers: [
+    PublicRoutes,
+    PublicResponder,
+    PasswordGate,
+    LinkRouter,
+    ClickLimiter,
+    MissBudget,
+    { provide: PublicHandler, useClass: RedirectorHandler },
+  ],
+  exports: [PublicHandler, PublicRoutes, PublicResponder],
 })
 export class PublicModule {}

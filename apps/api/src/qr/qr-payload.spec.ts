@@ -70,6 +70,8 @@ describe('qr-payload', () => {
       'https://exa mple.com',
       ' https://example.com',
       'data:text/html,hi',
+      'https://user:pass@example.com/',
+      'https://user@example.com/',
     ])('rejects %j', (data) => {
       expect(rejection('link', data)).toBe('data: must be an http(s) URL');
     });
@@ -337,6 +339,7 @@ describe('qr-payload', () => {
       [{ fname: 'A', nickname: 'B' }, /^data\.nickname: unknown field$/],
       [{ email: 'nope' }, /^data\.email: must be a valid e-mail address$/],
       [{ site: 'example.com' }, /^data\.site: must be an http\(s\) URL$/],
+      [{ site: 'https://me:secret@example.com/' }, /^data\.site: must be an http\(s\) URL$/],
       [{ phone: 'call me' }, /^data\.phone: must be a phone number/],
       [{ cell: '12' }, /^data\.cell: must be a phone number/],
       [{ fax: '1+23456' }, /^data\.fax: must be a phone number/],

@@ -1,11 +1,11 @@
 import { isEmail } from 'class-validator';
 
-import { InvalidFieldError } from '@app/common';
+import { InvalidFieldError, isHttpUrl } from '@app/common';
 import { QrType } from '@app/database';
 
 /**
- * The `data` of each QR type (CONTRACT "QR codes"): validation, the canonical form that is stored
- * and shown back, and what the code stands for. Pure functions, no I/O.
+ * The `data` of each QR type (docs/api-conventions.md, "QR codes"): validation, the canonical
+ * form that is stored and shown back, and what the code stands for. Pure functions, no I/O.
  *
  * | type  | data                                                            | content                |
  * |-------|-----------------------------------------------------------------|------------------------|
@@ -106,20 +106,10 @@ function object(
   return value as Record<string, unknown>;
 }
 
-/** Absolute http(s) URL with a host; returns the parsed URL. */
-export function parseHttpUrl(value: string): URL | null {
-  if (!/^https?:\/\//i.test(value) || /\s/.test(value)) return null;
-  try {
-    const url = new URL(value);
-    return url.hostname ? url : null;
-  } catch {
-    return null;
-  }
-}
-
+/** Absolute http(s) URL with a host and no credentials (the rules of link destinations). */
 function httpUrl(field: string, value: unknown): string {
   const s = str(field, value, { min: 1, max: MAX_URL });
-  if (!parseHttpUrl(s)) throw new InvalidFieldError(field, 'must be an http(s) URL');
+  if (!isHttpUrl(s)) throw new InvalidFieldError(field, 'must be an http(s) URL');
   return s;
 }
 
@@ -354,7 +344,7 @@ export function qrContent(type: QrType, data: QrData): QrContent {
     case 'text':
       return { payload: String(data) };
     case 'link': {
-      const href = (parseHttpUrl(String(data)) as URL).href;
+      const href = new URL(String(data)).href;
       return { payload: href, target: href };
     }
     case 'email': {

@@ -1,8 +1,12 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 
+import { DestinationsModule } from '../destinations/destinations.module';
 import { PublicModule } from '../public/public.module';
 import { PublicRoutes } from '../public/public-routes';
+import { PublicResponder } from '../public/responder';
 import { QrPublicHandler } from './qr-public.handler';
+import { QrLook } from './qr-look';
+import { QrRenderQueue } from './qr-render-queue';
 import { QrResolver } from './qr-resolver';
 import { QrController } from './qr.controller';
 import { QrService } from './qr.service';
@@ -13,22 +17,23 @@ import { QrService } from './qr.service';
  * branded domain `/q/…` is a 404.
  */
 @Module({
-  imports: [PublicModule],
+  imports: [PublicModule, DestinationsModule],
   controllers: [QrController],
-  providers: [QrService, QrResolver, QrPublicHandler],
-  exports: [QrPublicHandler, QrService],
+  providers: [QrService, QrResolver, QrPublicHandler, QrLook, QrRenderQueue],
+  exports: [QrService],
 })
 export class QrModule implements OnModuleInit {
   constructor(
     private readonly routes: PublicRoutes,
     private readonly handler: QrPublicHandler,
+    private readonly respond: PublicResponder,
   ) {}
 
   onModuleInit(): void {
     this.routes.register('/q/', (req, res, ctx) =>
-      ctx.domainId === null
+      ctx.domain === null
         ? this.handler.handle(req, res, ctx.path.slice('/q/'.length))
-        : this.handler.notFound(res),
+        : this.respond.notFound(res),
     );
   }
 }

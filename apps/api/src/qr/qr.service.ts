@@ -1,55 +1,39 @@
-import { stat } from 'node:fs/promises';
-
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { Queue } from 'bullmq';
-import { DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import {
-  formatDateTime,
   InvalidFieldError,
   NotFoundError,
   PageQueryDto,
   paginate,
   Paginated,
+  PlanService,
   Principal,
+  PublicUrls,
   randomString,
-  ServiceUnavailableError,
 } from '@app/common';
-import { AppConfig } from '@app/config';
-import { Link, QrCode, QrType } from '@app/database';
-import {
-  assetPath,
-  contrastRatio,
-  DEFAULT_BACKGROUND,
-  DEFAULT_FOREGROUND,
-  formatRgb,
-  LogoSourceError,
-  MIN_QR_CONTRAST,
-  parseLogoSource,
-  parseRgb,
-  Rgb,
-} from '@app/qr';
-import { DeleteQrImagesPayload, JOB, QrLook, QUEUE, RenderQrPayload } from '@app/queue';
+import { isUniqueViolation, Link, QrCode, QrType } from '@app/database';
 import { LinkStatistics, StatsReader } from '@app/stats';
 
+import { DestinationPolicy } from '../destinations/destination-policy';
 import { CreateQrDto } from './dto/create-qr.dto';
-import { QrCreatedView, QrDetailsView, QrItemView } from './dto/qr-views';
+import {
+  QrCreatedView,
+  qrDetailsView,
+  QrDetailsView,
+  qrItemView,
+  QrItemView,
+} from './dto/qr-views';
 import { UpdateQrDto } from './dto/update-qr.dto';
 import { qrContent, QrData, validateQrData } from './qr-payload';
+import { DEFAULT_LOOK, QrLook } from './qr-look';
+import { QrRenderQueue } from './qr-render-queue';
 import { QrResolver } from './qr-resolver';
 
 /** Length of a generated short code: 62^8 ≈ 2·10^14 codes, short enough to keep the QR small. */
 const CODE_LENGTH = 8;
-const ENQUEUE_TIMEOUT_MS = 3_000;
-
-interface Look {
-  background: string;
-  foreground: string;
-  logo: string | null;
-}
 
 @Injectable()
 export class QrService {
@@ -59,41 +43,14 @@ export class QrService {
     @InjectDataSource() private readonly db: DataSource,
     @InjectRepository(QrCode) private readonly qrs: Repository<QrCode>,
     @InjectRepository(Link) private readonly links: Repository<Link>,
-    @InjectQueue(QUEUE.qr) private readonly queue: Queue,
-    private readonly config: AppConfig,
     private readonly stats: StatsReader,
+    private readonly urls: PublicUrls,
+    private readonly looks: QrLook,
+    private readonly jobs: QrRenderQueue,
     private readonly resolver: QrResolver,
+    private readonly destinations: DestinationPolicy,
+    private readonly plans: PlanService,
   ) {}
-
-  // ---- views -----------------------------------------------------------------------------
-
-  link(code: string): string {
-    return `${this.config.publicUrl}/q/${code}`;
-  }
-
-  private item(qr: QrCode, code: string, scans: number): QrItemView {
-    return {
-      id: qr.id,
-      link: this.link(code),
-      scans,
-      name: qr.name,
-      date: formatDateTime(qr.createdAt) as string,
-    };
-  }
-
-  private details(qr: QrCode, code: string, scans: number): QrDetailsView {
-    return {
-      ...this.item(qr, code, scans),
-      type: qr.type,
-      data: qr.data,
-      background: qr.background,
-      foreground: qr.foreground,
-      logo: qr.logo,
-      image: `${this.link(code)}.png`,
-      status: qr.status,
-      reason: qr.status === 'failed' ? qr.error : null,
-    };
-  }
 
   // ---- reads -----------------------------------------------------------------------------
 
@@ -111,7 +68,7 @@ export class QrService {
     ]);
     const codes = new Map(links.map((l) => [l.id, l.alias]));
     const items = page.items.map((qr) =>
-      this.item(qr, codes.get(qr.linkId) ?? '', totals.get(qr.linkId)?.clicks ?? 0),
+      qrItemView(qr, codes.get(qr.linkId) ?? '', totals.get(qr.linkId)?.clicks ?? 0, this.urls),
     );
     return new Paginated('qrs', items, page.total, page.perpage, page.page);
   }
@@ -122,7 +79,7 @@ export class QrService {
   ): Promise<{ details: QrDetailsView; data: LinkStatistics }> {
     const { qr, code } = await this.find(auth, id);
     const data = await this.stats.forLink(qr.linkId);
-    return { details: this.details(qr, code, data.clicks), data };
+    return { details: qrDetailsView(qr, code, data.clicks, this.urls), data };
   }
 
   private async find(
@@ -148,11 +105,8 @@ export class QrService {
 
   async create(auth: Principal, dto: CreateQrDto): Promise<QrCreatedView> {
     const data = validateQrData(dto.type, dto.data);
-    const look = await this.look(dto, {
-      background: DEFAULT_BACKGROUND,
-      foreground: DEFAULT_FOREGROUND,
-      logo: null,
-    });
+    await this.checkDestination(dto.type, data);
+    const look = await this.looks.resolve(dto, DEFAULT_LOOK);
     const name = dto.name ?? '';
     const { payload, target } = qrContent(dto.type, data);
 
@@ -160,35 +114,51 @@ export class QrService {
       const code = randomString(CODE_LENGTH);
       try {
         // Both rows in one statement (one round trip, atomic): the short link, then its QR code.
-        const [qr] = (await this.db.query(
-          `WITH link AS (
+        // A link code counts against the plan's links: then the plan's count is checked first,
+        // under the user's lock, in one transaction with the insert.
+        const insert = (run: (sql: string, params: unknown[]) => Promise<unknown>) =>
+          run(
+            `WITH link AS (
              INSERT INTO links (user_id, kind, alias, url, title) VALUES ($1, 'qr', $2, $3, $4) RETURNING id
            )
            INSERT INTO qr_codes (user_id, link_id, name, type, data, background, foreground, logo)
            SELECT $1, link.id, $4, $5, $6::jsonb, $7, $8, $9 FROM link
            RETURNING id, link_id, render_version`,
-          [
-            auth.user.id,
-            code,
-            target ?? payload,
-            name,
-            dto.type,
-            JSON.stringify(data),
-            look.background,
-            look.foreground,
-            look.logo,
-          ],
-        )) as Array<{ id: number; link_id: number; render_version: number }>;
+            [
+              auth.user.id,
+              code,
+              target ?? payload,
+              name,
+              dto.type,
+              JSON.stringify(data),
+              look.background,
+              look.foreground,
+              look.logo,
+            ],
+          );
+        const counted = dto.type === 'link' && this.plans.linksCap(auth) > 0;
+        const [qr] = (await (counted
+          ? this.db.transaction(async (em) => {
+              await this.plans.reserveLink(em, auth);
+              return insert((sql, params) => em.query(sql, params));
+            })
+          : insert((sql, params) => this.db.query(sql, params)))) as Array<{
+          id: number;
+          link_id: number;
+          render_version: number;
+        }>;
         try {
-          await this.enqueueRender(qr.id, qr.render_version, { code, ...look });
+          await this.jobs.render(auth.user.id, qr.id, qr.render_version, { code, ...look });
         } catch (err) {
           // The client gets a 503: a rejected request leaves nothing behind.
           await this.links.delete({ id: qr.link_id }).catch(() => undefined);
           throw err;
         }
-        return { id: qr.id, link: this.link(code) };
+        // no cache invalidation: a random 8-character code cannot have been asked for (and a
+        // "missing" answer cached) before now
+        return { id: qr.id, link: this.urls.qr(code) };
       } catch (err) {
-        if (attempt < 5 && isAliasCollision(err)) continue;
+        if (attempt < 5 && isUniqueViolation(err, 'links_alias_uq')) continue;
         throw err;
       }
     }
@@ -199,7 +169,8 @@ export class QrService {
     const { before, after, code, rerender } = await this.db.transaction(async (m) => {
       const { qr, code } = await this.find(auth, id, m);
       const data = validateQrData(qr.type as QrType, dto.data);
-      const look = await this.look(dto, qr);
+      await this.checkDestination(qr.type as QrType, data);
+      const look = await this.looks.resolve(dto, qr);
       // The image encodes the short link, not the content: only a change of look needs a new
       // image, or a retry after a failed rendering.
       const rerender =
@@ -225,7 +196,7 @@ export class QrService {
     await this.resolver.evict(code);
     if (!rerender) return;
     try {
-      await this.enqueueRender(id, after.renderVersion as number, {
+      await this.jobs.render(auth.user.id, id, after.renderVersion as number, {
         code,
         background: after.background as string,
         foreground: after.foreground as string,
@@ -238,6 +209,12 @@ export class QrService {
       await this.resolver.evict(code);
       throw err;
     }
+  }
+
+  /** A link code's URL may not be blocked (a short link of ours is fine: it is printed, not chained). */
+  private async checkDestination(type: QrType, data: QrData): Promise<void> {
+    if (type === 'link')
+      await this.destinations.check('data', String(data), { ownHostsAllowed: true });
   }
 
   /**
@@ -276,98 +253,6 @@ export class QrService {
       await m.getRepository(Link).delete({ id: qr.linkId, userId: auth.user.id }); // qr_codes row cascades
       return code;
     });
-    await this.discardImages([code]);
+    await this.jobs.discard([code]);
   }
-
-  /**
-   * After QR rows are deleted (here, or with their user): drop the codes from the caches and
-   * queue the deletion of their image files. The rows are gone, so the files are no longer
-   * served; a failed enqueue only leaves files behind (logged).
-   */
-  async discardImages(codes: string[]): Promise<void> {
-    for (const code of codes) {
-      await this.resolver.evict(code);
-      const payload: DeleteQrImagesPayload = { code };
-      await this.withTimeout(
-        this.queue.add(JOB.deleteQrImages, payload, { jobId: `qr-delete-${code}` }),
-      ).catch((err: Error) =>
-        this.logger.warn(
-          `image deletion of ${code} not queued (${err.message}); its files stay on disk`,
-        ),
-      );
-    }
-  }
-
-  // ---- helpers ---------------------------------------------------------------------------
-
-  private async enqueueRender(qrId: number, version: number, look: QrLook): Promise<void> {
-    const payload: RenderQrPayload = { qrId, version, look };
-    try {
-      await this.withTimeout(
-        this.queue.add(JOB.renderQr, payload, { jobId: `qr-${qrId}-v${version}` }),
-      );
-    } catch (err) {
-      this.logger.error(`qr ${qrId}: render job not queued: ${(err as Error).message}`);
-      throw new ServiceUnavailableError();
-    }
-  }
-
-  private withTimeout<T>(p: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('queue timeout')), ENQUEUE_TIMEOUT_MS);
-    });
-    return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-  }
-
-  /**
-   * Validated colours and logo: each field sent replaces the current value ("" puts back the
-   * default: white, black, no logo); fields not sent keep it.
-   */
-  private async look(dto: Partial<Record<keyof Look, string>>, current: Look): Promise<Look> {
-    const color = (field: 'background' | 'foreground', fallback: string): Rgb => {
-      const value = dto[field];
-      if (value === undefined) return parseRgb(current[field]) as Rgb;
-      if (value === '') return parseRgb(fallback) as Rgb;
-      const rgb = parseRgb(value);
-      if (!rgb)
-        throw new InvalidFieldError(field, 'must be rgb(R,G,B) with R, G and B from 0 to 255');
-      return rgb;
-    };
-    const background = color('background', DEFAULT_BACKGROUND);
-    const foreground = color('foreground', DEFAULT_FOREGROUND);
-    const ratio = contrastRatio(background, foreground);
-    if (ratio < MIN_QR_CONTRAST) {
-      throw new InvalidFieldError(
-        'foreground',
-        `too little contrast with the background (${ratio.toFixed(2)}:1; at least ${MIN_QR_CONTRAST}:1 is needed to scan)`,
-      );
-    }
-    let logo = current.logo;
-    if (dto.logo === '') logo = null;
-    else if (dto.logo !== undefined) logo = await this.checkLogo(dto.logo);
-    return { background: formatRgb(background), foreground: formatRgb(foreground), logo };
-  }
-
-  private async checkLogo(value: string): Promise<string> {
-    try {
-      const source = parseLogoSource(value, this.config.ALLOW_PRIVATE_FETCH);
-      if (source.kind === 'asset') {
-        const file = await stat(assetPath(this.config.STORAGE_DIR, source.name)).catch(() => null);
-        if (!file?.isFile()) throw new LogoSourceError('no such file in the assets folder');
-      }
-      return value;
-    } catch (err) {
-      if (err instanceof LogoSourceError) throw new InvalidFieldError('logo', err.message);
-      throw err;
-    }
-  }
-}
-
-function isAliasCollision(err: unknown): boolean {
-  const driver =
-    err instanceof QueryFailedError
-      ? (err.driverError as { code?: string; constraint?: string })
-      : undefined;
-  return driver?.code === '23505' && driver.constraint === 'links_alias_uq';
 }

@@ -10,6 +10,7 @@ import {
   Auth,
   IdParam,
   Principal,
+  RotatedKeyView,
 } from '@app/common';
 
 import { CreateUserDto } from './dto/create-user.dto';
@@ -56,6 +57,18 @@ export class UsersController {
   @ApiErrors(400, 403, 409)
   async add(@Body() dto: CreateUserDto) {
     return { message: 'User has been created successfully.', data: await this.users.add(dto) };
+  }
+
+  @Post('user/:id/key/rotate')
+  @ApiOperation({
+    summary: 'Give a user a new API key (admin): {error, id, apikey}',
+    description:
+      'The old key stops working at once on every api instance (401 "A valid API key is required").',
+  })
+  @ApiOkFields(RotatedKeyView)
+  @ApiErrors(400, 403, 404)
+  async rotateKey(@IdParam('id') id: number) {
+    return { id, apikey: await this.users.rotateKey(id) };
   }
 
   @Delete('user/:id/delete')

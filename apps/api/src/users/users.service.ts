@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 
 import {
   ConflictError,
   decryptSecret,
+  DeletedShortCode,
   encryptSecret,
   ForbiddenError,
   formatDateTime,
   generateApiKey,
+  hashPassword,
   InvalidFieldError,
   NotFoundError,
   PageDefaults,
@@ -19,18 +22,16 @@ import {
   Principal,
   PrincipalCache,
   sha256,
+  UserDeletedEvent,
 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { Plan, PlanType, User } from '@app/database';
+import { Plan, PlanType, User, violatedConstraint } from '@app/database';
 
-import { LinkCache } from '../public/link-cache';
-import { QrService } from '../qr/qr.service';
 import { CreateUserDto } from './dto/create-user.dto';
 import { ListUsersQueryDto } from './dto/list-users-query.dto';
 import { parseExpiration } from './expiration';
-import { hashPassword } from './passwords';
 
-/** `GET /api/users` pages: 100 users by default, at most 1000 (CONTRACT "Pagination"). */
+/** `GET /api/users` pages: 100 users by default, at most 1000 (docs/api-conventions.md). */
 export const USERS_PAGE: PageDefaults = { limit: 100, max: 1000 };
 
 /** Unique indexes of `users` and the field each one guards. */
@@ -82,9 +83,8 @@ export class UsersService {
     @InjectRepository(Plan) private readonly plans: Repository<Plan>,
     private readonly planService: PlanService,
     private readonly config: AppConfig,
-    private readonly cache: LinkCache,
-    private readonly qr: QrService,
     private readonly owners: PrincipalCache,
+    private readonly events: EventEmitter2,
   ) {}
 
   /** Gravatar URL of an e-mail address. */
@@ -143,10 +143,7 @@ export class UsersService {
     try {
       await this.users.save(user);
     } catch (err) {
-      const constraint =
-        err instanceof QueryFailedError
-          ? (err.driverError as { constraint?: string }).constraint
-          : undefined;
+      const constraint = violatedConstraint(err);
       const field = constraint ? UNIQUE_FIELDS[constraint] : undefined;
       if (field) throw new ConflictError(field === 'email' ? EMAIL_TAKEN : USERNAME_TAKEN);
       throw err;
@@ -197,22 +194,45 @@ export class UsersService {
   /**
    * `DELETE /api/user/:id/delete`: one statement; the foreign keys cascade to everything the
    * user owns (links, QR codes, domains, campaigns, channels, pixels, overlays, splash pages,
-   * login links). An admin cannot delete itself (403).
+   * login links). Then UserDeletedEvent lets each feature clean up what lives elsewhere (cached
+   * answers on every replica, QR image files). An admin cannot delete itself (403).
    */
   async remove(auth: Principal, id: number): Promise<void> {
     if (id === auth.user.id) throw new ForbiddenError('You cannot delete your own account');
-    const cached = await this.cache.affectedBy('user', id);
-    const qrCodes: Array<{ alias: string }> = await this.users.query(
-      `SELECT l.alias FROM qr_codes q JOIN links l ON l.id = q.link_id WHERE q.user_id = $1`,
-      [id],
-    );
+    const [codes, domains] = await Promise.all([
+      this.users.query(`SELECT kind, alias FROM links WHERE user_id = $1`, [id]) as Promise<
+        DeletedShortCode[]
+      >,
+      this.users.query(`SELECT host FROM domains WHERE user_id = $1`, [id]) as Promise<
+        Array<{ host: string }>
+      >,
+    ]);
     const result = await this.users.delete({ id });
     if (!result.affected) throw new NotFoundError('User');
     await this.owners.forgetUser(id);
-    // the user's short links and branded domains stop answering on every api instance,
-    // and the rendered images of their QR codes are removed
-    await this.cache.forget(cached);
-    await this.qr.discardImages(qrCodes.map((q) => q.alias));
+    await this.events.emitAsync(
+      UserDeletedEvent.event,
+      new UserDeletedEvent(
+        id,
+        codes,
+        domains.map((d) => d.host),
+      ),
+    );
+  }
+
+  /**
+   * Gives the user a new API key; the old one stops working at once on every api replica (its
+   * cached owner is dropped everywhere). Returns the new key (shown once, like at creation).
+   */
+  async rotateKey(id: number): Promise<string> {
+    const apiKey = generateApiKey();
+    const result = await this.users.update(
+      { id },
+      { apiKeyHash: sha256(apiKey), apiKeyEnc: encryptSecret(apiKey, this.config.secret) },
+    );
+    if (!result.affected) throw new NotFoundError('User');
+    await this.owners.forgetUser(id);
+    return apiKey;
   }
 
   /** Loads a user with its plan (and the encrypted key when `withKey`). */

@@ -7,7 +7,7 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 
-import { AppConfig } from '@app/config';
+import { PublicUrls } from '@app/common';
 import { parseRgb, Rgb } from '@app/qr';
 import {
   DeleteQrImagesPayload,
@@ -49,7 +49,7 @@ export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger(QrProcessor.name);
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly urls: PublicUrls,
     @InjectDataSource() private readonly db: DataSource,
     private readonly renderer: QrRenderer,
     private readonly logos: LogoLoader,
@@ -89,7 +89,7 @@ export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
     try {
       const logo = row.logo ? await this.logos.load(row.logo) : null;
       const { png, svg } = await this.renderer.render({
-        text: `${this.config.publicUrl}/q/${row.code}`,
+        text: this.urls.qr(row.code),
         background: parseRgb(row.background) as Rgb,
         foreground: parseRgb(row.foreground) as Rgb,
         logo,

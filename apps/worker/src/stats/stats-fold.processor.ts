@@ -5,7 +5,7 @@ import { Job, Queue } from 'bullmq';
 import { AppConfig } from '@app/config';
 import { JOB, QUEUE, WORKER_OPTIONS } from '@app/queue';
 import { RedisService } from '@app/redis';
-import { FoldResult, StatsFolder } from '@app/stats';
+import { FoldResult, StatsFold } from '@app/stats';
 
 const RETENTION_EVERY_SECONDS = 3600;
 
@@ -18,7 +18,7 @@ export class StatsFoldProcessor extends WorkerHost implements OnApplicationBoots
   private readonly logger = new Logger(StatsFoldProcessor.name);
 
   constructor(
-    private readonly folder: StatsFolder,
+    private readonly fold: StatsFold,
     private readonly config: AppConfig,
     private readonly redis: RedisService,
     @InjectQueue(QUEUE.stats) private readonly queue: Queue,
@@ -36,7 +36,7 @@ export class StatsFoldProcessor extends WorkerHost implements OnApplicationBoots
 
   async process(job: Job): Promise<FoldResult> {
     if (job.name !== JOB.foldStats) throw new Error(`unknown job ${job.name}`);
-    const result = await this.folder.fold();
+    const result = await this.fold.fold();
     if (result.clicks)
       this.logger.log(
         `folded ${result.clicks} clicks of ${result.links} links in ${result.batches} batches`,
@@ -48,7 +48,7 @@ export class StatsFoldProcessor extends WorkerHost implements OnApplicationBoots
       RETENTION_EVERY_SECONDS,
       'NX',
     );
-    if (due === 'OK') await this.folder.applyRetention();
+    if (due === 'OK') await this.fold.applyRetention();
     return result;
   }
 }

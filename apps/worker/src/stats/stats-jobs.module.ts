@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 
-import { StatsFolder } from '@app/stats';
+import { StatsFold } from '@app/stats';
 
 import { StatsFoldProcessor } from './stats-fold.processor';
 
-@Module({ providers: [StatsFolder, StatsFoldProcessor] })
+@Module({ providers: [StatsFold, StatsFoldProcessor] })
 export class StatsJobsModule {}

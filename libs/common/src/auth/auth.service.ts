@@ -47,7 +47,7 @@ export class AuthService {
   private async lookup(key: string | null): Promise<AuthResult> {
     if (!key) return { failure: 'missing' };
     const digest = sha256(key);
-    const user = this.owners.get(digest) ?? (await this.load(digest));
+    const user = await this.owners.resolve(digest, this.load);
     if (!user) return { failure: 'invalid' };
     if (user.apiKeyExpires && user.apiKeyExpires.getTime() <= Date.now())
       return { failure: 'expired' };
@@ -55,15 +55,11 @@ export class AuthService {
     return { principal: { user, plan, isAdmin: user.isAdmin } };
   }
 
-  /** The owner of a key digest from Postgres (cached; an unknown key is not). */
-  private async load(digest: string): Promise<KeyOwner | null> {
-    const mark = this.owners.mark();
-    const user = (await this.users
+  /** The owner of a key digest, from Postgres. */
+  private readonly load = (digest: string): Promise<KeyOwner | null> =>
+    this.users
       .createQueryBuilder('u')
       .innerJoinAndSelect('u.plan', 'plan')
       .where('u.api_key_hash = :hash', { hash: digest })
-      .getOne()) as KeyOwner | null;
-    if (user) this.owners.set(digest, user, mark);
-    return user;
-  }
+      .getOne() as Promise<KeyOwner | null>;
 }

@@ -4,3 +4,4 @@ export * from './decorators';
 export * from './plan.service';
 export * from './principal';
 export * from './principal-cache';
+export * from './rotated-key.view';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 
 import { CountedFeature, FlagFeature, Plan, User } from '@app/database';
 
@@ -36,6 +36,12 @@ export class PlanService {
     return this.isMembershipActive(user, plan) ? plan : this.getFreePlan();
   }
 
+  /** The monthly `clicks` cap that applies to a user's links (0 = none; admins have none). */
+  async clicksCap(user: User & { plan?: Plan }): Promise<number> {
+    if (user.isAdmin) return 0;
+    return Number((await this.effectivePlan(user)).limits.clicks) || 0;
+  }
+
   /** `pro` for an active paid plan, else `free`. */
   status(plan: Plan): 'free' | 'pro' {
     return plan.free ? 'free' : 'pro';
@@ -63,12 +69,35 @@ export class PlanService {
     }
   }
 
-  /** 403 when the caller already owns the plan's `links` maximum (0 = unlimited). */
-  assertCanCreateLink(auth: Principal, current: number): void {
-    if (auth.isAdmin) return;
-    const max = Number(auth.plan.limits.links);
-    if (max > 0 && current >= max) {
+  /** The plan's `links` maximum for the caller; 0 = none (unlimited, and always for admins). */
+  linksCap(auth: Principal): number {
+    return auth.isAdmin ? 0 : Number(auth.plan.limits.links) || 0;
+  }
+
+  /**
+   * What a user owns as the plan's `links` count sees it: short links, and QR codes of type
+   * link (their image encodes a short link that forwards like one). Call it inside the
+   * transaction that holds the user's row lock, with that transaction's manager.
+   */
+  async linksOwned(em: EntityManager, userId: number): Promise<number> {
+    const [row] = await em.query(
+      `SELECT (SELECT count(*) FROM links WHERE user_id = $1 AND kind = 'link')
+            + (SELECT count(*) FROM qr_codes WHERE user_id = $1 AND type = 'link') AS n`,
+      [userId],
+    );
+    return Number(row.n);
+  }
+
+  /**
+   * For a creation that adds one to the `links` count: when the plan caps it, takes the user's
+   * row lock in `em`'s transaction (one creation at a time per user, so the count holds under
+   * concurrency) and refuses (403) at the cap. Without a cap it does nothing: no lock, no count.
+   */
+  async reserveLink(em: EntityManager, auth: Principal): Promise<void> {
+    const max = this.linksCap(auth);
+    if (max === 0) return;
+    await em.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [auth.user.id]);
+    if ((await this.linksOwned(em, auth.user.id)) >= max)
       throw new ForbiddenError(`Plan limit reached: your plan allows ${max} links`);
-    }
   }
 }

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { Response } from 'express';
-import { QueryFailedError } from 'typeorm';
+
+import { isInvalidInput, isUnavailable, isUniqueViolation } from '@app/database';
 
 import { AppError } from './errors';
 
@@ -17,18 +18,6 @@ const STATUS_MESSAGES: Record<number, string> = {
   500: 'Internal server error',
   503: 'Service temporarily unavailable, try again shortly',
 };
-
-/** Postgres / driver failures that mean "the database is not there right now". */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
-]);
 
 export interface MappedError {
   status: number;
@@ -52,25 +41,10 @@ export function mapError(exception: unknown): MappedError {
     if (status === 404 && (!message || message.startsWith('Cannot '))) message = 'Route not found';
     return { status, message: message ?? STATUS_MESSAGES[status] ?? 'Error' };
   }
-  const err = exception as { code?: string; message?: string; name?: string } | undefined;
-  if (exception instanceof QueryFailedError) {
-    const code = (exception.driverError as { code?: string } | undefined)?.code;
-    if (code === '23505')
-      return { status: 409, message: 'A resource with this value already exists' };
-    if (code === '22P02' || code === '22003' || code === '22001' || code === '22021')
-      return { status: 400, message: 'A field has an invalid value' };
-    if (code && UNAVAILABLE_CODES.has(code)) return { status: 503, message: STATUS_MESSAGES[503] };
-  }
-  if (err?.code && UNAVAILABLE_CODES.has(err.code))
-    return { status: 503, message: STATUS_MESSAGES[503] };
-  if (
-    err?.name === 'CannotConnectAlreadyConnectedError' ||
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection is closed|ECONNREFUSED/i.test(
-      err?.message ?? '',
-    )
-  ) {
-    return { status: 503, message: STATUS_MESSAGES[503] };
-  }
+  if (isUniqueViolation(exception))
+    return { status: 409, message: 'A resource with this value already exists' };
+  if (isInvalidInput(exception)) return { status: 400, message: 'A field has an invalid value' };
+  if (isUnavailable(exception)) return { status: 503, message: STATUS_MESSAGES[503] };
   return { status: 500, message: STATUS_MESSAGES[500] };
 }
 

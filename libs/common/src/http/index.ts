@@ -1,3 +1,4 @@
+export * from './client-address';
 export * from './envelope';
 export * from './envelope.interceptor';
 export * from './errors';

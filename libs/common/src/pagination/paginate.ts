@@ -16,7 +16,7 @@ export interface PageDefaults {
 
 export const LIST_DEFAULTS: PageDefaults = { limit: 15, max: 100 };
 
-/** Applies the CONTRACT defaults: limit 15 (clamped to 100), page 1. */
+/** Applies the list defaults: limit 15 (clamped to 100), page 1 (docs/api-conventions.md). */
 export function pageRequest(
   query: PageQueryDto,
   defaults: PageDefaults = LIST_DEFAULTS,

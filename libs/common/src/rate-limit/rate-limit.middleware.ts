@@ -10,6 +10,7 @@ import { NextFunction, Request, Response } from 'express';
 import { RedisService } from '@app/redis';
 
 import { AuthService } from '../auth/auth.service';
+import { ClientAddress } from '../http/client-address';
 import { AppError } from '../http/errors';
 import { WindowedRecord, windowEnd } from './redis-throttler.storage';
 
@@ -18,7 +19,7 @@ export const API_THROTTLER = 'api';
 /**
  * The API rate limit, in front of body parsing and routing so that every /api response
  * (401, 404, malformed JSON included) carries the X-RateLimit-* headers. Counts per API key
- * (per client IP without a valid key) in Redis, in fixed windows aligned to the clock
+ * (per client address without a valid key, see ClientAddress) in Redis, in fixed windows aligned to the clock
  * (`X-RateLimit-Reset` = the window's end, epoch seconds); if Redis is down it lets requests through.
  */
 @Injectable()
@@ -32,6 +33,7 @@ export class RateLimitMiddleware implements NestMiddleware {
     @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
     private readonly auth: AuthService,
     private readonly redis: RedisService,
+    private readonly clients: ClientAddress,
   ) {
     const throttler = (Array.isArray(options) ? options : options.throttlers)[0];
     this.limit = Number(throttler.limit);
@@ -49,7 +51,8 @@ export class RateLimitMiddleware implements NestMiddleware {
         this.logger.warn('Redis unavailable: rate limit not enforced');
         return next();
       }
-      const tracker = 'principal' in result ? `user:${result.principal.user.id}` : `ip:${req.ip}`;
+      const tracker =
+        'principal' in result ? `user:${result.principal.user.id}` : `ip:${this.clients.of(req)}`;
       const record = await this.storage
         .increment(tracker, this.ttlMs, this.limit, 0, API_THROTTLER)
         .catch((err: Error) => {

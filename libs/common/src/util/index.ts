@@ -1,2 +1,5 @@
 export * from './crypto';
 export * from './dates';
+export * from './passwords';
+export * from './host';
+export * from './web-url';

@@ -22,6 +22,14 @@ export class Domain {
   @Column({ name: 'redirect_404', type: 'text', default: '' })
   redirect404: string;
 
+  /** The value the TXT record `_linkverify.<host>` must hold to prove ownership. */
+  @Column({ name: 'verify_token', type: 'varchar', length: 64 })
+  verifyToken: string;
+
+  /** Null until ownership is proven (DOMAIN_VERIFY=dns); the domain serves only once verified. */
+  @Column({ name: 'verified_at', type: 'timestamptz', nullable: true })
+  verifiedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

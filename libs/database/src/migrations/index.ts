@@ -1,8 +1,15 @@
 import { InitialSchema1732200000000 } from './1732200000000-initial-schema';
 import { VisitStatistics1732200001000 } from './1732200001000-visit-statistics';
+import { LinkOptions1732200002000 } from './1732200002000-link-options';
+import { Trust1732200003000 } from './1732200003000-trust';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
  * TypeORM CLI see the same set. A new migration: add a timestamped file and append it here.
  */
-export const MIGRATIONS = [InitialSchema1732200000000, VisitStatistics1732200001000];
+export const MIGRATIONS = [
+  InitialSchema1732200000000,
+  VisitStatistics1732200001000,
+  LinkOptions1732200002000,
+  Trust1732200003000,
+];

@@ -1,6 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { CampaignView } from './campaign.view';
+import { PublicUrls } from '@app/common';
+import { Campaign } from '@app/database';
+
+import { CampaignView, campaignView } from './campaign.view';
 
 /** Create / update answer: the documented `domain` (holding the name) and also `name`. */
 export class CampaignSavedView extends CampaignView {
@@ -9,4 +12,10 @@ export class CampaignSavedView extends CampaignView {
     description: 'The campaign name (documented quirk: returned under `domain`)',
   })
   domain: string;
+}
+
+/** The create / update answer of a campaign row. */
+export function campaignSavedView(c: Campaign, urls: PublicUrls): CampaignSavedView {
+  const { id, ...rest } = campaignView(c, urls);
+  return { id, domain: c.name, ...rest };
 }

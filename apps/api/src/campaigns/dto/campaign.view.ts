@@ -1,5 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { PublicUrls } from '@app/common';
+import { Campaign } from '@app/database';
+
 /** A campaign list entry. */
 export class CampaignView {
   @ApiProperty({ example: 1 })
@@ -25,4 +28,15 @@ export class CampaignView {
     description: '<PUBLIC_URL>/u/<slug or slugified name>-<id>',
   })
   list: string;
+}
+
+/** The list entry of a campaign row. */
+export function campaignView(c: Campaign, urls: PublicUrls): CampaignView {
+  return {
+    id: c.id,
+    name: c.name,
+    public: c.public,
+    rotator: urls.rotator(c.slug),
+    list: urls.campaignList(c),
+  };
 }

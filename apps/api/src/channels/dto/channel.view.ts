@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { Channel } from '@app/database';
+
 /** The documented Channel (also the create answer, with `error: 0`). */
 export class ChannelView {
   @ApiProperty({ example: 1 })
@@ -16,4 +18,15 @@ export class ChannelView {
 
   @ApiProperty({ example: false })
   starred: boolean;
+}
+
+/** The view of a row. */
+export function channelView(c: Channel): ChannelView {
+  return {
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    color: c.color,
+    starred: c.starred,
+  };
 }

@@ -1,6 +1,26 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+/** The DNS record that proves ownership of a branded domain. */
+export class DomainVerificationView {
+  @ApiProperty({ example: 'TXT', enum: ['TXT'] })
+  type: 'TXT';
+
+  @ApiProperty({ example: '_linkverify.go.example.com' })
+  name: string;
+
+  @ApiProperty({ example: '3f2a9c0e1b7d4a6f8e5c2b1a0d9f8e7c' })
+  value: string;
+}
+
 export class DomainCreatedView {
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', example: 1 })
   id: number;
+
+  @ApiProperty({
+    type: DomainVerificationView,
+    nullable: true,
+    description:
+      'The TXT record to create before POST /api/domain/:id/verify; null when ownership needs no proof (DOMAIN_VERIFY=off)',
+  })
+  verification: DomainVerificationView | null;
 }

@@ -1,6 +1,6 @@
 import { ValidateBy, ValidationOptions } from 'class-validator';
 
-import { isHttpUrl } from '../branded-domain';
+import { isHttpUrl } from '@app/common';
 
 /** An empty string (no redirect) or an absolute http(s) URL. */
 export function IsRedirectUrl(options?: ValidationOptions): PropertyDecorator {

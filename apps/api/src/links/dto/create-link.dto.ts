@@ -15,6 +15,7 @@ import { DATE_TIME_PATTERN, IsOptionalNotNull } from '@app/common';
 
 import { ALIAS_PATTERN } from '../alias';
 import { IsDomainRef, IsLinkType, IsTargetUrl } from './link-fields';
+import { LinkOptionsDto } from './link-options.dto';
 
 const MAX_INT = 2147483647;
 
@@ -34,7 +35,7 @@ export const DOC = {
   channel: 'Id of your channel: the link is assigned to it',
 };
 
-export class CreateLinkDto {
+export class CreateLinkDto extends LinkOptionsDto {
   @ApiProperty({ description: DOC.url, example: 'https://example.com/page', maxLength: 2048 })
   @IsString()
   @IsTargetUrl()

@@ -1,6 +1,7 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
 
-import { isHttpUrl } from '../link-input';
+import { countryCode } from '../countries';
+import { isAppLink, isHttpUrl } from '@app/common';
 
 const MAX_INT = 2147483647;
 
@@ -41,4 +42,18 @@ export const IsLinkType = rule(
   'isLinkType',
   'type must be one of direct, frame, splash, overlay, or an overlay id (integer)',
   (v) => isId(v) || (typeof v === 'string' && (LINK_TYPES as readonly string[]).includes(v)),
+);
+
+/** `geotarget[].location`: an ISO 3166-1 alpha-2 code or an English country name. */
+export const IsCountry = rule(
+  'isCountry',
+  'location must be an ISO 3166-1 alpha-2 code (such as DE) or an English country name',
+  (v) => typeof v === 'string' && countryCode(v) !== null,
+);
+
+/** `deeplink.apple` / `deeplink.google`: a URI of any scheme but script, data and file ones. */
+export const IsAppLink = rule(
+  'isAppLink',
+  'must be an absolute URI of at most 2048 characters (app scheme or https), not javascript:, data:, vbscript: or file:',
+  (v) => typeof v === 'string' && isAppLink(v),
 );

@@ -1,4 +1,25 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+import { formatDateTime } from '@app/common';
+import {
+  DeepLink,
+  DeviceTarget,
+  GeoTarget,
+  LanguageTarget,
+  Link,
+  LinkParameter,
+  LinkStatus,
+} from '@app/database';
+import { LinkTotals } from '@app/stats';
+
+import {
+  DeepLinkDto,
+  DeviceTargetDto,
+  GeoTargetDto,
+  LanguageTargetDto,
+  LinkParameterDto,
+  OPTION_DOC,
+} from './link-options.dto';
 
 /** A link item of `GET /api/urls`. */
 export class LinkItemView {
@@ -34,6 +55,82 @@ export class LinkDetailsView extends LinkItemView {
   password: boolean;
   @ApiProperty({ type: [Number] }) pixels: number[];
   @ApiProperty({ type: Number, nullable: true }) campaign: number | null;
+  @ApiProperty({ type: [GeoTargetDto], nullable: true, description: OPTION_DOC.geotarget })
+  geotarget: GeoTarget[] | null;
+  @ApiProperty({ type: [DeviceTargetDto], nullable: true, description: OPTION_DOC.devicetarget })
+  devicetarget: DeviceTarget[] | null;
+  @ApiProperty({
+    type: [LanguageTargetDto],
+    nullable: true,
+    description: OPTION_DOC.languagetarget,
+  })
+  languagetarget: LanguageTarget[] | null;
+  @ApiProperty({ type: DeepLinkDto, nullable: true, description: OPTION_DOC.deeplink })
+  deeplink: DeepLink | null;
+  @ApiProperty({ type: [LinkParameterDto], nullable: true, description: OPTION_DOC.parameters })
+  parameters: LinkParameter[] | null;
+  @ApiProperty({ description: OPTION_DOC.forwardquery }) forwardquery: boolean;
+  @ApiProperty({ type: String, nullable: true }) metatitle: string | null;
+  @ApiProperty({ type: String, nullable: true }) metadescription: string | null;
+  @ApiProperty({ type: String, nullable: true }) metaimage: string | null;
+  @ApiProperty({ enum: ['public', 'private'] }) status: LinkStatus;
+  @ApiProperty({ type: 'integer', nullable: true, description: OPTION_DOC.clicklimit })
+  clicklimit: number | null;
+  @ApiProperty({ type: String, nullable: true }) expirationredirect: string | null;
+  @ApiProperty({ description: 'An admin disabled the link: it answers the 451 page' })
+  disabled: boolean;
+}
+
+/** The list item of a link row. */
+export function linkItemView(
+  link: Link,
+  shorturl: string,
+  totals: LinkTotals | undefined,
+): LinkItemView {
+  return {
+    id: link.id,
+    alias: link.alias,
+    shorturl,
+    longurl: link.url,
+    title: link.title,
+    description: link.description,
+    clicks: totals?.clicks ?? 0,
+    uniqueClicks: totals?.uniqueClicks ?? 0,
+    date: formatDateTime(link.createdAt) as string,
+  };
+}
+
+/** `details`: the item and the link's settings (`domain`: its branded domain's URL, or null). */
+export function linkDetailsView(
+  item: LinkItemView,
+  link: Link,
+  domain: string | null,
+  pixelIds: number[],
+): LinkDetailsView {
+  return {
+    ...item,
+    domain,
+    type: link.type,
+    overlay: link.overlayId,
+    splash: link.splashId,
+    expiry: formatDateTime(link.expiresAt),
+    password: link.passwordHash !== null,
+    pixels: pixelIds,
+    campaign: link.campaignId,
+    geotarget: link.geoTargets,
+    devicetarget: link.deviceTargets,
+    languagetarget: link.languageTargets,
+    deeplink: link.deepLink,
+    parameters: link.parameters,
+    forwardquery: link.forwardQuery,
+    metatitle: link.metaTitle,
+    metadescription: link.metaDescription,
+    metaimage: link.metaImage,
+    status: link.status,
+    clicklimit: link.clickLimit,
+    expirationredirect: link.expirationRedirect,
+    disabled: link.disabledAt !== null,
+  };
 }
 
 class LinkStatisticsView {
@@ -72,6 +169,21 @@ export class LinkReadView {
 export class LinkCreatedView {
   @ApiProperty() id: number;
   @ApiProperty({ example: 'https://short.example/abc123' }) shorturl: string;
+}
+
+/** One answer of `POST /api/url/bulk`: the created link, or why this item was refused. */
+export class BulkItemView {
+  @ApiPropertyOptional({ type: 'integer', description: 'Set when the item was created' })
+  id?: number;
+  @ApiPropertyOptional({ description: 'Set when the item was created' }) shorturl?: string;
+  @ApiPropertyOptional({ enum: [1], description: 'Set when the item was refused' }) error?: 1;
+  @ApiPropertyOptional({ description: 'Why the item was refused (names the field)' })
+  message?: string;
+}
+
+/** `POST /api/url/bulk`: `{error: 0, data: [...]}`, one entry per item, in order. */
+export class BulkLinksView {
+  @ApiProperty({ type: [BulkItemView] }) data: BulkItemView[];
 }
 
 /** `PUT /api/url/:id/update`: `{error, id, short, shorturl}`. */

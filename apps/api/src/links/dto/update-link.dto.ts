@@ -16,11 +16,12 @@ import { DATE_TIME_PATTERN, IsOptionalNotNull } from '@app/common';
 import { ALIAS_PATTERN } from '../alias';
 import { DOC } from './create-link.dto';
 import { IsDomainRef, IsLinkType, IsTargetUrl } from './link-fields';
+import { LinkOptionsDto } from './link-options.dto';
 
 const MAX_INT = 2147483647;
 
 /** Every field optional; only what is sent changes. */
-export class UpdateLinkDto {
+export class UpdateLinkDto extends LinkOptionsDto {
   @ApiPropertyOptional({ description: DOC.url, maxLength: 2048 })
   @IsOptionalNotNull()
   @IsString()

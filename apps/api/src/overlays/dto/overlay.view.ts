@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { OverlayType } from '@app/database';
+import { formatDateTime } from '@app/common';
+import { Overlay, OverlayType } from '@app/database';
 
 /** The documented CTA overlay list entry. */
 export class OverlayView {
@@ -15,4 +16,9 @@ export class OverlayView {
 
   @ApiProperty({ example: '2024-11-21 10:00:00', description: 'Creation date-time (UTC)' })
   date: string;
+}
+
+/** The view of a row. */
+export function overlayView(o: Overlay): OverlayView {
+  return { id: o.id, type: o.type, name: o.name, date: formatDateTime(o.createdAt) as string };
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { PIXEL_TYPES, PixelType } from '@app/database';
+import { formatDateTime } from '@app/common';
+import { Pixel, PIXEL_TYPES, PixelType } from '@app/database';
 
 /** The documented Pixel. */
 export class PixelView {
@@ -18,4 +19,15 @@ export class PixelView {
 
   @ApiProperty({ example: '2024-11-21 10:00:00', description: 'Creation date-time (UTC)' })
   date: string;
+}
+
+/** The view of a row. */
+export function pixelView(p: Pixel): PixelView {
+  return {
+    id: p.id,
+    type: p.type,
+    name: p.name,
+    tag: p.tag,
+    date: formatDateTime(p.createdAt) as string,
+  };
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { QR_TYPES } from '@app/database';
+import { formatDateTime, PublicUrls } from '@app/common';
+import { QR_TYPES, QrCode } from '@app/database';
 
 /** A QR code in lists (`qrs`). */
 export class QrItemView {
@@ -110,4 +111,35 @@ export class QrCreatedView {
 
   @ApiProperty({ example: 'https://short.example/q/Ab3dE9xZ' })
   link: string;
+}
+
+/** The list item of a QR row (`code`: its short link's alias). */
+export function qrItemView(qr: QrCode, code: string, scans: number, urls: PublicUrls): QrItemView {
+  return {
+    id: qr.id,
+    link: urls.qr(code),
+    scans,
+    name: qr.name,
+    date: formatDateTime(qr.createdAt) as string,
+  };
+}
+
+/** `details` of `GET /api/qr/:id`. */
+export function qrDetailsView(
+  qr: QrCode,
+  code: string,
+  scans: number,
+  urls: PublicUrls,
+): QrDetailsView {
+  return {
+    ...qrItemView(qr, code, scans, urls),
+    type: qr.type,
+    data: qr.data,
+    background: qr.background,
+    foreground: qr.foreground,
+    logo: qr.logo,
+    image: urls.qrImage(code),
+    status: qr.status,
+    reason: qr.status === 'failed' ? qr.error : null,
+  };
 }

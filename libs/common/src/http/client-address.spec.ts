@@ -1,7 +1,7 @@
-import { clientIp, compileTrust } from './client-ip';
+import { clientIp, compileTrust } from './client-address';
 
 describe('client address behind proxies', () => {
-  const local = compileTrust(undefined);
+  const local = compileTrust('loopback, linklocal, uniquelocal');
 
   it('uses the socket address when it is not a trusted proxy', () => {
     expect(clientIp('203.0.113.5', '1.2.3.4', local)).toBe('203.0.113.5');

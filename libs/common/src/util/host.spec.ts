@@ -1,4 +1,4 @@
-import { hostOfUrl, parseHost } from './host';
+import { hostOfUrl, parseHost } from '@app/common';
 
 describe('Host parsing', () => {
   it('lower-cases and strips the port and a trailing dot', () => {

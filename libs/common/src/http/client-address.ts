@@ -1,4 +1,9 @@
+import { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+
+import { Injectable } from '@nestjs/common';
+
+import { AppConfig } from '@app/config';
 
 /** Decides whether the hop at `address` (i hops from us) is a proxy we trust to report the client. */
 export type TrustFn = (address: string, hop: number) => boolean;
@@ -36,13 +41,12 @@ function ipv4(address: string): number {
 }
 
 /**
- * Compiles a trust-proxy setting the way Express reads TRUST_PROXY, so the redirector sees the same
- * client address as the API: `true` / `false`, a hop count, or a comma-separated list of
+ * Compiles a trust-proxy setting the way Express reads `trust proxy`: `true` / `false`, a hop count, or a comma-separated list of
  * `loopback`, `linklocal`, `uniquelocal`, addresses and CIDR ranges. IPv4 is matched with integer
  * arithmetic (this runs for every visit); IPv6 with a BlockList.
  */
-export function compileTrust(setting: string | undefined): TrustFn {
-  const value = (setting ?? 'loopback, linklocal, uniquelocal').trim();
+export function compileTrust(setting: string): TrustFn {
+  const value = setting.trim();
   if (value === 'true') return () => true;
   if (value === 'false' || value === '') return () => false;
   if (/^\d+$/.test(value)) {
@@ -104,4 +108,21 @@ export function clientIp(
     if (!trust(address, hop)) return address;
   }
   return address;
+}
+
+/**
+ * The one client-address function of the service (rate limit, statistics, password attempts):
+ * the socket peer, or the X-Forwarded-For hop named by the proxies TRUST_PROXY trusts.
+ */
+@Injectable()
+export class ClientAddress {
+  private readonly trust: TrustFn;
+
+  constructor(config: AppConfig) {
+    this.trust = compileTrust(config.TRUST_PROXY);
+  }
+
+  of(req: IncomingMessage): string {
+    return clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.trust);
+  }
 }

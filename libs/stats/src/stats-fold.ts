@@ -6,26 +6,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
-import { dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
-
-/**
- * Claims up to ARGV[3] dirty links: each pending hash is renamed into the batch, atomically, so
- * visits recorded meanwhile start a fresh pending hash. KEYS: dirty set, inflight set.
- * ARGV: key base, batch id, max links. Returns the claimed link ids.
- */
-const CLAIM = `
-local ids = redis.call('SPOP', KEYS[1], tonumber(ARGV[3]))
-local claimed = {}
-for _, id in ipairs(ids) do
-  local src = ARGV[1] .. ':p:' .. id
-  if redis.call('EXISTS', src) == 1 then
-    redis.call('RENAME', src, ARGV[1] .. ':b:' .. ARGV[2] .. ':' .. id)
-    redis.call('SADD', ARGV[1] .. ':b:' .. ARGV[2], id)
-    table.insert(claimed, id)
-  end
-end
-if #claimed > 0 then redis.call('SADD', KEYS[2], ARGV[2]) end
-return claimed`;
+import { CLAIM_BATCH_SCRIPT, dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
 
 const BATCH_SIZE = 500;
 const MAX_BATCHES_PER_RUN = 50;
@@ -56,7 +37,8 @@ export interface FoldResult {
 }
 
 /**
- * Folds the Redis visit counters into Postgres, exactly once:
+ * The fold: moves the Redis visit counters into Postgres, exactly once (the worker runs it every
+ * STATS_FOLD_SECONDS):
  * 1. claim: the dirty links' pending hashes are renamed into a batch (atomic, in Redis);
  * 2. apply: one transaction inserts the batch id into stat_batches and adds the deltas; a batch
  *    already in stat_batches (a crash after commit) is not applied again;
@@ -65,8 +47,8 @@ export interface FoldResult {
  * are HyperLogLog counts per link and day, stored with GREATEST, so refolding is harmless.
  */
 @Injectable()
-export class StatsFolder {
-  private readonly logger = new Logger(StatsFolder.name);
+export class StatsFold {
+  private readonly logger = new Logger(StatsFold.name);
   private readonly keys: StatsKeys;
   private defined = false;
 
@@ -279,7 +261,7 @@ export class StatsFolder {
 
   private client(): ClaimingRedis {
     if (!this.defined) {
-      this.redis.client.defineCommand('claimVisits', { numberOfKeys: 2, lua: CLAIM });
+      this.redis.client.defineCommand('claimVisits', { numberOfKeys: 2, lua: CLAIM_BATCH_SCRIPT });
       this.defined = true;
     }
     return this.redis.client as unknown as ClaimingRedis;

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+
+import { LinkCacheModule } from '../link-cache/link-cache.module';
+import { Blocklist } from './blocklist';
+import { BlocklistController } from './blocklist.controller';
+import { BlocklistService } from './blocklist.service';
+import { DestinationPolicy } from './destination-policy';
+
+/**
+ * Where the service may send visitors: the blocklist (BLOCKLIST_FILE and the admin routes
+ * /api/admin/blocklist) and the DestinationPolicy features call before storing a destination
+ * (no loops through the service's own hosts, nothing blocked). The redirector screens cached
+ * links against the Blocklist too.
+ */
+@Module({
+  imports: [LinkCacheModule],
+  controllers: [BlocklistController],
+  providers: [Blocklist, BlocklistService, DestinationPolicy],
+  exports: [Blocklist, DestinationPolicy],
+})
+export class DestinationsModule {}

@@ -1,0 +1,92 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+
+import { AppConfig } from '@app/config';
+
+import { isNestPath, PublicHandler } from './public/public-handler';
+import { STATIC } from './public/responder';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const BAD_HOST_JSON = Buffer.from(
+  JSON.stringify({ error: 1, message: 'Host: send exactly one Host header' }),
+);
+
+/** The Swagger UI page: its own scripts only; inline styles (the UI's own); no framing. */
+function docsPolicy(publicUrl: string): string {
+  const api = new URL(publicUrl).origin;
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    `connect-src 'self' ${api}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** More than one Host header (HTTP/1.1 allows exactly one; proxies may disagree on which counts). */
+function duplicateHost(req: IncomingMessage): boolean {
+  const hosts = req.headersDistinct.host;
+  return hosts !== undefined && hosts.length > 1;
+}
+
+/**
+ * The api's HTTP server: the lean PublicHandler for short links and the public side, Nest
+ * (Express) for /api, /auth, /health and /docs. Here, once for every response: a request with
+ * two Host headers is a 400; Nest's answers carry `nosniff`, and `no-store` where they may carry
+ * keys or tokens (/api, /auth), the docs page a CSP; slow clients are cut off (headers within
+ * HEADERS_TIMEOUT_SECONDS, the whole request within REQUEST_TIMEOUT_SECONDS) and connections are
+ * capped at MAX_CONNECTIONS. (The public side sets its own headers in PublicResponder and in the
+ * prebuilt 302s.)
+ */
+export function createFront(config: AppConfig, nest: Handler, publicSide: PublicHandler): Server {
+  const docsCsp = docsPolicy(config.publicUrl);
+  const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
+  const requestTimeout = Math.max(config.REQUEST_TIMEOUT_SECONDS * 1000, headersTimeout);
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      // how often idle or slow connections are checked against the two timeouts
+      connectionsCheckingInterval: Math.min(5_000, headersTimeout),
+    },
+    (req, res) => {
+      const url = req.url;
+      if (!isNestPath(url)) {
+        if (duplicateHost(req)) return badHost(req, res, false);
+        return publicSide.handle(req, res);
+      }
+      if (duplicateHost(req)) return badHost(req, res, true);
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      if (url?.startsWith('/docs')) {
+        res.setHeader('Content-Security-Policy', docsCsp);
+        res.setHeader('X-Frame-Options', 'DENY');
+      } else if (!url?.startsWith('/health')) res.setHeader('Cache-Control', 'no-store');
+      nest(req, res);
+    },
+  );
+  server.maxConnections = config.MAX_CONNECTIONS;
+  // longer than common load balancers' idle timeout, so they close idle connections first
+  server.keepAliveTimeout = 65_000;
+  return server;
+}
+
+function badHost(req: IncomingMessage, res: ServerResponse, json: boolean): void {
+  res.once('finish', () => req.destroy());
+  if (json) {
+    res.writeHead(400, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(BAD_HOST_JSON.length),
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    });
+    res.end(BAD_HOST_JSON);
+  } else {
+    res.writeHead(400, STATIC.badForm.headers);
+    res.end(STATIC.badForm.body);
+  }
+}

@@ -1,0 +1,159 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+
+import { Injectable, Logger } from '@nestjs/common';
+
+import { ClientAddress, mapError } from '@app/common';
+import { VisitRecorder } from '@app/stats';
+
+import { headerSafeUrl, REDIRECT_CACHE_CONTROL } from '../link-cache/resolved-link';
+import { Page, PAGES } from './pages';
+
+/** Headers of every HTML answer of the public side. */
+// prettier-ignore
+export const SECURITY_HEADERS = [
+  'X-Content-Type-Options', 'nosniff',
+  'Referrer-Policy', 'strict-origin-when-cross-origin',
+  'X-Frame-Options', 'DENY',
+];
+
+/** A fixed page with its headers built once. */
+export interface StaticPage {
+  body: Buffer;
+  headers: string[];
+}
+
+export function staticPage(page: Page, extra: string[] = []): StaticPage {
+  const body = Buffer.from(page.html, 'utf8');
+  return {
+    body,
+    // prettier-ignore
+    headers: [
+      'Content-Type', 'text/html; charset=utf-8',
+      'Content-Length', String(body.length),
+      'Content-Security-Policy', page.csp,
+      'Cache-Control', 'no-store',
+      ...SECURITY_HEADERS,
+      ...extra,
+    ],
+  };
+}
+
+/** The fixed answers of the public side. */
+export const STATIC = {
+  notFound: staticPage(PAGES.notFound),
+  gone: staticPage(PAGES.gone),
+  disabled: staticPage(PAGES.unavailableForLegalReasons),
+  methodNotAllowed: staticPage(PAGES.methodNotAllowed, ['Allow', 'GET, HEAD']),
+  badForm: staticPage(PAGES.badRequest, ['Connection', 'close']),
+  tooManyMisses: staticPage(PAGES.tooManyMisses, ['Retry-After', '60']),
+  tooLarge: staticPage(PAGES.tooLarge, ['Connection', 'close']),
+  error: staticPage(PAGES.error),
+  unavailable: staticPage(PAGES.unavailable, ['Retry-After', '5']),
+};
+
+/** A branded domain's answer to unknown paths (empty: the 404 page). */
+export interface NotFoundTarget {
+  redirect404: string;
+}
+
+/**
+ * How every public route answers, in one place (short links, QR codes, campaign pages): pages
+ * with the same security headers, redirects, the 404 / 500 / 503 pages, and the hand-off of a
+ * visit to the VisitRecorder after the response was written.
+ */
+@Injectable()
+export class PublicResponder {
+  private readonly logger = new Logger('PublicSide');
+
+  constructor(
+    private readonly visits: VisitRecorder,
+    private readonly clients: ClientAddress,
+  ) {}
+
+  sendStatic(res: ServerResponse, status: number, page: StaticPage): void {
+    res.writeHead(status, page.headers);
+    res.end(page.body);
+  }
+
+  sendPage(
+    res: ServerResponse,
+    status: number,
+    page: Page,
+    cacheControl = 'no-store',
+    extra: string[] = [],
+  ): void {
+    const body = Buffer.from(page.html, 'utf8');
+    // prettier-ignore
+    res.writeHead(status, [
+      'Content-Type', 'text/html; charset=utf-8',
+      'Content-Length', String(body.length),
+      'Content-Security-Policy', page.csp,
+      'Cache-Control', cacheControl,
+      ...SECURITY_HEADERS,
+      ...extra,
+    ]);
+    res.end(body);
+  }
+
+  /** A 302 to `location` (made header-safe). */
+  redirect(res: ServerResponse, location: string, cacheControl = REDIRECT_CACHE_CONTROL): void {
+    res.writeHead(302, [
+      'Location',
+      headerSafeUrl(location),
+      'Cache-Control',
+      cacheControl,
+      'Content-Length',
+      '0',
+      'X-Content-Type-Options',
+      'nosniff',
+    ]);
+    res.end();
+  }
+
+  /** An unknown path: the branded domain's redirect404 when it has one, else the 404 page. */
+  notFound(res: ServerResponse, domain?: NotFoundTarget | null): void {
+    if (domain?.redirect404) return this.redirect(res, domain.redirect404, 'no-store');
+    this.sendStatic(res, 404, STATIC.notFound);
+  }
+
+  methodNotAllowed(res: ServerResponse): void {
+    this.sendStatic(res, 405, STATIC.methodNotAllowed);
+  }
+
+  /** Never throws: the 503 page when a dependency is down, the 500 page otherwise; always logged. */
+  fail(res: ServerResponse, err: unknown): void {
+    const { status } = mapError(err);
+    const e = err as Error;
+    this.logger.error(
+      { err: { name: e?.name, message: e?.message, stack: e?.stack } },
+      'public request failed',
+    );
+    try {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (status === 503) this.sendStatic(res, 503, STATIC.unavailable);
+      else this.sendStatic(res, 500, STATIC.error);
+    } catch {
+      res.destroy();
+    }
+  }
+
+  /** Hands a visit of link `linkId` (owned by `userId`) to the recorder; call it once the answer is written. */
+  record(req: IncomingMessage, linkId: number, userId: number): void {
+    try {
+      this.visits.record({
+        linkId,
+        userId,
+        method: req.method as string,
+        ip: this.clients.of(req),
+        userAgent: req.headers['user-agent'],
+        referer: req.headers.referer,
+        acceptLanguage: req.headers['accept-language'],
+      });
+    } catch (err) {
+      this.logger.warn(`visit not recorded: ${(err as Error).message}`);
+    }
+  }
+}

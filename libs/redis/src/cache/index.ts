@@ -1,0 +1,3 @@
+export * from './cache-bus';
+export * from './invalidation-log';
+export * from './shared-cache';

@@ -1,0 +1,144 @@
+import type { RedisService } from '../redis.service';
+import { InvalidationLog } from './invalidation-log';
+import { BusMember, InvalidationBus, SharedCache } from './shared-cache';
+
+/** A bus without Redis: invalidations reach the members directly, `live` is set by the test. */
+class FakeBus implements InvalidationBus {
+  live = true;
+  readonly channel = 'test:cache:bus';
+  readonly members = new Map<string, BusMember>();
+  readonly redis = {
+    ready: false,
+    client: { on: () => undefined },
+    key: (...parts: string[]) => parts.join(':'),
+  } as unknown as RedisService;
+
+  join(name: string, member: BusMember): void {
+    this.members.set(name, member);
+  }
+}
+
+interface Owner {
+  id: number;
+  name: string;
+}
+
+const deferred = <T>() => {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+describe('InvalidationLog', () => {
+  it('a read is unchanged unless one of its names was invalidated after it began', () => {
+    const log = new InvalidationLog();
+    const before = log.mark();
+    log.invalidate(['a']);
+    const after = log.mark();
+    expect(log.unchangedSince(before, ['a'])).toBe(false);
+    expect(log.unchangedSince(before, ['b'])).toBe(true);
+    expect(log.unchangedSince(after, ['a'])).toBe(true);
+  });
+
+  it('invalidateAll makes every earlier read stale', () => {
+    const log = new InvalidationLog();
+    const mark = log.mark();
+    log.invalidateAll();
+    expect(log.unchangedSince(mark, ['anything'])).toBe(false);
+    expect(log.unchangedSince(log.mark(), ['anything'])).toBe(true);
+  });
+
+  it('forgets old names past its capacity, treating reads older than them as stale', () => {
+    const log = new InvalidationLog(2);
+    const old = log.mark();
+    log.invalidate(['a']);
+    const middle = log.mark();
+    log.invalidate(['b']);
+    log.invalidate(['c']); // 'a' is forgotten
+    expect(log.unchangedSince(old, ['z'])).toBe(false);
+    expect(log.unchangedSince(middle, ['z'])).toBe(true);
+    expect(log.unchangedSince(middle, ['b'])).toBe(false);
+  });
+});
+
+describe('SharedCache (in-process layer)', () => {
+  const make = (bus: FakeBus, extra: Partial<{ cacheMissing: boolean }> = {}) =>
+    new SharedCache<Owner>(bus, {
+      name: 'owners',
+      max: 100,
+      ttlMs: 60_000,
+      tags: (o) => [`user:${o.id}`],
+      ...extra,
+    });
+
+  it('loads once for concurrent lookups of a key and serves the answer from memory after', async () => {
+    const bus = new FakeBus();
+    const cache = make(bus);
+    const load = jest.fn(async (key: string) => ({ id: 1, name: key }));
+    const [a, b] = await Promise.all([cache.get('k', load), cache.get('k', load)]);
+    expect(a).toEqual({ id: 1, name: 'k' });
+    expect(b).toBe(a);
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(cache.peek('k')).toBe(a);
+  });
+
+  it('serves nothing from memory and keeps nothing while the bus is not live', async () => {
+    const bus = new FakeBus();
+    const cache = make(bus);
+    await cache.get('k', async () => ({ id: 1, name: 'k' }));
+    bus.live = false;
+    expect(cache.peek('k')).toBeUndefined();
+    const load = jest.fn(async () => ({ id: 1, name: 'fresh' }));
+    expect(await cache.get('k', load)).toEqual({ id: 1, name: 'fresh' });
+    expect(await cache.get('k', load)).toEqual({ id: 1, name: 'fresh' });
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  it('a load overtaken by an invalidation of its key or tag answers but is not kept', async () => {
+    const bus = new FakeBus();
+    const cache = make(bus);
+    for (const name of ['k', 'user:7']) {
+      const gate = deferred<Owner>();
+      const pending = cache.get('k', () => gate.promise);
+      bus.members.get('owners')!.drop([name]);
+      gate.resolve({ id: 7, name: 'old' });
+      expect(await pending).toEqual({ id: 7, name: 'old' });
+      expect(cache.peek('k')).toBeUndefined();
+    }
+  });
+
+  it('an invalidation by tag drops every key carrying it', async () => {
+    const bus = new FakeBus();
+    const cache = make(bus);
+    await cache.get('key-a', async () => ({ id: 7, name: 'a' }));
+    await cache.get('key-b', async () => ({ id: 7, name: 'b' }));
+    await cache.get('key-c', async () => ({ id: 8, name: 'c' }));
+    bus.members.get('owners')!.drop(['user:7']);
+    expect(cache.peek('key-a')).toBeUndefined();
+    expect(cache.peek('key-b')).toBeUndefined();
+    expect(cache.peek('key-c')).toEqual({ id: 8, name: 'c' });
+  });
+
+  it('caches "missing" unless told not to; a reset forgets everything', async () => {
+    const bus = new FakeBus();
+    const missing = make(bus);
+    await missing.get('none', async () => null);
+    expect(missing.peek('none')).toBeNull();
+    missing.reset();
+    expect(missing.peek('none')).toBeUndefined();
+
+    const bus2 = new FakeBus();
+    const noMissing = make(bus2, { cacheMissing: false });
+    await noMissing.get('none', async () => null);
+    expect(noMissing.peek('none')).toBeUndefined();
+  });
+
+  it('invalidate drops locally even when Redis is unreachable (and keeps the names to send later)', async () => {
+    const bus = new FakeBus();
+    const cache = make(bus);
+    await cache.get('k', async () => ({ id: 1, name: 'k' }));
+    await cache.invalidate(['k']);
+    expect(cache.peek('k')).toBeUndefined();
+    cache.close();
+  });
+});

@@ -1,0 +1,286 @@
+import { Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+
+import type { RedisService } from '../redis.service';
+import { InvalidationLog } from './invalidation-log';
+
+/** What a cache does with a message from the bus. */
+export interface BusMember {
+  /** Drops `names` (keys or tags) from this process's memory. */
+  drop(names: string[]): void;
+  /** Drops everything: invalidations may have been missed. */
+  reset(): void;
+}
+
+/** A message on the bus (see SharedCache.invalidate). */
+export interface BusMessage {
+  /** the cache's name */
+  c: string;
+  /** keys or tags */
+  k: string[];
+}
+
+/** What a SharedCache needs of its bus (CacheBus). */
+export interface InvalidationBus {
+  /** True while invalidations are heard: only then may caches serve from memory. */
+  readonly live: boolean;
+  readonly redis: RedisService;
+  /** The channel invalidations are published on. */
+  readonly channel: string;
+  join(name: string, member: BusMember): void;
+}
+
+/** How a cache keeps values in Redis, shared by every process (optional). */
+export interface RemoteLayer<V extends object> {
+  /** Seconds Redis keeps a value, and a known-missing answer. */
+  ttlSeconds: number;
+  missingTtlSeconds: number;
+  encode(value: V): string;
+  /** May throw on an unreadable entry: the loader answers instead and overwrites it. */
+  decode(raw: string): V;
+}
+
+export interface SharedCacheOptions<V extends object> {
+  /** Unique per process; also the Redis key segment of the remote layer (`<prefix>:<name>:<key>`). */
+  name: string;
+  /** Entries kept in this process's LRU; 0 = no in-process layer. */
+  max: number;
+  /** Milliseconds an entry lives in this process. */
+  ttlMs: number;
+  /** Milliseconds a known-missing answer lives in this process (default ttlMs). */
+  missingTtlMs?: number;
+  /** Whether "no such thing" answers are cached (default true). */
+  cacheMissing?: boolean;
+  /** Names besides its key by which an entry is invalidated (e.g. its owner, `user:7`). */
+  tags?: (value: V) => string[];
+  remote?: RemoteLayer<V>;
+}
+
+/** A later repeat of every invalidation: it catches a replica that re-filled Redis from a read made just before the change committed. */
+export const REPEAT_INVALIDATION_MS = 2000;
+/** Keys per DEL command when invalidating many at once. */
+const DEL_BATCH = 500;
+const MISSING_VALUE = '-';
+/** lru-cache holds no null: the marker of a known-missing answer. */
+const MISSING = Object.freeze({ missing: true as const });
+type Missing = typeof MISSING;
+
+/**
+ * A read-through cache whose entries stay consistent across api replicas: in-process LRU →
+ * (optionally) Redis → the loader (Postgres). The rules, in one place:
+ * - invalidation: `invalidate(names)` after a change commits drops the names here, deletes their
+ *   Redis entries and publishes them on the CacheBus, so every replica drops them; it is done
+ *   again REPEAT_INVALIDATION_MS later. While Redis is unreachable, invalidations wait and are
+ *   sent when it is back.
+ * - races: a load that an invalidation overtook returns its answer but caches it nowhere.
+ * - bypass: while the bus is not live (Redis unreachable), nothing is served from or kept in
+ *   memory, and Redis is skipped: every lookup asks the loader (fail open, never stale).
+ * - concurrent lookups of one key share one load.
+ */
+export class SharedCache<V extends object> implements BusMember {
+  private readonly logger: Logger;
+  private readonly local: LRUCache<string, V | Missing> | null;
+  private readonly byTag = new Map<string, Set<string>>();
+  private readonly loads = new Map<string, Promise<V | null>>();
+  private readonly log = new InvalidationLog();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private pending = new Set<string>();
+  private lastWarning = 0;
+
+  constructor(
+    private readonly bus: InvalidationBus,
+    private readonly options: SharedCacheOptions<V>,
+  ) {
+    this.logger = new Logger(`Cache:${options.name}`);
+    this.local =
+      options.max > 0
+        ? new LRUCache<string, V | Missing>({
+            max: options.max,
+            ttl: options.ttlMs,
+            dispose: options.tags ? (value, key) => this.untag(key, value) : undefined,
+          })
+        : null;
+    bus.join(options.name, this);
+    bus.redis.client.on('ready', () => void this.sendPending());
+  }
+
+  /** From memory only: the value, null when known missing, undefined when not held (or not live). */
+  peek(key: string): V | null | undefined {
+    if (!this.local || !this.bus.live) return undefined;
+    const hit = this.local.get(key);
+    if (hit === undefined) return undefined;
+    return hit === MISSING ? null : (hit as V);
+  }
+
+  /** Memory, then Redis, then `load`; null when there is no such thing. */
+  get(key: string, load: (key: string) => Promise<V | null>): Promise<V | null> {
+    const held = this.peek(key);
+    if (held !== undefined) return Promise.resolve(held);
+    let loading = this.loads.get(key);
+    if (!loading) {
+      loading = this.fetch(key, load);
+      this.loads.set(key, loading);
+      const done = () => this.loads.delete(key);
+      loading.then(done, done);
+    }
+    return loading;
+  }
+
+  /**
+   * Invalidates keys (or tags) here and on every replica. Call it after the change committed; a
+   * new key too, since its "missing" answer may be cached.
+   */
+  async invalidate(names: Iterable<string>): Promise<void> {
+    const unique = [...new Set(names)];
+    if (!unique.length) return;
+    await this.invalidateNow(unique);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.invalidateNow(unique);
+    }, REPEAT_INVALIDATION_MS);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Stops the repeat timers (module shutdown). */
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  // ---- BusMember: messages from the bus (this process's own included) ----------------------
+
+  drop(names: string[]): void {
+    this.log.invalidate(names);
+    if (!this.local) return;
+    for (const name of names) {
+      this.local.delete(name);
+      const keys = this.byTag.get(name);
+      if (keys) for (const key of [...keys]) this.local.delete(key);
+    }
+  }
+
+  reset(): void {
+    this.log.invalidateAll();
+    this.local?.clear();
+    this.byTag.clear();
+  }
+
+  // ---- reading -----------------------------------------------------------------------------
+
+  private async fetch(key: string, load: (key: string) => Promise<V | null>): Promise<V | null> {
+    const mark = this.log.mark();
+    const live = this.bus.live;
+    const remote = this.options.remote;
+    if (remote && live) {
+      const raw = await this.remoteGet(key);
+      if (raw === MISSING_VALUE) return this.remember(key, null, mark, false);
+      if (raw !== null) {
+        try {
+          return this.remember(key, remote.decode(raw), mark, false);
+        } catch {
+          // unreadable entry: the loader answers and overwrites it
+        }
+      }
+    }
+    const value = await load(key);
+    return this.remember(key, value, mark, live && remote !== undefined);
+  }
+
+  /** Keeps what a read found (in memory, and in Redis when it came from the loader), unless an invalidation overtook the read. */
+  private remember(key: string, value: V | null, mark: number, toRemote: boolean): V | null {
+    if (value === null && this.options.cacheMissing === false) return null;
+    const tags = value !== null && this.options.tags ? this.options.tags(value) : [];
+    if (!this.bus.live || !this.log.unchangedSince(mark, [key, ...tags])) return value;
+    const remote = this.options.remote;
+    if (toRemote && remote) {
+      this.remoteSet(
+        key,
+        value === null ? MISSING_VALUE : remote.encode(value),
+        value === null ? remote.missingTtlSeconds : remote.ttlSeconds,
+      );
+    }
+    if (this.local) {
+      if (value === null) this.local.set(key, MISSING, { ttl: this.options.missingTtlMs });
+      else {
+        this.local.set(key, value);
+        for (const tag of tags) {
+          let keys = this.byTag.get(tag);
+          if (!keys) this.byTag.set(tag, (keys = new Set()));
+          keys.add(key);
+        }
+      }
+    }
+    return value;
+  }
+
+  private untag(key: string, value: V | Missing): void {
+    if (value === MISSING || !this.options.tags) return;
+    for (const tag of this.options.tags(value as V)) {
+      const keys = this.byTag.get(tag);
+      if (!keys) continue;
+      keys.delete(key);
+      if (!keys.size) this.byTag.delete(tag);
+    }
+  }
+
+  private remoteKey(key: string): string {
+    return this.bus.redis.key(this.options.name, key);
+  }
+
+  /** A Redis read that never fails: null (ask the loader) when Redis is down or errs. */
+  private remoteGet(key: string): Promise<string | null> {
+    const redis = this.bus.redis;
+    if (!redis.ready) return Promise.resolve(null);
+    return redis.reads.get(this.remoteKey(key)).catch((err: Error) => {
+      this.warn(`read failed, using the loader: ${err.message}`);
+      return null;
+    });
+  }
+
+  private remoteSet(key: string, value: string, ttl: number): void {
+    const redis = this.bus.redis;
+    if (!redis.ready) return;
+    redis.client
+      .set(this.remoteKey(key), value, 'EX', ttl)
+      .catch((err: Error) => this.warn(`write failed: ${err.message}`));
+  }
+
+  // ---- invalidating ------------------------------------------------------------------------
+
+  private async invalidateNow(names: string[]): Promise<void> {
+    this.drop(names);
+    const redis = this.bus.redis;
+    try {
+      if (!redis.ready) throw new Error('redis is not connected');
+      const tx = redis.client.multi();
+      if (this.options.remote) {
+        const keys = names.map((n) => this.remoteKey(n));
+        for (let i = 0; i < keys.length; i += DEL_BATCH) tx.del(...keys.slice(i, i + DEL_BATCH));
+      }
+      const message: BusMessage = { c: this.options.name, k: names };
+      tx.publish(this.bus.channel, JSON.stringify(message));
+      await tx.exec();
+    } catch (err) {
+      // sent when Redis is back; meanwhile no replica serves from memory (the bus is down) or
+      // the others' entries run out
+      for (const n of names) this.pending.add(n);
+      this.warn(`invalidation deferred: ${(err as Error).message}`);
+    }
+  }
+
+  private async sendPending(): Promise<void> {
+    if (!this.pending.size) return;
+    const names = [...this.pending];
+    this.pending = new Set();
+    await this.invalidateNow(names);
+  }
+
+  /** At most one warning every 10 s: these happen on the request path. */
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarning < 10_000) return;
+    this.lastWarning = now;
+    this.logger.warn(message);
+  }
+}

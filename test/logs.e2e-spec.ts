@@ -1,0 +1,99 @@
+import { Logger } from '@nestjs/common';
+
+import { runMigrations } from '@app/database';
+
+import { createTestApp } from './support/app';
+import { startBuilt, waitHealthy } from './support/process';
+import { TestPostgres, TestRedis } from './support/services';
+
+/** Nest's static log buffer (bufferLogs): what it holds is never written. */
+const buffered = () =>
+  (Logger as unknown as { logBuffer: unknown[]; isBufferAttached: boolean }).logBuffer.length;
+
+/**
+ * The application's own log lines (Nest Logger: 5xx causes, Redis fail-open, the admin bootstrap)
+ * reach stdout of the real process, as JSON lines, and never pile up in memory.
+ */
+describe('application logs', () => {
+  it('the built api writes its start-up, 5xx-cause and fail-open lines to stdout', async () => {
+    const pg = await TestPostgres.start();
+    const redis = await TestRedis.start();
+    const database = pg.url('logs');
+    await runMigrations(database);
+    const key = `logs-${'k'.repeat(40)}`;
+    const api = await startBuilt('api', {
+      DATABASE_URL: database,
+      REDIS_URL: redis.url,
+      ADMIN_EMAIL: `logs${Date.now()}@example.com`,
+      ADMIN_API_KEY: key,
+      AUTH_CACHE_SECONDS: '0',
+      LOG_LEVEL: 'info',
+    });
+    try {
+      await waitHealthy(api.url);
+      const lines = () =>
+        api
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map(
+            (l) =>
+              JSON.parse(l) as {
+                level: number;
+                msg?: string;
+                context?: string;
+                err?: { message?: string };
+              },
+          );
+      // the admin bootstrap's Logger line (written at start, not kept in a buffer)
+      expect(
+        lines().some((l) => l.context === 'AdminBootstrap' && /created/.test(l.msg ?? '')),
+      ).toBe(true);
+
+      // Redis down: the rate limit fails open, and says so
+      await redis.stop();
+      const open = await fetch(`${api.url}/api/account`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(open.status).toBe(200);
+      await waitFor(() =>
+        lines().some((l) => l.level === 40 && /rate limit not enforced/.test(l.msg ?? '')),
+      );
+
+      // Postgres down: a 503, and its cause logged at error level
+      await pg.stop('immediate');
+      const down = await fetch(`${api.url}/api/account`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(down.status).toBe(503);
+      await waitFor(() =>
+        lines().some((l) => l.level === 50 && l.msg === 'request failed' && !!l.err?.message),
+      );
+    } finally {
+      api.child.kill('SIGKILL');
+      await api.exited;
+      await redis.stop().catch(() => undefined);
+      await pg.destroy();
+    }
+  }, 60_000);
+
+  it('nothing is held in Nest’s log buffer after start, however much is logged', async () => {
+    const t = await createTestApp();
+    try {
+      expect(buffered()).toBe(0);
+      const logger = new Logger('Test');
+      for (let i = 0; i < 1000; i++) logger.error(`error ${i}`);
+      expect(buffered()).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('log line not written');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
