@@ -250,9 +250,12 @@ export class LinksService {
 
   /** Admins: a disabled link answers the 451 page on every replica; enabling it undoes that. */
   async setDisabled(id: number, disabled: boolean): Promise<void> {
+    // a CTE makes the driver answer rows (an UPDATE alone answers [rows, count])
     const rows: Array<{ alias: string }> = await this.db.query(
-      `UPDATE links SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) END, updated_at = now()
-        WHERE id = $1 AND kind = 'link' RETURNING alias`,
+      `WITH changed AS (
+         UPDATE links SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) END, updated_at = now()
+          WHERE id = $1 AND kind = 'link' RETURNING alias)
+       SELECT alias FROM changed`,
       [id, disabled],
     );
     if (!rows.length) throw new NotFoundError('Link');
