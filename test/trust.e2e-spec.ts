@@ -366,6 +366,30 @@ describe('trust', () => {
     });
   });
 
+  describe('APP_SECRET changed', () => {
+    it('keys stored under the old secret still work; their copies read as null (no 500) until rotated', async () => {
+      const admin = await createUser(t, { admin: true });
+      const u = await createUser(t);
+      const other = await createTestApp({ APP_SECRET: 'another-secret-of-enough-length-42' });
+      try {
+        await other.http().get('/api/account').set(u.auth).expect(200);
+        const read = await other.http().get(`/api/user/${u.id}`).set(admin.auth).expect(200);
+        expect(read.body.data.apikey).toBeNull();
+        const list = await other.http().get('/api/users?limit=100').set(admin.auth);
+        expect(list.status).toBe(200);
+        const rotated = await other
+          .http()
+          .post(`/api/user/${u.id}/key/rotate`)
+          .set(admin.auth)
+          .expect(200);
+        const again = await other.http().get(`/api/user/${u.id}`).set(admin.auth).expect(200);
+        expect(again.body.data.apikey).toBe(rotated.body.apikey);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
   describe('alias probing', () => {
     it('misses are counted per client across replicas: past MISS_BUDGET every answer is the 429 page, hits included', async () => {
       const a = await createTestApp({ MISS_BUDGET: '5' });
