@@ -95,6 +95,23 @@ export interface ResolvedHost {
 
 export const REDIRECT_CACHE_CONTROL = 'private, max-age=90';
 
+/** The header array of a prebuilt 302 (written with `res.writeHead(302, array)`). */
+export function redirectHeaders(
+  location: string,
+  cacheControl: string = REDIRECT_CACHE_CONTROL,
+): string[] {
+  return [
+    'Location',
+    location,
+    'Cache-Control',
+    cacheControl,
+    'Content-Length',
+    '0',
+    'X-Content-Type-Options',
+    'nosniff',
+  ];
+}
+
 /**
  * True when every visitor gets the same 302: no password, pixels, splash, frame or overlay, and
  * no option that looks at the visitor (targeting, deep link, forwarded query, preview tags, click
@@ -148,16 +165,7 @@ export function toCached(link: ResolvedLink): CachedLink {
   cached.screenedAt = 0;
   cached.blocked = false;
   cached.redirectHeaders = isPlainRedirect(link)
-    ? [
-        'Location',
-        headerSafeUrl(withParameters(link.url, link.parameters)),
-        'Cache-Control',
-        REDIRECT_CACHE_CONTROL,
-        'Content-Length',
-        '0',
-        'X-Content-Type-Options',
-        'nosniff',
-      ]
+    ? redirectHeaders(headerSafeUrl(withParameters(link.url, link.parameters)))
     : null;
   return cached;
 }
