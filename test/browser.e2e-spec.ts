@@ -467,7 +467,8 @@ describe('public pages in a real browser', () => {
           path: `/${l.alias}`,
           status: 200,
           title: text,
-          texts: [text, text, text, 'Forwarding in', '2', 's'],
+          // the count may already have ticked on a loaded machine
+          texts: [text, text, text, 'Forwarding in', expect.stringMatching(/^[12]$/), 's'],
           landing: tag,
         };
       },
