@@ -244,7 +244,12 @@ export class LinksService {
     });
 
     const alias = newAlias ?? link.alias;
-    await this.cache.forget({ aliases: newAlias ? [link.alias, newAlias] : [link.alias] });
+    // bio pages showing the link leave it out once private
+    const bios =
+      dto.status !== undefined ? ((await this.cache.affectedBy('link', id)).aliases ?? []) : [];
+    await this.cache.forget({
+      aliases: [...(newAlias ? [link.alias, newAlias] : [link.alias]), ...bios],
+    });
     return { id, short: alias, shorturl: this.urls.short(alias, domain?.domain) };
   }
 
@@ -263,6 +268,8 @@ export class LinksService {
   }
 
   async remove(auth: Principal, id: number): Promise<void> {
+    // bio pages showing the link leave it out once it is gone
+    const bios = (await this.cache.affectedBy('link', id)).aliases ?? [];
     const alias = await this.db.transaction(async (em) => {
       const result = await em
         .createQueryBuilder()
@@ -276,7 +283,7 @@ export class LinksService {
       await em.delete(ChannelItem, { itemType: 'links', itemId: id });
       return rows[0].alias;
     });
-    await this.cache.forget({ aliases: [alias] });
+    await this.cache.forget({ aliases: [alias, ...bios] });
   }
 
   private checkCustom(auth: Principal, alias: string): void {
