@@ -203,10 +203,14 @@ export class BioService {
   /** The page stops answering on every replica; its channel assignments go with it. */
   async remove(auth: Principal, id: number): Promise<void> {
     const alias = await this.db.transaction(async (em) => {
-      const rows: Array<{ alias: string }> = await em.query(
-        `DELETE FROM links WHERE id = $1 AND user_id = $2 AND kind = 'bio' RETURNING alias`,
-        [id, auth.user.id],
-      );
+      const result = await em
+        .createQueryBuilder()
+        .delete()
+        .from(Link)
+        .where("id = :id AND user_id = :userId AND kind = 'bio'", { id, userId: auth.user.id })
+        .returning(['alias'])
+        .execute();
+      const rows = result.raw as Array<{ alias: string }>;
       if (!rows.length) throw new NotFoundError('Bio page');
       await em.delete(ChannelItem, { itemType: 'bio', itemId: id, userId: auth.user.id });
       return rows[0].alias; // bio_pages row cascades

@@ -51,6 +51,7 @@ export class BioSocialsDto {
 for (const network of SOCIAL_NETWORK_NAMES) {
   const target = BioSocialsDto.prototype;
   ApiPropertyOptional({
+    type: String,
     example: `https://${network === 'website' ? 'www.example.com' : `${network}.example/me`}`,
     maxLength: 2048,
     description: `${SOCIAL_NETWORKS[network as SocialNetwork]} (absolute http(s) URL)`,
