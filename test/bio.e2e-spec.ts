@@ -1,5 +1,7 @@
 import request from 'supertest';
 
+import { CacheBus, REPEAT_INVALIDATION_MS } from '@app/redis';
+
 import { cspHash } from '../apps/api/src/public/html';
 import {
   createPlan,
@@ -665,6 +667,13 @@ describe('bio pages', () => {
       try {
         const u = await createUser(t);
         const page = await created(u, { name: 'Replicated', title: 'Version one' });
+        await eventually(async () => t2.app.get(CacheBus).live);
+        // creation's own invalidation is repeated once, REPEAT_INVALIDATION_MS later: let it pass
+        await new Promise((r) => setTimeout(r, REPEAT_INVALIDATION_MS + 200));
+        expect((await visit(`/${page.alias}`, MAIN, t2)).text).toContain('Version one');
+        // t2 now answers from its own memory: a change behind its back (SQL, Redis copy gone) is not seen
+        await t.db.query(`UPDATE links SET title = 'sneaky' WHERE id = $1`, [page.id]);
+        await t.redis.client.del(t.redis.key('link', page.alias));
         expect((await visit(`/${page.alias}`, MAIN, t2)).text).toContain('Version one');
         await update(u, page.id, { title: 'Version two' }).expect(200);
         await eventually(
