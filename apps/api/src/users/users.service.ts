@@ -195,8 +195,8 @@ export class UsersService {
 
   /**
    * `DELETE /api/user/:id/delete`: one statement; the foreign keys cascade to everything the
-   * user owns (links, QR codes, domains, campaigns, channels, pixels, overlays, splash pages,
-   * login links). Then UserDeletedEvent lets each feature clean up what lives elsewhere (cached
+   * user owns (links, QR codes, bio pages, domains, campaigns, channels, pixels, overlays, splash
+   * pages, login links). Then UserDeletedEvent lets each feature clean up what lives elsewhere (cached
    * answers on every replica, QR image files). An admin cannot delete itself (403).
    */
   async remove(auth: Principal, id: number): Promise<void> {
