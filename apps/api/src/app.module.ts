@@ -24,6 +24,7 @@ import { PlansModule } from './plans/plans.module';
 import { PublicModule } from './public/public.module';
 import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
+import { StatsApiModule } from './stats/stats.module';
 import { UsersModule } from './users/users.module';
 
 /**
@@ -47,6 +48,7 @@ const FEATURES = [
   PixelsModule,
   LinksModule,
   QrModule,
+  StatsApiModule,
 ];
 
 @Module({

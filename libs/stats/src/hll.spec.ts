@@ -59,9 +59,9 @@ describe('HyperLogLog sketches (Redis layout)', () => {
     );
     const registers = emptyRegisters();
     expect(mergeHll(registers, blob)).toBe(true);
-    expect([registers[0], registers[1], registers[2], registers[16382], registers[16383]]).toEqual(
-      [3, 3, 0, 0, 1],
-    );
+    expect([registers[0], registers[1], registers[2], registers[16382], registers[16383]]).toEqual([
+      3, 3, 0, 0, 1,
+    ]);
   });
 
   it('refuses what is not a sketch, or a sparse sketch that does not cover every register', () => {

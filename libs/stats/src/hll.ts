@@ -13,7 +13,7 @@ export const HLL_REGISTERS = 1 << P;
 const Q = 64 - P;
 const HEADER = 16;
 const DENSE_BYTES = (HLL_REGISTERS * 6) / 8;
-const ALPHA_INF = 0.721347520444481703680;
+const ALPHA_INF = 0.7213475204444817;
 const DENSE = 0;
 const SPARSE = 1;
 
