@@ -51,8 +51,6 @@ const C: Visitor = {
 };
 const D: Visitor = { name: 'D', ip: '4.4.4.4', userAgent: BROWSER_UA, acceptLanguage: 'es' };
 
-const DEVICE: Record<string, string> = { A: 'desktop', B: 'mobile', C: 'tablet', D: 'desktop' };
-const LANGUAGE: Record<string, string> = { A: 'fr', B: 'de', C: 'Unknown', D: 'es' };
 
 /** A visit the test made: the oracle the answers are checked against. */
 interface Made {
