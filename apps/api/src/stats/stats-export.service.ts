@@ -124,7 +124,12 @@ export class StatsExportService {
       await pipeline(rows, stringify({ header: true, columns, escape_formulas: true }), res);
     } catch (err) {
       broken = true;
-      if (!res.headersSent) throw err;
+      if (!res.headersSent) {
+        // nothing sent yet: the error filter answers with the JSON envelope instead
+        for (const h of ['Content-Type', 'Content-Disposition', 'Cache-Control'])
+          res.removeHeader(h);
+        throw err;
+      }
       // the client went away, or Postgres failed mid-way: the response is cut short
       if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE')
         this.logger.warn(`export ${filename} cut short: ${(err as Error).message}`);
