@@ -29,6 +29,8 @@ import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
 
+import { compactHll } from '../libs/stats/src/hll';
+
 const SECONDS = Number(process.env.STATS_BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.STATS_BENCH_CONNECTIONS ?? 4);
 const EXPORT_ROWS = Number(process.env.STATS_BENCH_EXPORT_ROWS ?? 1_000_000);
@@ -127,7 +129,7 @@ async function seed(db: Pool, redis: Redis, userId: number, prefix: string): Pro
   for (const [dim, n] of dims)
     await db.query(
       `INSERT INTO link_stats_dims (link_id, day, dim, label, count)
-       SELECT $1, current_date - d, $2, $2 || '-' || v, 1 + (d * 7 + v * 13) % 97
+       SELECT $1, current_date - d, $2::varchar, $2::varchar || '-' || v, 1 + (d * 7 + v * 13) % 97
          FROM generate_series(0, 364) d, generate_series(1, $3) v`,
       [linkId, dim, n],
     );
@@ -143,7 +145,7 @@ async function seed(db: Pool, redis: Redis, userId: number, prefix: string): Pro
     days.push(isoDay(today - d * 86_400_000));
     clicks.push(3000);
     uniques.push(await redis.pfcount(key));
-    sketches.push((await redis.getBuffer(key)) as Buffer);
+    sketches.push(compactHll((await redis.getBuffer(key)) as Buffer)); // as the fold stores it
   }
   await redis.del(key);
   await db.query(

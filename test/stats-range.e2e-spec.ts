@@ -51,7 +51,6 @@ const C: Visitor = {
 };
 const D: Visitor = { name: 'D', ip: '4.4.4.4', userAgent: BROWSER_UA, acceptLanguage: 'es' };
 
-
 /** A visit the test made: the oracle the answers are checked against. */
 interface Made {
   linkId: number;
@@ -463,6 +462,28 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
         const point = series.find((p: { date: string }) => p.date === day);
         expect(point.uniqueClicks).toBe(await t.redis.client.pfcount(keys[i]));
       }
+    });
+
+    it('a day Redis keeps dense is stored in the smaller sparse encoding, which Redis reads back to the same count', async () => {
+      const { id } = await insertLink(t, user.id);
+      const day = addDays(today, -1);
+      await record(id, day, ips(3000, 20));
+      const live = `${t.redis.prefix}:st:u:${id}:${dayKey(noon(day))}`;
+      expect((await t.redis.client.getBuffer(live))?.[4]).toBe(0); // dense in Redis
+      await foldStats(t);
+      const [row] = await t.db.query(
+        `SELECT sketch, uniques::int FROM link_stats_daily WHERE link_id = $1`,
+        [id],
+      );
+      expect(row.sketch[4]).toBe(1); // sparse
+      expect(row.sketch.length).toBeLessThan(12304 / 2);
+      const copy = `${t.redis.prefix}:test:sketch:${id}`;
+      await t.redis.client.set(copy, row.sketch);
+      expect(await t.redis.client.pfcount(copy)).toBe(await t.redis.client.pfcount(live));
+      expect(await t.redis.client.pfcount(copy)).toBe(row.uniques);
+      await t.redis.client.del(copy);
+      const res = await get(user, `/api/url/${id}/stats?from=${day}&to=${day}`).expect(200);
+      expect(res.body.data.uniqueClicks).toBe(row.uniques);
     });
 
     it('the same 400 visitors on 5 days count about 400, not 2000', async () => {

@@ -5,7 +5,9 @@ import {
   countUnion,
   coveredBy,
   emptyRegisters,
+  compactHll,
   encodeDense,
+  encodeSparse,
   HLL_REGISTERS,
   mergeHll,
   mergeRegisters,
@@ -62,6 +64,29 @@ describe('HyperLogLog sketches (Redis layout)', () => {
     expect([registers[0], registers[1], registers[2], registers[16382], registers[16383]]).toEqual([
       3, 3, 0, 0, 1,
     ]);
+  });
+
+  it('sparse encoding round-trips, and compacts a dense sketch of a few thousand elements', () => {
+    for (const n of [0, 1, 50, 2000, 20_000]) {
+      const registers = simulated(n);
+      const sparse = encodeSparse(registers);
+      expect(sparse).not.toBeNull();
+      const back = emptyRegisters();
+      expect(mergeHll(back, sparse!)).toBe(true);
+      expect(back).toEqual(registers);
+    }
+    const dense = encodeDense(simulated(2000));
+    const compact = compactHll(dense);
+    expect(compact[4]).toBe(1);
+    expect(compact.length).toBeLessThan(dense.length / 2.5);
+    expect(countUnion([compact])).toBe(countUnion([dense]));
+    // many elements: dense is the smaller
+    const big = encodeDense(simulated(100_000));
+    expect(compactHll(big)).toEqual(big);
+    // a register over 32 cannot be sparse
+    const odd = emptyRegisters();
+    odd[7] = 40;
+    expect(encodeSparse(odd)).toBeNull();
   });
 
   it('refuses what is not a sketch, or a sparse sketch that does not cover every register', () => {

@@ -6,7 +6,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
-import { coveredBy, emptyRegisters, encodeDense, mergeHll } from './hll';
+import { compactEncoding, compactHll, coveredBy, emptyRegisters, mergeHll } from './hll';
 import { CLAIM_BATCH_SCRIPT, dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
 
 const BATCH_SIZE = 500;
@@ -246,8 +246,9 @@ export class StatsFold {
   /**
    * The sketch to store for each row: Redis's copy of the day's HyperLogLog, which normally
    * includes everything stored before (it lives until three days after its day's last fold); if
-   * Redis lost it meanwhile, the union of the stored and the current one (dense), so a sketch
-   * never shrinks. Read under the fold lock, inside the transaction that writes them.
+   * Redis lost it meanwhile, the union of the stored and the current one, so a sketch never
+   * shrinks. Stored in its smallest encoding (see `compactHll`). Read under the fold lock, inside
+   * the transaction that writes them.
    */
   private async sketches(
     m: EntityManager,
@@ -264,14 +265,14 @@ export class StatsFold {
     );
     const before = new Map(stored.map((r) => [`${r.link_id}|${r.day}`, r.sketch]));
     return rows.map((r) => {
+      if (!r.sketch) return null;
       const old = before.get(`${r.linkId}|${r.day}`);
-      if (!old || !r.sketch) return r.sketch;
+      if (!old) return compactHll(r.sketch);
       const current = emptyRegisters();
       const previous = emptyRegisters();
-      if (!mergeHll(current, r.sketch) || !mergeHll(previous, old)) return r.sketch;
-      if (coveredBy(previous, current)) return r.sketch;
-      mergeHll(current, old);
-      return encodeDense(current);
+      if (!mergeHll(current, r.sketch) || !mergeHll(previous, old)) return compactHll(r.sketch);
+      if (!coveredBy(previous, current)) mergeHll(current, old);
+      return compactEncoding(current);
     });
   }
 
