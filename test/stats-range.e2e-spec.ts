@@ -500,6 +500,45 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
     });
   });
 
+  it('an account of many links: pending visits of the few visited lately are all counted', async () => {
+    const user = await proUser();
+    const ids: number[] = [];
+    for (let i = 0; i < 80; i++) ids.push((await insertLink(t, user.id)).id);
+    const visited = [ids[3], ids[40], ids[79]];
+    for (const [k, linkId] of visited.entries())
+      for (let n = 0; n <= k; n++)
+        await t.app.get(VisitRecorder).recordNow({
+          linkId,
+          userId: user.id,
+          method: 'GET',
+          ip: `8.8.8.${n}`,
+          userAgent: BROWSER_UA,
+          referer: undefined,
+        });
+    // claimed by a fold that has not applied it yet: still counted once
+    await new StatsFold(t.redis, t.db).claimOnly();
+    await t.app.get(VisitRecorder).recordNow({
+      linkId: ids[3],
+      userId: user.id,
+      method: 'GET',
+      ip: '8.8.4.4',
+      userAgent: BROWSER_UA,
+      referer: undefined,
+    });
+    const res = await get(user, `/api/stats?from=${today}`).expect(200);
+    expect(res.body.data).toMatchObject({ clicks: 7, uniqueClicks: 4 });
+    expect(
+      res.body.data.topLinks.map((l: { id: number; clicks: number }) => [l.id, l.clicks]),
+    ).toEqual([
+      [ids[79], 3],
+      [ids[40], 2],
+      [ids[3], 2],
+    ]);
+    await foldStats(t);
+    const after = await get(user, `/api/stats?from=${today}`).expect(200);
+    expect(after.body.data).toMatchObject({ clicks: 7, uniqueClicks: 4 });
+  });
+
   describe('retention', () => {
     const oldDay = addDays(today, -40);
     const recentDay = addDays(today, -10);

@@ -14,6 +14,29 @@ export interface PendingDay {
 /** link id → day (`YYYYMMDD`) → pending counts. */
 export type PendingCounters = Map<number, Map<string, PendingDay>>;
 
+/** Above this many links, those with nothing pending are filtered out first (one round trip). */
+const FILTER_OVER = 64;
+
+/**
+ * The links among `linkIds` that may have deltas: members of the dirty set (every pending hash's
+ * link is: the recording scripts add it, and the claim takes both at once) or of an unapplied
+ * batch. An account of thousands of links then reads the hashes of the few visited lately.
+ */
+async function withPending(
+  redis: RedisService,
+  keys: StatsKeys,
+  linkIds: number[],
+  unapplied: string[],
+): Promise<number[]> {
+  const pipeline = redis.client.pipeline();
+  for (const set of [keys.dirty, ...unapplied.map((b) => keys.batch(b))])
+    pipeline.smismember(set, ...linkIds.map(String));
+  const replies = (await pipeline.exec()) ?? [];
+  return linkIds.filter((_, i) =>
+    replies.some(([err, flags]) => err !== null || (flags as number[])[i] === 1),
+  );
+}
+
 /**
  * The deltas of `linkIds` still in Redis: each link's pending hash plus the claimed batches whose
  * id is not yet in `stat_batches` (applied batches are counted by Postgres already), per day.
@@ -37,6 +60,7 @@ export async function readPending(
     const done = new Set((applied as Array<{ batch_id: string }>).map((r) => r.batch_id));
     unapplied = inflight.filter((b) => !done.has(b));
   }
+  if (linkIds.length > FILTER_OVER) linkIds = await withPending(redis, keys, linkIds, unapplied);
   const pipeline = redis.client.pipeline();
   for (const id of linkIds) {
     pipeline.hgetall(keys.pending(id));
