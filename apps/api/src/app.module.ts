@@ -25,6 +25,7 @@ import { PlansModule } from './plans/plans.module';
 import { PublicModule } from './public/public.module';
 import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
+import { StatsApiModule } from './stats/stats.module';
 import { UsersModule } from './users/users.module';
 
 /**
@@ -49,6 +50,7 @@ const FEATURES = [
   LinksModule,
   QrModule,
   BioModule,
+  StatsApiModule,
 ];
 
 @Module({

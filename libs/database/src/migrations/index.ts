@@ -3,6 +3,7 @@ import { VisitStatistics1732200001000 } from './1732200001000-visit-statistics';
 import { LinkOptions1732200002000 } from './1732200002000-link-options';
 import { Trust1732200003000 } from './1732200003000-trust';
 import { BioPages1732200004000 } from './1732200004000-bio-pages';
+import { StatsRanges1732200005000 } from './1732200005000-stats-ranges';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -14,4 +15,5 @@ export const MIGRATIONS = [
   LinkOptions1732200002000,
   Trust1732200003000,
   BioPages1732200004000,
+  StatsRanges1732200005000,
 ];
