@@ -25,6 +25,7 @@ import { PublicModule } from './public/public.module';
 import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The api: infrastructure first, then one module per feature. A new feature is a folder under
@@ -38,6 +39,7 @@ const FEATURES = [
   PlansModule,
   LoginLinksModule,
   PublicModule,
+  WebhooksModule,
   DestinationsModule,
   DomainsModule,
   OverlaysModule,

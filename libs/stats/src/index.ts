@@ -1,4 +1,5 @@
 export * from './click-caps';
+export * from './fold-listener';
 export * from './keys';
 export * from './stats-fold';
 export * from './stats-reader';

@@ -5,6 +5,7 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import {
   BadRequestError,
   ConflictError,
+  formatDateTime,
   hashPassword,
   InvalidFieldError,
   mapError,
@@ -20,6 +21,7 @@ import {
 } from '@app/common';
 import { ChannelItem, Domain, isUniqueViolation, Link, LinkPixel } from '@app/database';
 import { LinkStatistics, StatsReader } from '@app/stats';
+import { WebhookOutbox } from '@app/webhooks';
 
 import { DestinationPolicy } from '../destinations/destination-policy';
 import { LinkCache } from '../link-cache/link-cache';
@@ -29,6 +31,7 @@ import { CreateLinkDto } from './dto/create-link.dto';
 import { BulkItemView, LinkDetailsView, LinkItemView } from './dto/link.views';
 import { ListLinksDto } from './dto/list-links.dto';
 import { UpdateLinkDto } from './dto/update-link.dto';
+import { linkEventData } from './link-events';
 import { likePattern } from './link-input';
 import { destinationsOf, optionColumns } from './link-options';
 import { LinkReferences } from './link-references';
@@ -56,6 +59,7 @@ export class LinksService {
     private readonly refs: LinkReferences,
     private readonly views: LinkViews,
     private readonly destinations: DestinationPolicy,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   async create(auth: Principal, dto: CreateLinkDto): Promise<{ id: number; shorturl: string }> {
@@ -96,6 +100,16 @@ export class LinksService {
           pixelIds.map((pixelId) => ({ linkId: id, pixelId })),
         );
       if (channelId) await this.refs.assignChannel(em, userId, channelId, id);
+      await this.outbox.record(em, userId, 'link.created', {
+        id,
+        alias,
+        shorturl: this.urls.short(alias, domain?.domain),
+        longurl: values.url,
+        title: values.title,
+        description: values.description,
+        domain: domain?.host ?? null,
+        date: formatDateTime(new Date()),
+      });
       return { id, alias, domain };
     });
 
@@ -240,6 +254,7 @@ export class LinksService {
           );
       }
       if (channelId) await this.refs.assignChannel(em, userId, channelId, id);
+      await this.outbox.record(em, userId, 'link.updated', await linkEventData(em, this.urls, id));
       return current;
     });
 
@@ -266,12 +281,19 @@ export class LinksService {
         .delete()
         .from(Link)
         .where("id = :id AND user_id = :userId AND kind = 'link'", { id, userId: auth.user.id })
-        .returning(['alias'])
+        .returning(['alias', 'domain_id'])
         .execute();
-      const rows = result.raw as Array<{ alias: string }>;
+      const rows = result.raw as Array<{ alias: string; domain_id: number | null }>;
       if (!rows.length) throw new NotFoundError('Link');
       await em.delete(ChannelItem, { itemType: 'links', itemId: id });
-      return rows[0].alias;
+      const { alias, domain_id } = rows[0];
+      const domain = domain_id ? await em.findOne(Domain, { where: { id: domain_id } }) : null;
+      await this.outbox.record(em, auth.user.id, 'link.deleted', {
+        id,
+        alias,
+        shorturl: this.urls.short(alias, domain?.domain),
+      });
+      return alias;
     });
     await this.cache.forget({ aliases: [alias] });
   }
