@@ -15,6 +15,7 @@ import { ChannelsModule } from './channels/channels.module';
 import { DestinationsModule } from './destinations/destinations.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
+import { ImportsModule } from './imports/imports.module';
 import { LinksModule } from './links/links.module';
 import { loggerParams } from './logging';
 import { LoginLinksModule } from './login-links/login-links.module';
@@ -48,6 +49,7 @@ const FEATURES = [
   SplashModule,
   PixelsModule,
   LinksModule,
+  ImportsModule,
   QrModule,
 ];
 
