@@ -55,24 +55,42 @@ export class LinkImportRunner {
     await this.imports.update({ id }, { status: 'running', ...progress });
     let message: string | null = null;
     try {
+      // Batch n + 1 is validated while batch n is written (validation is CPU, writing waits on
+      // Postgres); writes stay in order, one at a time.
       let batch: ImportRow[] = [];
-      const flush = async (): Promise<boolean> => {
-        const r: ImportBatchResult = await this.links.importBatch(auth, batch);
-        progress.total += batch.length;
+      let writing: Promise<ImportBatchResult> | null = null;
+      let rowsWriting = 0;
+      const settle = async (): Promise<boolean> => {
+        if (!writing) return true;
+        const r = await writing;
+        writing = null;
+        progress.total += rowsWriting;
         progress.created += r.created;
         progress.skipped += r.skipped;
         progress.failed += r.errors.length;
         for (const e of r.errors) if (progress.errors.length < MAX_ERRORS) progress.errors.push(e);
-        batch = [];
         await this.imports.update({ id }, progress);
         if (r.limitReached) message = r.errors[r.errors.length - 1].message;
         return !r.limitReached;
       };
+      const flush = async (): Promise<boolean> => {
+        const prepared = await this.links.prepareImport(auth, batch);
+        const size = batch.length;
+        batch = [];
+        if (!(await settle())) return false;
+        rowsWriting = size;
+        writing = this.links.writeImport(auth, prepared);
+        // an unhandled rejection must not escape before settle() awaits it
+        writing.catch(() => undefined);
+        return true;
+      };
+      let open = true;
       for await (const row of this.rows(job, file)) {
         batch.push(row);
-        if (batch.length === IMPORT_BATCH && !(await flush())) break;
+        if (batch.length === IMPORT_BATCH && !(open = await flush())) break;
       }
-      if (batch.length && message === null) await flush();
+      if (open && batch.length) open = await flush();
+      if (open) await settle();
     } catch (err) {
       if (!(err instanceof UnreadableFile))
         this.logger.error(`import ${id}: ${(err as Error).message}`);

@@ -51,6 +51,17 @@ export interface ImportLinkInput {
   expiry?: string;
 }
 
+/** Rows of an import batch that passed validation, and those that did not. */
+export interface PreparedImport {
+  valid: Array<{
+    line: number;
+    values: Partial<Link>;
+    custom: string | null;
+    domain: Domain | null;
+  }>;
+  errors: Array<{ line: number; message: string }>;
+}
+
 export interface ImportBatchResult {
   created: number;
   skipped: number;
@@ -171,17 +182,17 @@ export class LinksService {
    * an error.
    */
   async importBatch(auth: Principal, rows: ImportLinkInput[]): Promise<ImportBatchResult> {
+    return this.writeImport(auth, await this.prepareImport(auth, rows));
+  }
+
+  /** The validation half of importBatch (CPU only, no writes): it may run while the previous batch is written. */
+  async prepareImport(auth: Principal, rows: ImportLinkInput[]): Promise<PreparedImport> {
     const userId = auth.user.id;
-    const result: ImportBatchResult = { created: 0, skipped: 0, errors: [], limitReached: false };
+    const errors: ImportBatchResult['errors'] = [];
     const domains = new Map(
       (await this.db.getRepository(Domain).find({ where: { userId } })).map((d) => [d.host, d]),
     );
-    const valid: Array<{
-      line: number;
-      values: Partial<Link>;
-      custom: string | null;
-      domain: Domain | null;
-    }> = [];
+    const valid: PreparedImport['valid'] = [];
     for (const row of rows) {
       try {
         const dto = await validateBody(CreateLinkDto, {
@@ -221,10 +232,26 @@ export class LinksService {
       } catch (err) {
         const { status, message } = mapError(err);
         if (status >= 500) throw err;
-        result.errors.push({ line: row.line, message });
+        errors.push({ line: row.line, message });
       }
     }
+    return { valid, errors };
+  }
 
+  /**
+   * The writing half of importBatch: skips what exists, creates the rest in one transaction
+   * (plan count, outbox), then forgets cached misses of the new aliases. Batches of one import
+   * are written one after the other.
+   */
+  async writeImport(auth: Principal, prepared: PreparedImport): Promise<ImportBatchResult> {
+    const userId = auth.user.id;
+    const { valid } = prepared;
+    const result: ImportBatchResult = {
+      created: 0,
+      skipped: 0,
+      errors: [...prepared.errors],
+      limitReached: false,
+    };
     // what exists already: the caller's aliases are skipped, another user's are an error; a row
     // without an alias is skipped when the caller has a link to its URL
     const aliases = valid.flatMap((v) => (v.custom ? [v.custom] : []));
