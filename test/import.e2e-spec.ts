@@ -297,7 +297,7 @@ describe('import', () => {
     expectError(
       await t.http().post('/api/import').set(u.auth).send({ links: [] }),
       400,
-      /links must hold at least one link/,
+      /^links: must hold at least one link$/,
     );
     expectError(
       await t
@@ -306,7 +306,7 @@ describe('import', () => {
         .set(u.auth)
         .send({ links: ['x'] }),
       400,
-      /links must be an array of objects/,
+      /^links: must be an array of objects$/,
     );
     expectError(
       await t
