@@ -16,6 +16,7 @@ import { ChannelsModule } from './channels/channels.module';
 import { DestinationsModule } from './destinations/destinations.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
+import { ImportsModule } from './imports/imports.module';
 import { LinksModule } from './links/links.module';
 import { loggerParams } from './logging';
 import { LoginLinksModule } from './login-links/login-links.module';
@@ -27,6 +28,7 @@ import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
 import { StatsApiModule } from './stats/stats.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The api: infrastructure first, then one module per feature. A new feature is a folder under
@@ -40,6 +42,7 @@ const FEATURES = [
   PlansModule,
   LoginLinksModule,
   PublicModule,
+  WebhooksModule,
   DestinationsModule,
   DomainsModule,
   OverlaysModule,
@@ -48,6 +51,7 @@ const FEATURES = [
   SplashModule,
   PixelsModule,
   LinksModule,
+  ImportsModule,
   QrModule,
   BioModule,
   StatsApiModule,

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
+import { FOLD_LISTENER, FoldedVisits, FoldListener } from './fold-listener';
 import { compactEncoding, compactHll, coveredBy, emptyRegisters, mergeHll } from './hll';
-import { CLAIM_BATCH_SCRIPT, dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
+import { CLAIM_BATCH_SCRIPT, DIM, dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
 
 const BATCH_SIZE = 500;
 const MAX_BATCHES_PER_RUN = 50;
@@ -58,6 +59,7 @@ export class StatsFold {
   constructor(
     private readonly redis: RedisService,
     @InjectDataSource() private readonly db: DataSource,
+    @Optional() @Inject(FOLD_LISTENER) private readonly listener?: FoldListener,
   ) {
     this.keys = new StatsKeys(redis);
   }
@@ -109,6 +111,7 @@ export class StatsFold {
     // one entry per (link, day, dimension, label): several profiles may share a label, and one
     // INSERT ... ON CONFLICT may not touch a row twice
     const dimCounts = new Map<string, [number, string, string, string, number]>();
+    const visits: FoldedVisits[] = [];
     let clicks = 0;
     ids.forEach((id, i) => {
       const linkId = Number(id);
@@ -128,6 +131,7 @@ export class StatsFold {
         if (f.clicks) {
           row.clicks += n;
           clicks += n;
+          if (this.listener) visits.push(foldedVisits(linkId, f.day, n, f.dims));
         }
         for (const [dim, label] of f.dims) {
           const dimKey = `${key}|${dim}|${label}`;
@@ -157,7 +161,11 @@ export class StatsFold {
       });
     }
 
-    const applied = await this.db.transaction((m) => this.write(m, batch, rows, dims));
+    const applied = await this.db.transaction(async (m) => {
+      const fresh = await this.write(m, batch, rows, dims);
+      if (fresh && visits.length) await this.listener?.onFold(m, visits);
+      return fresh;
+    });
     if (!options.skipCleanup) await this.cleanup(batch, ids);
     return applied
       ? { batches: 1, links: ids.length, clicks }
@@ -322,4 +330,30 @@ export class StatsFold {
     }
     return this.redis.client as unknown as ClaimingRedis;
   }
+}
+
+const NAMED: Record<string, 'country' | 'referrer' | 'browser' | 'os'> = {
+  [DIM.country]: 'country',
+  [DIM.referrer]: 'referrer',
+  [DIM.browser]: 'browser',
+  [DIM.os]: 'os',
+};
+
+function foldedVisits(
+  linkId: number,
+  day: string,
+  count: number,
+  dims: Array<[string, string]>,
+): FoldedVisits {
+  const v: FoldedVisits = {
+    linkId,
+    day: dayToIso(day),
+    count,
+    country: null,
+    referrer: null,
+    browser: null,
+    os: null,
+  };
+  for (const [dim, label] of dims) if (NAMED[dim]) v[NAMED[dim]] = label;
+  return v;
 }

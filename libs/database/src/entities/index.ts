@@ -13,3 +13,6 @@ export * from './plan.entity';
 export * from './qr-code.entity';
 export * from './splash-page.entity';
 export * from './user.entity';
+export * from './link-import.entity';
+export * from './webhook-delivery.entity';
+export * from './webhook.entity';

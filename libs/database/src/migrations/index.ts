@@ -4,6 +4,7 @@ import { LinkOptions1732200002000 } from './1732200002000-link-options';
 import { Trust1732200003000 } from './1732200003000-trust';
 import { BioPages1732200004000 } from './1732200004000-bio-pages';
 import { StatsRanges1732200005000 } from './1732200005000-stats-ranges';
+import { WebhooksImport1732200006000 } from './1732200006000-webhooks-import';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -16,4 +17,5 @@ export const MIGRATIONS = [
   Trust1732200003000,
   BioPages1732200004000,
   StatsRanges1732200005000,
+  WebhooksImport1732200006000,
 ];
