@@ -33,6 +33,23 @@ const EMPTY_STATS = {
   socialCount: { network01: 0, network02: 0, network03: 0 },
 };
 const SHORT = /^http:\/\/short\.test\/[A-Za-z0-9]{6,}$/;
+/** The details of a link without link options (test/link-options.e2e-spec.ts covers those). */
+const NO_OPTIONS = {
+  channels: [],
+  status: 'public',
+  geotarget: null,
+  devicetarget: null,
+  languagetarget: null,
+  deeplink: null,
+  parameters: null,
+  forwardquery: false,
+  metatitle: null,
+  metadescription: null,
+  metaimage: null,
+  clicklimit: null,
+  expirationredirect: null,
+  disabled: false,
+};
 
 describe('links API', () => {
   let t: TestApp;
@@ -175,6 +192,8 @@ describe('links API', () => {
           password: true,
           pixels: [pixelA, pixelB].sort((a, b) => a - b),
           campaign,
+          ...NO_OPTIONS,
+          channels: [channel],
         },
         data: EMPTY_STATS,
       });
@@ -403,6 +422,10 @@ describe('links API', () => {
               clicks: 0,
               uniqueClicks: 0,
               date: expect.stringMatching(DATE_TIME),
+              domain: domain.host,
+              campaign: null,
+              channels: [],
+              status: 'public',
             },
             {
               id: a.id,
@@ -414,6 +437,10 @@ describe('links API', () => {
               clicks: 0,
               uniqueClicks: 0,
               date: expect.stringMatching(DATE_TIME),
+              domain: null,
+              campaign: null,
+              channels: [],
+              status: 'public',
             },
           ],
         },
@@ -528,6 +555,7 @@ describe('links API', () => {
           password: false,
           pixels: [],
           campaign: null,
+          ...NO_OPTIONS,
         },
         data: EMPTY_STATS,
       });

@@ -5,7 +5,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 
-import { compileTrust } from '@app/common';
+import { compileTrust, corsDelegate } from '@app/common';
 import { AppConfig } from '@app/config';
 
 import { AppModule } from './app.module';
@@ -41,6 +41,8 @@ export async function createApi(options: { logger?: boolean } = {}): Promise<Api
   app.set('trust proxy', compileTrust(app.get(AppConfig).TRUST_PROXY));
   app.disable('x-powered-by');
   app.set('etag', false);
+  // before every Nest middleware: a preflight is answered here, ahead of the rate limit and the key
+  app.enableCors(corsDelegate(app.get(AppConfig)));
 
   const doc = SwaggerModule.createDocument(
     app,

@@ -8,3 +8,4 @@ export * from './validation';
 export * from './json-body.middleware';
 export * from './openapi';
 export * from './optional';
+export * from './cors';
