@@ -785,4 +785,25 @@ describe('links API', () => {
       doc.paths['/api/url/add'].post.requestBody.content['application/json'].schema,
     ).toBeDefined();
   });
+
+  describe('PUT /api/admin/url/:id/disable | enable', () => {
+    it('disables and enables a cached link at once; 404 for an unknown id', async () => {
+      const admin = await createUser(t, { admin: true });
+      const u = await createUser(t);
+      const l = await addLink(t, u, { url: 'https://example.com/disable-me' });
+      const visit = () => t.http().get(`/${l.alias}`).set('Host', 'short.test');
+      expect((await visit()).status).toBe(302); // now in the link cache
+      await t.http().put(`/api/admin/url/${l.id}/disable`).set(admin.auth).expect(200);
+      expect((await visit()).status).toBe(451);
+      expect((await read(u, l.id).expect(200)).body.details.disabled).toBe(true);
+      await t.http().put(`/api/admin/url/${l.id}/enable`).set(admin.auth).expect(200);
+      expect((await visit()).status).toBe(302);
+      for (const action of ['disable', 'enable'])
+        expectError(
+          await t.http().put(`/api/admin/url/2147483646/${action}`).set(admin.auth),
+          404,
+          /Link not found/,
+        );
+    });
+  });
 });

@@ -250,7 +250,8 @@ export class LinksService {
 
   /** Admins: a disabled link answers the 451 page on every replica; enabling it undoes that. */
   async setDisabled(id: number, disabled: boolean): Promise<void> {
-    const rows: Array<{ alias: string }> = await this.db.query(
+    // TypeORM answers an UPDATE with [rows, affected count]
+    const [rows]: [Array<{ alias: string }>, number] = await this.db.query(
       `UPDATE links SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) END, updated_at = now()
         WHERE id = $1 AND kind = 'link' RETURNING alias`,
       [id, disabled],

@@ -9,3 +9,4 @@ export * from './json-body.middleware';
 export * from './openapi';
 export * from './optional';
 export * from './cors';
+export * from './openapi-document';

@@ -173,10 +173,18 @@ class LinkStatisticsView {
     string,
     string
   >;
-  @ApiProperty({ example: { network01: 0, network02: 0, network03: 0 } }) socialCount: Record<
-    string,
-    number
-  >;
+  @ApiProperty({
+    type: 'object',
+    properties: {
+      network01: { type: 'integer' },
+      network02: { type: 'integer' },
+      network03: { type: 'integer' },
+    },
+    required: ['network01', 'network02', 'network03'],
+    description:
+      'Visits referred by Facebook (network01), X / Twitter (network02), LinkedIn (network03)',
+  })
+  socialCount: Record<string, number>;
 }
 
 /** `GET /api/url/:id`: `{error, id, details, data}`. */
