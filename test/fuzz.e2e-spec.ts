@@ -29,6 +29,8 @@ function call(t: TestApp, method: 'get' | 'post' | 'put' | 'delete') {
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
+/** Each property walks every route: minutes on a busy machine, more with FUZZ_RUNS. */
+const FUZZ_TIMEOUT = 60_000 + RUNS * 20_000;
 
 const TABLES = [
   'users',
@@ -143,156 +145,172 @@ describe('fuzz: hostile input on every route', () => {
     expect(routes.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('every /api and /auth route answers hostile input with a 4xx envelope or a documented success', async () => {
-    for (const route of routes) {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.record({
-            ids: fc.array(hostileId, {
-              minLength: route.params.length,
-              maxLength: route.params.length,
+  it(
+    'every /api and /auth route answers hostile input with a 4xx envelope or a documented success',
+    async () => {
+      for (const route of routes) {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.record({
+              ids: fc.array(hostileId, {
+                minLength: route.params.length,
+                maxLength: route.params.length,
+              }),
+              query: hostileQuery(route.query),
+              body: hostileBody(route.fields),
+              who: fc.constantFrom('user', 'user', 'admin', 'none'),
             }),
-            query: hostileQuery(route.query),
-            body: hostileBody(route.fields),
-            who: fc.constantFrom('user', 'user', 'admin', 'none'),
-          }),
-          async ({ ids, query, body, who }) => {
-            let path = route.template;
-            route.params.forEach((p, i) => (path = path.replace(`{${p}}`, ids[i])));
-            const before = await checksum();
-            let req = t.http()[route.method](path).query(query);
-            if (who !== 'none') req = req.set((who === 'admin' ? admin : user).auth);
-            if (route.method === 'post' || route.method === 'put') {
-              req = req.set('Content-Type', 'application/json');
-              req =
-                body.raw !== undefined ? req.send(body.raw) : req.send(JSON.stringify(body.json));
-            }
-            const res = await req;
-            const what = `${route.method.toUpperCase()} ${path} ${JSON.stringify(body).slice(0, 200)}`;
-            check(res, what);
-            if (res.status >= 400) {
-              tally.rejected += 1;
-              expect([what, await checksum()]).toEqual([what, before]);
-            } else tally.accepted += 1;
-          },
-        ),
-        { seed: SEED, numRuns: RUNS, endOnFailure: true },
-      );
-    }
-  });
-
-  it('a lone UTF-16 surrogate in any body field is a 400 naming the field, on every route', async () => {
-    const withBody = routes.filter((r) => r.fields.length);
-    expect(withBody.length).toBeGreaterThan(10);
-    for (const route of withBody) {
-      const path = route.template.replace(/\{\w+\}/g, '1');
-      for (const field of route.fields) {
-        for (const [i, lone] of LONE_SURROGATES.entries()) {
-          const value = i % 2 ? `user${lone}@example.com` : lone;
-          const res = await call(
-            t,
-            route.method,
-          )(path)
-            .set(user.auth)
-            .set('Content-Type', 'application/json')
-            .send(JSON.stringify({ [field]: value }));
-          const what = `${route.method.toUpperCase()} ${path} ${field}=${JSON.stringify(value)}`;
-          check(res, what);
-          expect([what, res.status, res.body.message]).toEqual([
-            what,
-            400,
-            `${field}: must be valid Unicode text (lone UTF-16 surrogate)`,
-          ]);
-        }
+            async ({ ids, query, body, who }) => {
+              let path = route.template;
+              route.params.forEach((p, i) => (path = path.replace(`{${p}}`, ids[i])));
+              const before = await checksum();
+              let req = t.http()[route.method](path).query(query);
+              if (who !== 'none') req = req.set((who === 'admin' ? admin : user).auth);
+              if (route.method === 'post' || route.method === 'put') {
+                req = req.set('Content-Type', 'application/json');
+                req =
+                  body.raw !== undefined ? req.send(body.raw) : req.send(JSON.stringify(body.json));
+              }
+              const res = await req;
+              const what = `${route.method.toUpperCase()} ${path} ${JSON.stringify(body).slice(0, 200)}`;
+              check(res, what);
+              if (res.status >= 400) {
+                tally.rejected += 1;
+                expect([what, await checksum()]).toEqual([what, before]);
+              } else tally.accepted += 1;
+            },
+          ),
+          { seed: SEED, numRuns: RUNS, endOnFailure: true },
+        );
       }
-    }
-  });
+    },
+    FUZZ_TIMEOUT,
+  );
 
-  it('lone surrogates anywhere in a body and nesting up to 10 000 levels never get a 5xx', async () => {
-    const withBody = routes.filter((r) => r.fields.length);
-    for (const route of withBody) {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.record({
-            field: fc.constantFrom(...route.fields),
-            depth: nestingDepth,
-            lone: loneSurrogateString,
-            shape: fc.constantFrom('nested', 'nested-lone', 'lone-in-array', 'lone-key'),
-          }),
-          async ({ field, depth, lone, shape }) => {
-            const path = route.template.replace(/\{\w+\}/g, '1');
-            const loneJson = JSON.stringify(lone);
-            const raw =
-              shape === 'nested'
-                ? deeplyNested(field, depth)
-                : shape === 'nested-lone'
-                  ? deeplyNested(field, depth, loneJson)
-                  : shape === 'lone-in-array'
-                    ? JSON.stringify({ [field]: ['ok', lone] })
-                    : JSON.stringify({ [lone]: 1 });
-            const before = await checksum();
+  it(
+    'a lone UTF-16 surrogate in any body field is a 400 naming the field, on every route',
+    async () => {
+      const withBody = routes.filter((r) => r.fields.length);
+      expect(withBody.length).toBeGreaterThan(10);
+      for (const route of withBody) {
+        const path = route.template.replace(/\{\w+\}/g, '1');
+        for (const field of route.fields) {
+          for (const [i, lone] of LONE_SURROGATES.entries()) {
+            const value = i % 2 ? `user${lone}@example.com` : lone;
             const res = await call(
               t,
               route.method,
             )(path)
               .set(user.auth)
               .set('Content-Type', 'application/json')
-              .send(raw);
-            const what = `${route.method.toUpperCase()} ${path} ${shape} ${field} depth ${depth}`;
+              .send(JSON.stringify({ [field]: value }));
+            const what = `${route.method.toUpperCase()} ${path} ${field}=${JSON.stringify(value)}`;
             check(res, what);
-            if (res.status >= 400) expect([what, await checksum()]).toEqual([what, before]);
-            if (shape !== 'nested' || depth >= 32) {
-              expect([what, res.status]).toEqual([what, 400]);
-              if (shape !== 'lone-key')
-                expect([what, res.body.message]).toEqual([
-                  what,
-                  expect.stringMatching(new RegExp(`^${field}\\b`)),
-                ]);
-            }
+            expect([what, res.status, res.body.message]).toEqual([
+              what,
+              400,
+              `${field}: must be valid Unicode text (lone UTF-16 surrogate)`,
+            ]);
+          }
+        }
+      }
+    },
+    FUZZ_TIMEOUT,
+  );
+
+  it(
+    'lone surrogates anywhere in a body and nesting up to 10 000 levels never get a 5xx',
+    async () => {
+      const withBody = routes.filter((r) => r.fields.length);
+      for (const route of withBody) {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.record({
+              field: fc.constantFrom(...route.fields),
+              depth: nestingDepth,
+              lone: loneSurrogateString,
+              shape: fc.constantFrom('nested', 'nested-lone', 'lone-in-array', 'lone-key'),
+            }),
+            async ({ field, depth, lone, shape }) => {
+              const path = route.template.replace(/\{\w+\}/g, '1');
+              const loneJson = JSON.stringify(lone);
+              const raw =
+                shape === 'nested'
+                  ? deeplyNested(field, depth)
+                  : shape === 'nested-lone'
+                    ? deeplyNested(field, depth, loneJson)
+                    : shape === 'lone-in-array'
+                      ? JSON.stringify({ [field]: ['ok', lone] })
+                      : JSON.stringify({ [lone]: 1 });
+              const before = await checksum();
+              const res = await call(
+                t,
+                route.method,
+              )(path)
+                .set(user.auth)
+                .set('Content-Type', 'application/json')
+                .send(raw);
+              const what = `${route.method.toUpperCase()} ${path} ${shape} ${field} depth ${depth}`;
+              check(res, what);
+              if (res.status >= 400) expect([what, await checksum()]).toEqual([what, before]);
+              if (shape !== 'nested' || depth >= 32) {
+                expect([what, res.status]).toEqual([what, 400]);
+                if (shape !== 'lone-key')
+                  expect([what, res.body.message]).toEqual([
+                    what,
+                    expect.stringMatching(new RegExp(`^${field}\\b`)),
+                  ]);
+              }
+            },
+          ),
+          { seed: SEED, numRuns: RUNS, endOnFailure: true },
+        );
+      }
+    },
+    FUZZ_TIMEOUT,
+  );
+
+  it(
+    'public short-link paths never fail with a 5xx or leak internals',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({
+            prefix: fc.constantFrom('/', '/q/', '/r/', '/u/', '/auth/login/', '/api/', '/health/'),
+            tail: fc.oneof(
+              hostileId,
+              hostileValue.map((v) =>
+                encodeURIComponent(
+                  // a URL cannot carry a lone surrogate (those are fuzzed in bodies above)
+                  (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'x')).replace(
+                    /[\uD800-\uDFFF]/gu,
+                    '\uFFFD',
+                  ),
+                ).slice(0, 300),
+              ),
+            ),
+            method: fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'),
+            host: fc.constantFrom(
+              'short.test',
+              'unknown.example',
+              'a'.repeat(300),
+              '127.0.0.1:1',
+              '',
+            ),
+            body: fc.string({ maxLength: 200 }),
+          }),
+          async ({ prefix, tail, method, host, body }) => {
+            const verb = method.toLowerCase() as 'get';
+            const client = t.http();
+            const req = client[verb](`${prefix}${tail}`).set('Host', host || 'short.test');
+            const res =
+              method === 'POST' || method === 'PUT' ? await req.type('form').send(body) : await req;
+            check(res, `${method} ${prefix}${tail}`);
           },
         ),
-        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+        { seed: SEED, numRuns: RUNS * 10, endOnFailure: true },
       );
-    }
-  });
-
-  it('public short-link paths never fail with a 5xx or leak internals', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.record({
-          prefix: fc.constantFrom('/', '/q/', '/r/', '/u/', '/auth/login/', '/api/', '/health/'),
-          tail: fc.oneof(
-            hostileId,
-            hostileValue.map((v) =>
-              encodeURIComponent(
-                // a URL cannot carry a lone surrogate (those are fuzzed in bodies above)
-                (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'x')).replace(
-                  /[\uD800-\uDFFF]/gu,
-                  '\uFFFD',
-                ),
-              ).slice(0, 300),
-            ),
-          ),
-          method: fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'),
-          host: fc.constantFrom(
-            'short.test',
-            'unknown.example',
-            'a'.repeat(300),
-            '127.0.0.1:1',
-            '',
-          ),
-          body: fc.string({ maxLength: 200 }),
-        }),
-        async ({ prefix, tail, method, host, body }) => {
-          const verb = method.toLowerCase() as 'get';
-          const client = t.http();
-          const req = client[verb](`${prefix}${tail}`).set('Host', host || 'short.test');
-          const res =
-            method === 'POST' || method === 'PUT' ? await req.type('form').send(body) : await req;
-          check(res, `${method} ${prefix}${tail}`);
-        },
-      ),
-      { seed: SEED, numRuns: RUNS * 10, endOnFailure: true },
-    );
-  });
+    },
+    FUZZ_TIMEOUT,
+  );
 });

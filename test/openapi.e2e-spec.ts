@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+
+import request from 'supertest';
 
 import { createTestApp, createUser, TestApp, TestUser } from './support/app';
 import {
@@ -12,6 +15,7 @@ import {
   OpenApiDocument,
   ResponseValidator,
   takeMismatches,
+  validatingAgent,
 } from './support/openapi';
 
 /** `t.http()[method]`, bound (the agent's verbs read `this`). */
@@ -138,6 +142,29 @@ describe('OpenAPI document', () => {
         template: '/api/user/login/{id}',
       });
     });
+  });
+
+  it('TestApp.http() records what a response gets wrong, and the suite fails on it', async () => {
+    const v = await ResponseValidator.of(t.server);
+    // a server that answers /api/account with an undocumented status and no rate-limit headers
+    const liar = createServer((_req, res) =>
+      res.writeHead(299, { 'Content-Type': 'application/json' }).end('{"error":0}'),
+    );
+    const agent = validatingAgent(request(liar), v);
+    await agent.get('/api/account');
+    await agent.get('/not-in-the-document');
+    const seen = takeMismatches();
+    expect(seen).toEqual([
+      expect.objectContaining({
+        operation: 'GET /api/account',
+        status: 299,
+        problem: 'status 299 is not documented',
+      }),
+    ]);
+    // the real api through the same hook: nothing recorded
+    await t.http().get('/api/account').set(user.auth).expect(200);
+    expect(takeMismatches()).toEqual([]);
+    expect(coveredResponses().has('GET /api/account 200')).toBe(true);
   });
 
   describe('outside tools', () => {

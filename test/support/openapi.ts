@@ -59,6 +59,43 @@ export function coveredResponses(): ReadonlySet<string> {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
+/**
+ * The document as the validator reads it: every object schema that lists its properties is closed
+ * (`additionalProperties: false` unless it says otherwise), after `allOf` of objects (the envelope
+ * `{error}` and a model) is merged into one object — so a field a route returns but the document
+ * does not name is a mismatch, not silently accepted.
+ */
+function closed(doc: OpenApiDocument): OpenApiDocument {
+  const copy = JSON.parse(JSON.stringify(doc)) as OpenApiDocument & {
+    components?: { schemas?: Record<string, Schema> };
+  };
+  const components = copy.components?.schemas ?? {};
+  const resolve = (s: Schema): Schema =>
+    typeof s.$ref === 'string' ? resolve(components[s.$ref.split('/').pop() as string] ?? {}) : s;
+  const merge = (node: Schema): void => {
+    const parts = node.allOf as Schema[] | undefined;
+    if (!Array.isArray(parts)) return;
+    const resolved = parts.map(resolve);
+    if (!resolved.every((p) => p.type === 'object' && p.properties && !p.allOf)) return;
+    node.type = 'object';
+    node.properties = Object.assign({}, ...resolved.map((p) => p.properties));
+    node.required = [...new Set(resolved.flatMap((p) => (p.required as string[]) ?? []))];
+    delete node.allOf;
+  };
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const s = node as Schema;
+    merge(s);
+    if (s.type === 'object' && s.properties && s.additionalProperties === undefined)
+      s.additionalProperties = false;
+    Object.values(s).forEach(visit);
+  };
+  visit(copy.components);
+  visit(copy.paths);
+  return copy;
+}
+
 const escapePointer = (s: string) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'));
 
 /** Validates responses against one document; compiled schemas are cached per document. */
@@ -73,7 +110,7 @@ export class ResponseValidator {
   private constructor(readonly doc: OpenApiDocument) {
     this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
-    this.ajv.addSchema({ ...doc, $id: 'openapi' } as Schema);
+    this.ajv.addSchema({ ...closed(doc), $id: 'openapi' } as Schema);
     for (const [template, item] of Object.entries(doc.paths)) {
       for (const method of METHODS) {
         if (!item[method]) continue;
