@@ -62,7 +62,6 @@ describe('branded domains', () => {
       const u = await createUser(t);
       const h = host();
       const res = await add(u, { domain: `https://${h}` }).expect(200);
-      // DOMAIN_VERIFY=off in the suites: verified at once, no TXT record to create
       expect(res.body).toEqual({ error: 0, id: expect.any(Number), verification: null });
       expect((await list(u).expect(200)).body).toEqual({
         error: '0',

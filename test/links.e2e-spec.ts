@@ -33,7 +33,8 @@ const EMPTY_STATS = {
   socialCount: { network01: 0, network02: 0, network03: 0 },
 };
 const SHORT = /^http:\/\/short\.test\/[A-Za-z0-9]{6,}$/;
-/** The details of a link without link options (test/link-options.e2e-spec.ts covers those). */
+
+/** The link options (CONTRACT "Link options") of a link created without any, in no channel. */
 const NO_OPTIONS = {
   channels: [],
   status: 'public',

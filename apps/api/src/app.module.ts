@@ -10,6 +10,7 @@ import { RedisModule } from '@app/redis';
 import { StatsModule } from '@app/stats';
 
 import { AccountModule } from './account/account.module';
+import { BioModule } from './bio/bio.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { ChannelsModule } from './channels/channels.module';
 import { DestinationsModule } from './destinations/destinations.module';
@@ -47,6 +48,7 @@ const FEATURES = [
   PixelsModule,
   LinksModule,
   QrModule,
+  BioModule,
 ];
 
 @Module({

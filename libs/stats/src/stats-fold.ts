@@ -65,23 +65,22 @@ export class StatsFold {
     const leftovers = await this.redis.client.smembers(this.keys.inflight);
     for (const batch of leftovers) this.add(total, await this.applyBatch(batch));
     for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-      const batch = `${Date.now()}-${randomUUID()}`;
-      const claimed = await this.client().claimVisits(
-        this.keys.dirty,
-        this.keys.inflight,
-        this.keys.base,
-        batch,
-        BATCH_SIZE,
-      );
-      if (!claimed.length) break;
+      const { batch, size } = await this.claim();
+      if (!size) break;
       this.add(total, await this.applyBatch(batch));
-      if (claimed.length < BATCH_SIZE) break;
+      if (size < BATCH_SIZE) break;
     }
     return total;
   }
 
   /** Step 1 alone (claim one batch without applying it): for crash tests. */
   async claimOnly(): Promise<string | null> {
+    const { batch, size } = await this.claim();
+    return size ? batch : null;
+  }
+
+  /** Step 1: moves up to BATCH_SIZE dirty links into a new in-flight batch. */
+  private async claim(): Promise<{ batch: string; size: number }> {
     const batch = `${Date.now()}-${randomUUID()}`;
     const claimed = await this.client().claimVisits(
       this.keys.dirty,
@@ -90,7 +89,7 @@ export class StatsFold {
       batch,
       BATCH_SIZE,
     );
-    return claimed.length ? batch : null;
+    return { batch, size: claimed.length };
   }
 
   /** Applies one claimed batch (idempotent), then deletes its keys. */
