@@ -343,10 +343,11 @@ if (require.main === module) {
           .set(admin.auth)
           .send(op.hasBody ? (VALID_BODIES[op.template] ?? {}) : undefined);
         expect([op.template, bad.status]).toEqual([op.template, 400]);
-        expect([op.template, unknown.status === 404 ? 404 : unknown.body.message]).toEqual([
-          op.template,
-          404,
-        ]);
+        // 404; or 400 when the route refuses the body before it looks the id up (the message
+        // then names a body field, never an id)
+        const refusedBody =
+          unknown.status === 400 && !op.params.some((p) => unknown.body.message.startsWith(p));
+        expect([op.template, refusedBody ? 404 : unknown.status]).toEqual([op.template, 404]);
       }
     });
 
@@ -363,8 +364,11 @@ if (require.main === module) {
         const u = await createUser(limited);
         for (const op of ops.filter((o) => o.template.startsWith('/api/'))) {
           const path = fill(op.template, '1');
-          await limited.http()[op.method](path).set(u.auth);
-          const res = await limited.http()[op.method](path).set(u.auth);
+          let res = await limited.http()[op.method](path).set(u.auth);
+          for (let tries = 0; tries < 3 && res.status !== 429; tries++) {
+            // the first request of a fresh window (windows are aligned to the clock) spends it
+            res = await limited.http()[op.method](path).set(u.auth);
+          }
           expect([op.template, res.status]).toEqual([op.template, 429]);
           expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
         }
