@@ -22,6 +22,8 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/env.ts'],
+      // every response a suite sees is checked against the OpenAPI document
+      setupFilesAfterEnv: ['<rootDir>/test/support/openapi-setup.ts'],
     },
   ],
 };

@@ -143,7 +143,7 @@ describe('campaigns', () => {
   });
 
   describe('GET /api/campaigns', () => {
-    it('lists the documented items', async () => {
+    it('lists the documented items, the name under domain as well as name', async () => {
       const u = await createUser(t);
       const slug = uniq('l-');
       const a = (await add(u, { name: 'First', slug, public: true }).expect(200)).body.id;
@@ -157,9 +157,17 @@ describe('campaigns', () => {
           nextpage: 0,
           maxpage: 1,
           campaigns: [
-            { id: b, name: 'Second', public: false, rotator: false, list: `${BASE}/u/second-${b}` },
+            {
+              id: b,
+              domain: 'Second',
+              name: 'Second',
+              public: false,
+              rotator: false,
+              list: `${BASE}/u/second-${b}`,
+            },
             {
               id: a,
+              domain: 'First',
               name: 'First',
               public: true,
               rotator: `${BASE}/r/${slug}`,

@@ -34,8 +34,9 @@ const EMPTY_STATS = {
 };
 const SHORT = /^http:\/\/short\.test\/[A-Za-z0-9]{6,}$/;
 
-/** The link options (CONTRACT "Link options") of a link created without any. */
+/** The link options (CONTRACT "Link options") of a link created without any, in no channel. */
 const NO_OPTIONS = {
+  channels: [],
   status: 'public',
   geotarget: null,
   devicetarget: null,
@@ -193,6 +194,7 @@ describe('links API', () => {
           pixels: [pixelA, pixelB].sort((a, b) => a - b),
           campaign,
           ...NO_OPTIONS,
+          channels: [channel],
         },
         data: EMPTY_STATS,
       });
@@ -421,6 +423,10 @@ describe('links API', () => {
               clicks: 0,
               uniqueClicks: 0,
               date: expect.stringMatching(DATE_TIME),
+              domain: domain.host,
+              campaign: null,
+              channels: [],
+              status: 'public',
             },
             {
               id: a.id,
@@ -432,6 +438,10 @@ describe('links API', () => {
               clicks: 0,
               uniqueClicks: 0,
               date: expect.stringMatching(DATE_TIME),
+              domain: null,
+              campaign: null,
+              channels: [],
+              status: 'public',
             },
           ],
         },
@@ -775,5 +785,26 @@ describe('links API', () => {
     expect(
       doc.paths['/api/url/add'].post.requestBody.content['application/json'].schema,
     ).toBeDefined();
+  });
+
+  describe('PUT /api/admin/url/:id/disable | enable', () => {
+    it('disables and enables a cached link at once; 404 for an unknown id', async () => {
+      const admin = await createUser(t, { admin: true });
+      const u = await createUser(t);
+      const l = await addLink(t, u, { url: 'https://example.com/disable-me' });
+      const visit = () => t.http().get(`/${l.alias}`).set('Host', 'short.test');
+      expect((await visit()).status).toBe(302); // now in the link cache
+      await t.http().put(`/api/admin/url/${l.id}/disable`).set(admin.auth).expect(200);
+      expect((await visit()).status).toBe(451);
+      expect((await read(u, l.id).expect(200)).body.details.disabled).toBe(true);
+      await t.http().put(`/api/admin/url/${l.id}/enable`).set(admin.auth).expect(200);
+      expect((await visit()).status).toBe(302);
+      for (const action of ['disable', 'enable'])
+        expectError(
+          await t.http().put(`/api/admin/url/2147483646/${action}`).set(admin.auth),
+          404,
+          /Link not found/,
+        );
+    });
   });
 });

@@ -10,13 +10,17 @@ import { RedisService } from '@app/redis';
 import { createApi } from '../../apps/api/src/bootstrap';
 import { UsersService } from '../../apps/api/src/users/users.service';
 import { createWorker } from '../../apps/worker/src/bootstrap';
+import { ResponseValidator, validatingAgent } from './openapi';
 
 export interface TestApp {
   app: NestExpressApplication;
   server: Server;
   db: DataSource;
   redis: RedisService;
-  /** supertest against the real server (public handler + Nest). */
+  /**
+   * supertest against the real server (public handler + Nest). Every response is checked against
+   * the app's OpenAPI document (test/support/openapi.ts); a mismatch fails the suite at its end.
+   */
   http: () => ReturnType<typeof request>;
   close: () => Promise<void>;
 }
@@ -32,12 +36,13 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     const { app, server } = await createApi({
       logger: process.env.TEST_LOG_LEVEL ? undefined : false,
     });
+    const validator = await ResponseValidator.of(server);
     return {
       app,
       server,
       db: app.get(DataSource),
       redis: app.get(RedisService),
-      http: () => request(server),
+      http: () => validatingAgent(request(server), validator),
       close: async () => {
         server.close();
         await app.close();

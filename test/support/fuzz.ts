@@ -1,7 +1,32 @@
 import fc from 'fast-check';
 
+/** The four kinds of lone UTF-16 surrogate (high / low, first / last of their range). */
+export const LONE_SURROGATES = ['\uD800', '\uDBFF', '\uDC00', '\uDFFF'];
+
+/** A string with a lone surrogate somewhere in it (valid JSON once escaped, not valid Unicode). */
+export const loneSurrogateString: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom(...LONE_SURROGATES),
+    fc.string({ maxLength: 40 }),
+  )
+  .map(([a, s, b]) => `${a}${s}${b}`);
+
+/** Raw JSON of `{"<field>": [[[ … ]]]}` nested `depth` levels (JSON.stringify cannot build it). */
+export function deeplyNested(field: string, depth: number, leaf = '"x"'): string {
+  return `{${JSON.stringify(field)}:${'['.repeat(depth)}${leaf}${']'.repeat(depth)}}`;
+}
+
+/** Nesting depths from harmless to 10 000 levels, weighted to the far end. */
+export const nestingDepth: fc.Arbitrary<number> = fc.oneof(
+  fc.integer({ min: 1, max: 40 }),
+  fc.integer({ min: 40, max: 10_000 }),
+  fc.constantFrom(31, 32, 33, 5000, 10_000),
+);
+
 /** Values of every wrong kind: types, sizes, unicode, nulls, nesting, SQL and HTML fragments. */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  loneSurrogateString,
   fc.constantFrom(
     null,
     true,

@@ -5,7 +5,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 
-import { compileTrust } from '@app/common';
+import { compileTrust, corsDelegate, finishOpenApiDocument } from '@app/common';
 import { AppConfig } from '@app/config';
 
 import { AppModule } from './app.module';
@@ -20,7 +20,7 @@ export interface ApiApp {
 
 const API_DESCRIPTION = `Link Management Service API, version 3.
 
-Every request carries \`Authorization: Bearer <API_KEY>\`. Success bodies carry \`error: 0\`
+Every request carries \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`). Success bodies carry \`error: 0\`
 (lists: the string \`"0"\`); failures are \`{error: 1, message}\` with a real HTTP status
 (400 invalid field, 401 key, 403 admin / plan, 404 unknown or foreign id, 409 duplicate,
 410 expired, 413 body over 1 MB, 429 rate limit, 503 dependency down). Lists take \`limit\`
@@ -37,19 +37,25 @@ export async function createApi(options: { logger?: boolean } = {}): Promise<Api
     logger: options.logger === false ? false : undefined,
   });
   if (options.logger !== false) app.useLogger(app.get(Logger));
+  const config = app.get(AppConfig);
   // Express's req.ip (request logs) believes the same proxies as ClientAddress
-  app.set('trust proxy', compileTrust(app.get(AppConfig).TRUST_PROXY));
+  app.set('trust proxy', compileTrust(config.TRUST_PROXY));
   app.disable('x-powered-by');
   app.set('etag', false);
+  // before every Nest middleware: a preflight is answered here, ahead of the rate limit and the key
+  app.enableCors(corsDelegate(config));
 
-  const doc = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Link Management Service API')
-      .setDescription(API_DESCRIPTION)
-      .setVersion('3')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The API key' })
-      .build(),
+  const doc = finishOpenApiDocument(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Link Management Service API')
+        .setDescription(API_DESCRIPTION)
+        .setVersion('3')
+        .setLicense('MIT', 'https://opensource.org/licenses/MIT')
+        .build(),
+    ),
+    config.publicUrl,
   );
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'docs-json' });
 
@@ -57,10 +63,6 @@ export async function createApi(options: { logger?: boolean } = {}): Promise<Api
   // Nest flushes the log buffer in app.listen(), which never runs here (the HTTP front below
   // listens): flush it now, so start-up lines are written and later lines go straight out.
   app.flushLogs();
-  const server = createFront(
-    app.get(AppConfig),
-    app.getHttpAdapter().getInstance(),
-    app.get(PublicHandler),
-  );
+  const server = createFront(config, app.getHttpAdapter().getInstance(), app.get(PublicHandler));
   return { app, server };
 }

@@ -97,4 +97,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'my-proxy.internal' })).toThrow('TRUST_PROXY');
     expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/99' })).toThrow('TRUST_PROXY');
   });
+
+  it('reads CORS_ORIGINS as a list of origins or *, and refuses anything else', () => {
+    expect(loadConfig({}).CORS_ORIGINS).toEqual([]);
+    expect(
+      loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:8080' }).CORS_ORIGINS,
+    ).toEqual(['https://app.example.com', 'http://localhost:8080']);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS).toEqual(['*']);
+    for (const bad of [
+      'app.example.com',
+      'https://app.example.com/',
+      'ftp://x.example',
+      'https://A.example',
+    ])
+      expect(() => loadConfig({ CORS_ORIGINS: bad })).toThrow('CORS_ORIGINS');
+  });
 });

@@ -47,6 +47,34 @@ export function isTrustProxySetting(value: unknown): boolean {
   );
 }
 
+/** `*` or a web origin: `http(s)://host[:port]`, nothing after it. */
+export function isCorsOrigin(value: unknown): boolean {
+  if (value === '*') return true;
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+function IsCorsOrigins() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isCorsOrigins',
+      target: object.constructor,
+      propertyName,
+      options: {
+        message:
+          'CORS_ORIGINS must be a comma-separated list of origins (http(s)://host[:port], lower case, no path) or *',
+      },
+      validator: {
+        validate: (value: unknown) => Array.isArray(value) && value.every(isCorsOrigin),
+      },
+    });
+}
+
 function IsTrustProxy() {
   return (object: object, propertyName: string) =>
     registerDecorator({
@@ -137,6 +165,14 @@ export class AppConfig {
   @IsInt()
   @Min(1)
   RATE_LIMIT_WINDOW_SECONDS = 60;
+
+  /**
+   * Web origins whose pages may call /api from a browser (CORS), comma-separated; `*` for any.
+   * Empty (the default): no CORS headers.
+   */
+  @Transform(toList)
+  @IsCorsOrigins()
+  CORS_ORIGINS: string[] = [];
 
   /** Allow QR logo URLs on private / loopback addresses (tests only). */
   @Transform(({ value }) => value === true || value === 'true' || value === '1')

@@ -4,13 +4,16 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   AllowWithoutApiAccess,
   ApiErrors,
+  ApiOkData,
   ApiOkFields,
+  ApiOkMessage,
   Auth,
   Principal,
   RotatedKeyView,
 } from '@app/common';
 
 import { AccountService } from './account.service';
+import { AccountResponse } from './dto/account.response';
 import { UpdateAccountDto } from './dto/update-account.dto';
 
 @ApiTags('account')
@@ -21,7 +24,11 @@ export class AccountController {
 
   @Get()
   @AllowWithoutApiAccess()
-  @ApiOperation({ summary: "The caller's account: {error, data: Account}" })
+  @ApiOperation({
+    summary: "The caller's account: {error, data: Account}",
+    description: 'Also answers when the plan has the API disabled (api.enabled = "0").',
+  })
+  @ApiOkData(AccountResponse)
   async get(@Auth() auth: Principal) {
     return { data: await this.account.get(auth) };
   }
@@ -39,7 +46,13 @@ export class AccountController {
   }
 
   @Put('update')
-  @ApiOperation({ summary: 'Update e-mail and/or password: {error, message}' })
+  @ApiOperation({
+    summary: 'Update e-mail and/or password: {error, message}',
+    description:
+      'At least one of email and password. 400 for an empty body or an invalid field; 409 when the e-mail belongs to another user (case-insensitive).',
+  })
+  @ApiOkMessage()
+  @ApiErrors(400, 409)
   async update(@Auth() auth: Principal, @Body() dto: UpdateAccountDto) {
     await this.account.update(auth, dto);
     return { message: 'Account has been updated successfully.' };

@@ -14,7 +14,6 @@ import {
 
 import { CampaignsService } from './campaigns.service';
 import { AddCampaignDto } from './dto/add-campaign.dto';
-import { CampaignSavedView } from './dto/campaign-saved.view';
 import { CampaignView } from './dto/campaign.view';
 import { UpdateCampaignDto } from './dto/update-campaign.dto';
 
@@ -42,7 +41,7 @@ export class CampaignsController {
     summary: 'Create a campaign',
     description: `All fields optional; slug unique across the service (409). Needs the plan feature "bundle" (403). ${SAVED_SHAPE}`,
   })
-  @ApiOkFields(CampaignSavedView)
+  @ApiOkFields(CampaignView)
   @ApiErrors(400, 403, 409)
   add(@Auth() auth: Principal, @Body() dto: AddCampaignDto) {
     return this.campaigns.add(auth, dto);
@@ -70,7 +69,7 @@ export class CampaignsController {
     summary: 'Update a campaign',
     description: `name required; slug and public optional. ${SAVED_SHAPE}`,
   })
-  @ApiOkFields(CampaignSavedView)
+  @ApiOkFields(CampaignView)
   @ApiErrors(400, 403, 404, 409)
   update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateCampaignDto) {
     return this.campaigns.update(auth, id, dto);

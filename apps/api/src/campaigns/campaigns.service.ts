@@ -15,7 +15,6 @@ import {
 import { Campaign, isForeignKeyViolation, isUniqueViolation, Link } from '@app/database';
 
 import { AddCampaignDto } from './dto/add-campaign.dto';
-import { CampaignSavedView, campaignSavedView } from './dto/campaign-saved.view';
 import { CampaignView, campaignView } from './dto/campaign.view';
 import { UpdateCampaignDto } from './dto/update-campaign.dto';
 
@@ -38,7 +37,7 @@ export class CampaignsService {
   }
 
   /** Campaigns need the plan feature "bundle" (403 otherwise). */
-  async add(auth: Principal, dto: AddCampaignDto): Promise<CampaignSavedView> {
+  async add(auth: Principal, dto: AddCampaignDto): Promise<CampaignView> {
     this.plans.assertFeature(auth, 'bundle');
     const slug = dto.slug || null;
     await this.assertSlugFree(slug);
@@ -48,10 +47,10 @@ export class CampaignsService {
       slug,
       public: dto.public ?? false,
     });
-    return campaignSavedView(await this.save(campaign), this.urls);
+    return campaignView(await this.save(campaign), this.urls);
   }
 
-  async update(auth: Principal, id: number, dto: UpdateCampaignDto): Promise<CampaignSavedView> {
+  async update(auth: Principal, id: number, dto: UpdateCampaignDto): Promise<CampaignView> {
     const campaign = await this.campaigns.findOneBy({ id, userId: auth.user.id });
     if (!campaign) throw new NotFoundError('Campaign');
     if (dto.slug !== undefined && (dto.slug || null) !== campaign.slug) {
@@ -60,7 +59,7 @@ export class CampaignsService {
     }
     campaign.name = dto.name;
     if (dto.public !== undefined) campaign.public = dto.public;
-    return campaignSavedView(await this.save(campaign), this.urls);
+    return campaignView(await this.save(campaign), this.urls);
   }
 
   /** Its links stay, unassigned (links.campaign_id is ON DELETE SET NULL). */

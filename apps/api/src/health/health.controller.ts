@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
@@ -23,12 +23,51 @@ export class HealthController {
 
   @Get()
   @ApiOperation({ summary: 'Liveness: 200 while the process is up' })
+  @ApiResponse({
+    status: 200,
+    description: 'The process is up',
+    schema: {
+      type: 'object',
+      properties: {
+        error: { type: 'integer', enum: [0] },
+        message: { type: 'string', enum: ['ok'] },
+      },
+      required: ['error', 'message'],
+      additionalProperties: false,
+    },
+  })
   live() {
     return { message: 'ok' };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: 200 only when Postgres and Redis answer, else 503' })
+  @ApiResponse({
+    status: 200,
+    description: 'Postgres and Redis answer',
+    schema: {
+      type: 'object',
+      properties: {
+        error: { type: 'integer', enum: [0] },
+        message: { type: 'string', enum: ['ready'] },
+        data: {
+          type: 'object',
+          properties: {
+            postgres: { type: 'string', enum: ['up'] },
+            redis: { type: 'string', enum: ['up'] },
+          },
+          required: ['postgres', 'redis'],
+          additionalProperties: false,
+        },
+      },
+      required: ['error', 'message', 'data'],
+      additionalProperties: false,
+    },
+  })
+  @ApiResponse({
+    status: 503,
+    description: 'Postgres or Redis does not answer (the message says which)',
+  })
   async ready() {
     const [pg, redis] = await Promise.all([
       withTimeout(this.db.query('SELECT 1'), 2000).then(

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 
 import { PublicUrls } from '@app/common';
-import { Domain, Link } from '@app/database';
+import { ChannelItem, Domain, Link } from '@app/database';
 import { StatsReader } from '@app/stats';
 
 import { linkDetailsView, LinkDetailsView, linkItemView, LinkItemView } from './dto/link.views';
@@ -13,28 +13,46 @@ import { linkDetailsView, LinkDetailsView, linkItemView, LinkItemView } from './
 export class LinkViews {
   constructor(
     @InjectRepository(Domain) private readonly domains: Repository<Domain>,
+    @InjectRepository(ChannelItem) private readonly channelItems: Repository<ChannelItem>,
     private readonly stats: StatsReader,
     private readonly urls: PublicUrls,
   ) {}
 
-  /** List items of `rows`, in order: one query for their domains, one read of their totals. */
+  /**
+   * List items of `rows`, in order: one query for their domains, one for their channels, one
+   * read of their totals.
+   */
   async items(rows: Link[]): Promise<LinkItemView[]> {
     if (!rows.length) return [];
+    const ids = rows.map((r) => r.id);
     const domainIds = [
       ...new Set(rows.map((r) => r.domainId).filter((d): d is number => d !== null)),
     ];
-    const [domains, totals] = await Promise.all([
+    const [domains, assignments, totals] = await Promise.all([
       domainIds.length ? this.domains.find({ where: { id: In(domainIds) } }) : Promise.resolve([]),
-      this.stats.totals(rows.map((r) => r.id)),
+      this.channelItems.find({
+        select: { itemId: true, channelId: true },
+        where: { itemType: 'links', itemId: In(ids), userId: rows[0].userId },
+        order: { channelId: 'ASC' },
+      }),
+      this.stats.totals(ids),
     ]);
-    const domainUrl = new Map(domains.map((d) => [d.id, d.domain]));
-    return rows.map((r) =>
-      linkItemView(
-        r,
-        this.urls.short(r.alias, r.domainId ? domainUrl.get(r.domainId) : null),
-        totals.get(r.id),
-      ),
-    );
+    const domainOf = new Map(domains.map((d) => [d.id, d]));
+    const channelsOf = new Map<number, number[]>();
+    for (const a of assignments) {
+      const list = channelsOf.get(a.itemId);
+      if (list) list.push(a.channelId);
+      else channelsOf.set(a.itemId, [a.channelId]);
+    }
+    return rows.map((r) => {
+      const domain = r.domainId ? domainOf.get(r.domainId) : undefined;
+      return linkItemView(r, {
+        shorturl: this.urls.short(r.alias, domain?.domain ?? null),
+        host: domain?.host ?? null,
+        channels: channelsOf.get(r.id) ?? [],
+        totals: totals.get(r.id),
+      });
+    });
   }
 
   /** `details` of `GET /api/url/:id`: the item and the link's settings. */

@@ -18,7 +18,7 @@ type AuthRequest = { headers: Record<string, string | string[] | undefined> } & 
   unknown
 >;
 
-/** Resolves the bearer API key of a request to a principal (once per request). */
+/** Resolves the API key (Bearer or Token scheme) of a request to a principal (once per request). */
 @Injectable()
 export class AuthService {
   constructor(
@@ -27,10 +27,13 @@ export class AuthService {
     private readonly owners: PrincipalCache,
   ) {}
 
-  /** The key sent as `Authorization: Bearer <key>`, or null. */
+  /**
+   * The key sent as `Authorization: Bearer <key>` or `Authorization: Token <key>` (older clients
+   * and the vendor's wrappers; the scheme word in any case), or null.
+   */
   static bearer(header: string | string[] | undefined): string | null {
     const value = Array.isArray(header) ? header[0] : header;
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(value ?? '');
+    const m = /^(?:Bearer|Token)\s+(\S+)\s*$/i.exec(value ?? '');
     return m && m[1].length <= MAX_KEY_LENGTH ? m[1] : null;
   }
 

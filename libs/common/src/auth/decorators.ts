@@ -1,4 +1,12 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  SetMetadata,
+} from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
+
+import { PUBLIC_MARKER } from '../http/openapi-document';
 
 import { Principal } from './principal';
 
@@ -7,8 +15,12 @@ export const ADMIN_ONLY = 'auth:admin';
 export const WITHOUT_API_ACCESS = 'auth:without-api-access';
 export const PRINCIPAL = Symbol('principal');
 
-/** The route needs no API key (health, docs, login-link redemption). */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+/**
+ * The route needs no API key (health, docs, login-link redemption); its OpenAPI operation gets
+ * `security: []` and no 401 (finishOpenApiDocument reads the marker).
+ */
+export const Public = () =>
+  applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension(PUBLIC_MARKER, true));
 
 /** The route is for admins only: a valid non-admin key gets 403. */
 export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);

@@ -14,7 +14,7 @@ export type AuthFailure = 'missing' | 'invalid' | 'expired';
 export type AuthResult = { principal: Principal } | { failure: AuthFailure };
 
 export const AUTH_MESSAGES: Record<AuthFailure, string> = {
-  missing: 'Missing API key: send the header Authorization: Bearer <API_KEY>',
+  missing: 'Missing API key: send the header Authorization: Bearer <API_KEY> (or Token <API_KEY>)',
   invalid: 'Invalid API key',
   expired: 'API key has expired',
 };

@@ -8,3 +8,5 @@ export * from './validation';
 export * from './json-body.middleware';
 export * from './openapi';
 export * from './optional';
+export * from './cors';
+export * from './openapi-document';

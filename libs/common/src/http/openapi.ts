@@ -1,11 +1,11 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 
-const ERROR_SCHEMA = {
-  type: 'object',
-  properties: { error: { type: 'integer', example: 1 }, message: { type: 'string' } },
-  required: ['error', 'message'],
-};
+/** `{error: 1, message}`, defined once by finishOpenApiDocument. */
+const ERROR_SCHEMA = { $ref: '#/components/schemas/ErrorResponse' };
+
+/** `error: 0` of every success body but lists. */
+const ERROR_ZERO = { type: 'integer', enum: [0], example: 0 };
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid field or malformed JSON (the message names the field)',
@@ -18,9 +18,13 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'Rate limit exceeded (see Retry-After)',
 };
 
-/** Documents `{error: 1, message}` failures with the given statuses (401 and 429 are always added). */
+/**
+ * Documents `{error: 1, message}` failures with the given statuses. The statuses of the
+ * cross-cutting layers (401, 403, 429 on /api; 400, 413, 415 with a body; 400, 404 with path
+ * ids; 500, 503) are added to every operation by finishOpenApiDocument.
+ */
 export function ApiErrors(...statuses: number[]) {
-  const all = [...new Set([...statuses, 401, 429])].sort();
+  const all = [...new Set(statuses)].sort();
   return applyDecorators(
     ...all.map((status) =>
       ApiResponse({ status, description: ERROR_TEXT[status] ?? 'Error', schema: ERROR_SCHEMA }),
@@ -36,7 +40,7 @@ export function ApiOkFields(model: Type<unknown>) {
       status: 200,
       schema: {
         allOf: [
-          { type: 'object', properties: { error: { type: 'integer', example: 0 } } },
+          { type: 'object', properties: { error: ERROR_ZERO }, required: ['error'] },
           { $ref: getSchemaPath(model) },
         ],
       },
@@ -54,9 +58,11 @@ export function ApiOkData(model: Type<unknown>, isArray = false) {
       schema: {
         type: 'object',
         properties: {
-          error: { type: 'integer', example: 0 },
+          error: ERROR_ZERO,
           data: isArray ? { type: 'array', items: ref } : ref,
         },
+        required: ['error', 'data'],
+        additionalProperties: false,
       },
     }),
   );
@@ -68,7 +74,9 @@ export function ApiOkMessage() {
     status: 200,
     schema: {
       type: 'object',
-      properties: { error: { type: 'integer', example: 0 }, message: { type: 'string' } },
+      properties: { error: ERROR_ZERO, message: { type: 'string' } },
+      required: ['error', 'message'],
+      additionalProperties: false,
     },
   });
 }
@@ -84,19 +92,23 @@ export function ApiOkList(key: string, model: Type<unknown>) {
       schema: {
         type: 'object',
         properties: {
-          error: { type: 'string', example: '0' },
+          error: { type: 'string', enum: ['0'], example: '0' },
           data: {
             type: 'object',
             properties: {
               result: { type: 'integer', description: 'items matching across all pages' },
               perpage: { type: 'integer' },
               currentpage: { type: 'integer' },
-              nextpage: { type: 'integer' },
+              nextpage: { type: 'integer', description: 'the next page, 0 on the last one' },
               maxpage: { type: 'integer' },
               [key]: { type: 'array', items: { $ref: getSchemaPath(model) } },
             },
+            required: ['result', 'perpage', 'currentpage', 'nextpage', 'maxpage', key],
+            additionalProperties: false,
           },
         },
+        required: ['error', 'data'],
+        additionalProperties: false,
       },
     }),
   );

@@ -3,10 +3,19 @@ import { ApiProperty } from '@nestjs/swagger';
 import { PublicUrls } from '@app/common';
 import { Campaign } from '@app/database';
 
-/** A campaign list entry. */
+/**
+ * A campaign: list entry and create / update answer. The name comes under the documented
+ * `domain` (a quirk of version 3) and also under `name`.
+ */
 export class CampaignView {
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', example: 1 })
   id: number;
+
+  @ApiProperty({
+    example: 'Spring sale',
+    description: 'The campaign name (documented quirk: returned under `domain`)',
+  })
+  domain: string;
 
   @ApiProperty({ example: 'Spring sale' })
   name: string;
@@ -30,10 +39,11 @@ export class CampaignView {
   list: string;
 }
 
-/** The list entry of a campaign row. */
+/** The view of a campaign row. */
 export function campaignView(c: Campaign, urls: PublicUrls): CampaignView {
   return {
     id: c.id,
+    domain: c.name,
     name: c.name,
     public: c.public,
     rotator: urls.rotator(c.slug),

@@ -76,7 +76,12 @@ export class CreateLinkDto extends LinkOptionsDto {
   @IsLinkType()
   type?: string | number;
 
-  @ApiPropertyOptional({ description: DOC.expiry, example: '2030-01-01 00:00:00', nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    description: DOC.expiry,
+    example: '2030-01-01 00:00:00',
+    nullable: true,
+  })
   @IsOptional()
   @IsString()
   @Matches(DATE_TIME_PATTERN, { message: 'expiry must be a date-time YYYY-MM-DD HH:MM:SS' })

@@ -181,24 +181,44 @@ export abstract class LinkOptionsDto {
   @Type(() => LinkParameterDto)
   parameters?: LinkParameterDto[] | null;
 
-  @ApiPropertyOptional({ description: OPTION_DOC.forwardquery, default: false })
+  @ApiPropertyOptional({
+    type: Boolean,
+    nullable: true,
+    description: OPTION_DOC.forwardquery,
+    default: false,
+  })
   @IsOptional()
   @IsBoolean()
   forwardquery?: boolean | null;
 
-  @ApiPropertyOptional({ description: OPTION_DOC.metatitle, maxLength: 200, nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    description: OPTION_DOC.metatitle,
+    maxLength: 200,
+    nullable: true,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(200)
   metatitle?: string | null;
 
-  @ApiPropertyOptional({ description: OPTION_DOC.metadescription, maxLength: 500, nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    description: OPTION_DOC.metadescription,
+    maxLength: 500,
+    nullable: true,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(500)
   metadescription?: string | null;
 
-  @ApiPropertyOptional({ description: OPTION_DOC.metaimage, maxLength: 2048, nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    description: OPTION_DOC.metaimage,
+    maxLength: 2048,
+    nullable: true,
+  })
   @IsOptional()
   @IsString()
   @IsTargetUrl({ message: 'metaimage must be an absolute http(s) URL of at most 2048 characters' })
@@ -226,6 +246,7 @@ export abstract class LinkOptionsDto {
   clicklimit?: number | null;
 
   @ApiPropertyOptional({
+    type: String,
     description: OPTION_DOC.expirationredirect,
     maxLength: 2048,
     nullable: true,

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 
 import { formatDateTime } from '@app/common';
 import {
@@ -23,19 +23,33 @@ import {
 
 /** A link item of `GET /api/urls`. */
 export class LinkItemView {
-  @ApiProperty() id: number;
+  @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty() alias: string;
   @ApiProperty({ example: 'https://short.example/abc123' }) shorturl: string;
   @ApiProperty({ example: 'https://example.com/page' }) longurl: string;
   @ApiProperty() title: string;
   @ApiProperty() description: string;
-  @ApiProperty({ description: 'Visits counted so far' }) clicks: number;
-  @ApiProperty({ description: 'Distinct visitors (approximate)' }) uniqueClicks: number;
+  @ApiProperty({ type: 'integer', description: 'Visits counted so far' }) clicks: number;
+  @ApiProperty({ type: 'integer', description: 'Distinct visitors (approximate)' })
+  uniqueClicks: number;
   @ApiProperty({ example: '2024-11-21 10:00:00' }) date: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'brand.example',
+    description:
+      'Host name of the branded domain the link lives on, null for the main domain (in the details of GET /api/url/:id: the domain URL)',
+  })
+  domain: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Campaign id, or null' })
+  campaign: number | null;
+  @ApiProperty({ type: 'integer', isArray: true, description: 'Ids of the channels it is in' })
+  channels: number[];
+  @ApiProperty({ enum: ['public', 'private'] }) status: LinkStatus;
 }
 
-/** `details` of `GET /api/url/:id`: the item plus its settings. */
-export class LinkDetailsView extends LinkItemView {
+/** `details` of `GET /api/url/:id`: the item plus its settings (`domain` here is the URL). */
+export class LinkDetailsView extends OmitType(LinkItemView, ['domain'] as const) {
   @ApiProperty({
     type: String,
     nullable: true,
@@ -54,7 +68,6 @@ export class LinkDetailsView extends LinkItemView {
   })
   password: boolean;
   @ApiProperty({ type: [Number] }) pixels: number[];
-  @ApiProperty({ type: Number, nullable: true }) campaign: number | null;
   @ApiProperty({ type: [GeoTargetDto], nullable: true, description: OPTION_DOC.geotarget })
   geotarget: GeoTarget[] | null;
   @ApiProperty({ type: [DeviceTargetDto], nullable: true, description: OPTION_DOC.devicetarget })
@@ -73,7 +86,6 @@ export class LinkDetailsView extends LinkItemView {
   @ApiProperty({ type: String, nullable: true }) metatitle: string | null;
   @ApiProperty({ type: String, nullable: true }) metadescription: string | null;
   @ApiProperty({ type: String, nullable: true }) metaimage: string | null;
-  @ApiProperty({ enum: ['public', 'private'] }) status: LinkStatus;
   @ApiProperty({ type: 'integer', nullable: true, description: OPTION_DOC.clicklimit })
   clicklimit: number | null;
   @ApiProperty({ type: String, nullable: true }) expirationredirect: string | null;
@@ -81,22 +93,31 @@ export class LinkDetailsView extends LinkItemView {
   disabled: boolean;
 }
 
+/** What a link item shows beyond the row: read in batches by LinkViews. */
+export interface LinkItemExtras {
+  shorturl: string;
+  /** Host of its branded domain, or null. */
+  host: string | null;
+  channels: number[];
+  totals: LinkTotals | undefined;
+}
+
 /** The list item of a link row. */
-export function linkItemView(
-  link: Link,
-  shorturl: string,
-  totals: LinkTotals | undefined,
-): LinkItemView {
+export function linkItemView(link: Link, extras: LinkItemExtras): LinkItemView {
   return {
     id: link.id,
     alias: link.alias,
-    shorturl,
+    shorturl: extras.shorturl,
     longurl: link.url,
     title: link.title,
     description: link.description,
-    clicks: totals?.clicks ?? 0,
-    uniqueClicks: totals?.uniqueClicks ?? 0,
+    clicks: extras.totals?.clicks ?? 0,
+    uniqueClicks: extras.totals?.uniqueClicks ?? 0,
     date: formatDateTime(link.createdAt) as string,
+    domain: extras.host,
+    campaign: link.campaignId,
+    channels: extras.channels,
+    status: link.status,
   };
 }
 
@@ -152,10 +173,18 @@ class LinkStatisticsView {
     string,
     string
   >;
-  @ApiProperty({ example: { network01: 0, network02: 0, network03: 0 } }) socialCount: Record<
-    string,
-    number
-  >;
+  @ApiProperty({
+    type: 'object',
+    properties: {
+      network01: { type: 'integer' },
+      network02: { type: 'integer' },
+      network03: { type: 'integer' },
+    },
+    required: ['network01', 'network02', 'network03'],
+    description:
+      'Visits referred by Facebook (network01), X / Twitter (network02), LinkedIn (network03)',
+  })
+  socialCount: Record<string, number>;
 }
 
 /** `GET /api/url/:id`: `{error, id, details, data}`. */

@@ -56,7 +56,11 @@ export class UpdateLinkDto extends LinkOptionsDto {
   @IsLinkType()
   type?: string | number;
 
-  @ApiPropertyOptional({ description: `${DOC.expiry} null removes the expiry.`, nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    description: `${DOC.expiry} null removes the expiry.`,
+    nullable: true,
+  })
   @IsOptional()
   @IsString()
   @Matches(DATE_TIME_PATTERN, { message: 'expiry must be a date-time YYYY-MM-DD HH:MM:SS' })

@@ -16,9 +16,12 @@ class FeatureCountResponse {
 }
 
 class PlanPricesResponse {
-  @ApiProperty({ type: Number, nullable: true, example: 9.99 }) monthly: number | null;
-  @ApiProperty({ type: Number, nullable: true, example: 99 }) yearly: number | null;
-  @ApiProperty({ type: Number, nullable: true, example: 299 }) lifetime: number | null;
+  @ApiProperty({ type: Number, format: 'double', nullable: true, example: 9.99 }) monthly:
+    number | null;
+  @ApiProperty({ type: Number, format: 'double', nullable: true, example: 99 }) yearly:
+    number | null;
+  @ApiProperty({ type: Number, format: 'double', nullable: true, example: 299 }) lifetime:
+    number | null;
 }
 
 class PlanLimitsResponse {

@@ -3,6 +3,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { formatDateTime, PublicUrls } from '@app/common';
 import { QR_TYPES, QrCode } from '@app/database';
 
+import { QR_DATA_SCHEMA } from './create-qr.dto';
+
 /** A QR code in lists (`qrs`). */
 export class QrItemView {
   @ApiProperty({ example: 1 })
@@ -30,8 +32,8 @@ export class QrDetailsView extends QrItemView {
   type: string;
 
   @ApiProperty({
-    description: 'The content in its canonical form',
-    oneOf: [{ type: 'string' }, { type: 'object' }],
+    description: 'The content in its canonical form (the shapes of qr/add)',
+    ...QR_DATA_SCHEMA,
   })
   data: unknown;
 
@@ -89,6 +91,7 @@ export class QrStatisticsView {
       network02: { type: 'integer' },
       network03: { type: 'integer' },
     },
+    required: ['network01', 'network02', 'network03'],
     description:
       'Visits referred by Facebook (network01), X / Twitter (network02), LinkedIn (network03)',
   })

@@ -4,7 +4,12 @@ import { Allow, IsDefined, IsString, Matches, MaxLength } from 'class-validator'
 import { IsOptionalNotNull } from '@app/common';
 
 import { NO_CONTROL_CHARS } from '../qr-payload';
-import { COLOR_DESCRIPTION, DATA_DESCRIPTION, LOGO_DESCRIPTION } from './create-qr.dto';
+import {
+  COLOR_DESCRIPTION,
+  DATA_DESCRIPTION,
+  LOGO_DESCRIPTION,
+  QR_DATA_SCHEMA,
+} from './create-qr.dto';
 
 /**
  * `data` is required and checked against the code's type; the type itself cannot change (a body
@@ -13,7 +18,7 @@ import { COLOR_DESCRIPTION, DATA_DESCRIPTION, LOGO_DESCRIPTION } from './create-
 export class UpdateQrDto {
   @ApiProperty({
     description: `The new content, in the shape of the code's type. ${DATA_DESCRIPTION}`,
-    oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }],
+    ...QR_DATA_SCHEMA,
   })
   @IsDefined({ message: 'required' })
   data: unknown;

@@ -1,0 +1,188 @@
+import { OpenAPIObject } from '@nestjs/swagger';
+
+/** The API key scheme: an opaque key in the Authorization header (`Bearer <key>` or `Token <key>`). */
+export const API_KEY_SCHEME = 'apiKey';
+
+/** Operation markers set by decorators (see `@Public()`), read and removed here. */
+export const PUBLIC_MARKER = 'x-lm-public';
+
+/** Rate-limit headers every /api response carries (errors and 401s included). */
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': 'Requests allowed per window (RATE_LIMIT, default 3000)',
+  'X-RateLimit-Remaining': 'Requests left in the current window (never below 0)',
+  'X-RateLimit-Reset': 'End of the current window, Unix epoch seconds',
+};
+
+const ERROR_TEXT: Record<string, string> = {
+  '400': 'Invalid field or malformed JSON (the message names the field)',
+  '401': 'Missing, unknown or expired API key',
+  '403': 'Not an admin, plan feature disabled or plan limit reached (the message names it)',
+  '404': 'Unknown id, or an id that belongs to another user',
+  '413': 'Body larger than 1 MB',
+  '415': 'Body not in UTF-8',
+  '429': 'Rate limit exceeded: retry after Retry-After seconds',
+  '500': 'Unexpected error (generic message)',
+  '503': 'A dependency (Postgres, Redis) is down',
+};
+
+type Schema = Record<string, unknown>;
+type Operation = {
+  responses: Record<string, Record<string, unknown>>;
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  parameters?: Array<{ in: string; schema?: Schema }>;
+  security?: Array<Record<string, string[]>>;
+  [key: string]: unknown;
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+function walk(node: unknown, visit: (schema: Schema) => void): void {
+  if (Array.isArray(node)) return node.forEach((n) => walk(n, visit));
+  if (!node || typeof node !== 'object') return;
+  visit(node as Schema);
+  for (const value of Object.values(node)) walk(value, visit);
+}
+
+/**
+ * The null-only branch for a nullable schema without a `type` of its own (a `$ref`, a `oneOf`):
+ * in OpenAPI 3.0 `nullable` only widens the `type` beside it, so null needs a branch of its own.
+ */
+const NULL_BRANCH = { type: 'string', nullable: true, enum: [null] };
+
+/**
+ * Finishes the document @nestjs/swagger builds so that it says what the api really does, for every
+ * route (those added later included), so that generated clients compile and every response validates:
+ *
+ * - `servers` is PUBLIC_URL; the security scheme is an opaque API key in `Authorization` (Bearer or
+ *   Token), required on every operation but the `@Public()` ones (`security: []`);
+ * - statuses every route can answer, from the cross-cutting layers: 401 (key guard), 403 (admin,
+ *   plan gate) and 429 (rate limit) on /api routes, 400 / 413 / 415 on routes with a body, 400 / 404
+ *   on routes with path ids, 500 and 503 everywhere, all as `{error: 1, message}`;
+ * - X-RateLimit-* on every /api response and Retry-After on 429;
+ * - request bodies refuse unknown fields (`additionalProperties: false`), as the validation pipe does,
+ *   and their defaults are written in descriptions (a generated client must not require them);
+ * - numbers are integers unless declared `format: float | double` (ids, counts, limits);
+ * - `nullable` on a schema without a type (`allOf: [$ref]`, `oneOf`) gets a null branch.
+ */
+export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): OpenAPIObject {
+  doc.servers = [{ url: serverUrl, description: 'This deployment (PUBLIC_URL)' }];
+  const components = (doc.components ??= {});
+  components.securitySchemes = {
+    [API_KEY_SCHEME]: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      description:
+        'The API key, sent as `Authorization: Bearer <API_KEY>` or `Authorization: Token <API_KEY>` (the scheme word in any case). An opaque random key, not a JWT.',
+    },
+  };
+  const schemas = (components.schemas ??= {}) as Record<string, Schema>;
+  schemas.ErrorResponse = {
+    type: 'object',
+    properties: {
+      error: { type: 'integer', enum: [1] },
+      message: { type: 'string', description: 'What went wrong, naming the field' },
+    },
+    required: ['error', 'message'],
+    additionalProperties: false,
+  };
+  components.headers = {
+    ...Object.fromEntries(
+      Object.entries(RATE_HEADERS).map(([name, description]) => [
+        name,
+        { description, required: true, schema: { type: 'integer', minimum: 0 } },
+      ]),
+    ),
+    'Retry-After': {
+      description: 'Seconds until the window ends',
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+    },
+  };
+  const errorResponse = (status: string) => ({
+    description: ERROR_TEXT[status] ?? 'Error',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+  });
+
+  const bodySchemas = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const isApi = path.startsWith('/api/');
+    for (const method of METHODS) {
+      const op = (item as Record<string, Operation | undefined>)[method];
+      if (!op) continue;
+      const isPublic = op[PUBLIC_MARKER] === true;
+      delete op[PUBLIC_MARKER];
+      op.security = isPublic ? [] : [{ [API_KEY_SCHEME]: [] }];
+
+      const statuses = ['500', '503'];
+      if (!isPublic) statuses.push('401');
+      if (isApi) statuses.push('403', '429');
+      if (op.requestBody) statuses.push('400', '413', '415');
+      if (/\{\w+\}/.test(path)) statuses.push('400', '404');
+      for (const status of statuses) op.responses[status] ??= errorResponse(status);
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) >= 400 && !response.content)
+          Object.assign(response, errorResponse(status));
+        if (!response.description) response.description = status === '200' ? 'Success' : 'Error';
+        if (!isApi) continue;
+        const headers = (response.headers ??= {}) as Record<string, unknown>;
+        for (const name of Object.keys(RATE_HEADERS))
+          headers[name] = { $ref: `#/components/headers/${name}` };
+        if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+      }
+      walk(op.requestBody, (s) => {
+        if (typeof s.$ref === 'string') bodySchemas.add(s.$ref.split('/').pop() as string);
+      });
+    }
+  }
+
+  // request bodies (and the objects inside them) refuse unknown fields, as the validation pipe does
+  const pending = [...bodySchemas];
+  while (pending.length) {
+    const name = pending.pop() as string;
+    walk(schemas[name], (s) => {
+      if (typeof s.$ref !== 'string') return;
+      const ref = s.$ref.split('/').pop() as string;
+      if (!bodySchemas.has(ref)) {
+        bodySchemas.add(ref);
+        pending.push(ref);
+      }
+    });
+  }
+  for (const name of bodySchemas) {
+    walk(schemas[name], (s) => {
+      if (s.type === 'object' && s.properties && s.additionalProperties === undefined)
+        s.additionalProperties = false;
+      // a request field with a default is still optional: generators (openapi-typescript) make
+      // fields with a `default` required, so the default is written in the description instead
+      if (s.default !== undefined && !Array.isArray(s.properties)) {
+        const said = `Default: ${JSON.stringify(s.default)}.`;
+        s.description = s.description ? `${String(s.description)} ${said}` : said;
+        delete s.default;
+      }
+    });
+  }
+
+  walk(doc, (s) => {
+    if (s.type === 'number' && s.format !== 'float' && s.format !== 'double') s.type = 'integer';
+    if (s.nullable === true && s.type === undefined) {
+      delete s.nullable;
+      const branches = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
+      if (branches) {
+        // anyOf: the null branch is disjoint from the others anyway
+        s.anyOf = [...branches, { ...NULL_BRANCH }];
+        delete s.oneOf;
+      } else if (Array.isArray(s.allOf) && s.allOf.length === 1) {
+        s.anyOf = [s.allOf[0], { ...NULL_BRANCH }];
+        delete s.allOf;
+      }
+    } else if (s.nullable === true && Array.isArray(s.allOf) && s.allOf.length === 1) {
+      // `{type: object, nullable, allOf: [$ref]}`: the $ref alone would still refuse null
+      s.anyOf = [s.allOf[0], { ...NULL_BRANCH }];
+      delete s.allOf;
+      delete s.type;
+      delete s.nullable;
+    }
+  });
+  return doc;
+}
