@@ -91,7 +91,13 @@ async function main(): Promise<void> {
     server = spawnPinned(
       SERVER_CORE,
       process.execPath,
-      [join(__dirname, '..', 'dist', 'apps', 'api', 'main.js')],
+      [
+        // CREATE_PROFILE=<dir>: a V8 CPU profile of the api's whole life, written when it stops
+        ...(process.env.CREATE_PROFILE
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CREATE_PROFILE}`]
+          : []),
+        join(__dirname, '..', 'dist', 'apps', 'api', 'main.js'),
+      ],
       {
         env: {
           ...process.env,
