@@ -24,18 +24,18 @@
  *   MGET + 302         the Redis baseline with the api's batching (BatchedGet: one MGET per turn
  *                      of the event loop), reported beside the targets
  *
+ * Every server runs under plain node: the api from dist (`npm run build` first, which the script
+ * does), the baselines transpiled (bench/lib/baseline-server.ts).
+ *
  * BENCH_ONLY=<names> (`;`-separated parts of scenario names) runs only those, without ratios.
- * BENCH_PROFILE=<dir> writes there a V8 CPU profile of each measured run of every server process
- * (the measured window only, not start-up or warm-up). BENCH_CLIENTS=n sends the visits from n
+ * BENCH_PROFILE=<dir> runs the api processes with `node --cpu-prof` (a V8 CPU profile of each
+ * process's whole life, written there when it stops). BENCH_CLIENTS=n sends the visits from n
  * public addresses in turn (X-Forwarded-For; the api trusts loopback as its proxy), each new
  * visitor costing a digest and a GeoIP lookup that a returning one does not. The database and the
  * Redis keys are removed at the end.
  */
 import { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { createServer } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
@@ -44,6 +44,7 @@ import { DataSource } from 'typeorm';
 
 import {
   checkHeadroom,
+  compiled,
   ensureWrk,
   HEADER,
   line,
@@ -51,8 +52,7 @@ import {
   medianOf,
   RunResult,
   runWrk,
-  SERVER_CORE,
-  spawnPinned,
+  startPinnedServer,
   stop,
   WrkRequest,
 } from './lib/harness';
@@ -75,86 +75,6 @@ const alias = (i: number, prefix = 'bn') => `${prefix}${String(i).padStart(5, '0
 const BRANDED_HOST = 'go.bench.example';
 
 type ServerKind = 'raw302' | 'redis302' | 'mget302' | 'api';
-
-// ---------------------------------------------------------------- child: one server per scenario
-
-async function serve(kind: ServerKind): Promise<void> {
-  let server;
-  if (kind === 'raw302') {
-    const headers = [
-      'Location',
-      'https://example.com/landing/1',
-      'Cache-Control',
-      'private, max-age=90',
-      'Content-Length',
-      '0',
-    ];
-    server = createServer((_req, res) => {
-      res.writeHead(302, headers);
-      res.end();
-    });
-  } else if (kind === 'redis302' || kind === 'mget302') {
-    const redis = new Redis(REDIS_URL);
-    const prefix = `${REDIS_PREFIX}:link:`;
-    // mget302: the same, with the api's batching of each turn's GETs into one MGET
-    const { BatchedGet } = await import('@app/redis');
-    const batched = new BatchedGet(redis);
-    const get = kind === 'mget302' ? (k: string) => batched.get(k) : (k: string) => redis.get(k);
-    server = createServer((req, res) => {
-      get(prefix + (req.url ?? '/').slice(1)).then(
-        (value) => {
-          if (!value) {
-            res.writeHead(404, ['Content-Length', '0']);
-            return res.end();
-          }
-          const link = JSON.parse(value) as { url: string };
-          res.writeHead(302, [
-            'Location',
-            link.url,
-            'Cache-Control',
-            'private, max-age=90',
-            'Content-Length',
-            '0',
-          ]);
-          res.end();
-        },
-        () => {
-          res.writeHead(503, ['Content-Length', '0']);
-          res.end();
-        },
-      );
-    });
-  } else {
-    // the api exactly as production builds it
-    const { createApi } = await import('../apps/api/src/bootstrap');
-    const { VisitRecorder } = await import('@app/stats');
-    const api = await createApi({ logger: false });
-    if (process.env.BENCH_RECORD === 'off') api.app.get(VisitRecorder).record = () => undefined;
-    server = api.server;
-  }
-  server.keepAliveTimeout = 65_000;
-  process.on('SIGTERM', () => process.exit(0));
-  // the parent asks for this process's CPU time before and after each run, and with
-  // BENCH_PROFILE starts a CPU profile before it and names the file to write after it
-  const session = new Session();
-  process.on('message', async (m: { cpu?: number; profile?: string }) => {
-    if (m.cpu === undefined) return;
-    if (m.profile === 'start') {
-      session.connect();
-      await session.post('Profiler.enable');
-      await session.post('Profiler.start');
-    } else if (m.profile) {
-      const { profile } = await session.post('Profiler.stop');
-      session.disconnect();
-      writeFileSync(m.profile, JSON.stringify(profile));
-    }
-    const { user, system } = process.cpuUsage();
-    process.send?.({ cpu: m.cpu, micros: user + system });
-  });
-  server.listen(0, '127.0.0.1', () =>
-    process.send?.({ port: (server.address() as AddressInfo).port }),
-  );
-}
 
 // ---------------------------------------------------------------- parent: seed, drive, report
 
@@ -220,39 +140,55 @@ async function cleanup(): Promise<void> {
   await redis.quit();
 }
 
-/** Starts a server process pinned to the server core; resolves with its address once it listens. */
-function start(
+/** A free TCP port on loopback. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a server pinned to the server core, under plain node: the built api (dist, as
+ * production runs it; BENCH_PROFILE: with --cpu-prof, written when it stops) or a baseline.
+ */
+async function start(
   kind: ServerKind,
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawnPinned(
-      SERVER_CORE,
-      process.execPath,
-      [...process.execArgv, __filename, 'serve', kind],
-      {
-        env: {
-          ...process.env,
-          NODE_ENV: 'development',
-          DATABASE_URL,
-          REDIS_URL,
-          REDIS_PREFIX,
-          BENCH_DATABASE_URL: DATABASE_URL,
-          BENCH_REDIS_PREFIX: REDIS_PREFIX,
-          PUBLIC_URL: `http://${PUBLIC_HOST}`,
-          DOMAIN_VERIFY: 'off',
-          TRUST_PROXY: 'loopback',
-          LOG_LEVEL: 'silent',
-          ...env,
-        },
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      },
+  const common = {
+    ...process.env,
+    NODE_ENV: 'development',
+    DATABASE_URL,
+    REDIS_URL,
+    REDIS_PREFIX,
+    PUBLIC_URL: `http://${PUBLIC_HOST}`,
+    DOMAIN_VERIFY: 'off',
+    TRUST_PROXY: 'loopback',
+    LOG_LEVEL: 'silent',
+    ...env,
+  };
+  if (kind === 'api') {
+    const port = await freePort();
+    const dir = process.env.BENCH_PROFILE;
+    const { child } = await startPinnedServer(
+      [
+        ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []),
+        join(__dirname, '..', 'dist', 'apps', 'api', 'main.js'),
+      ],
+      { ...common, PORT: String(port) },
+      /api listening/,
     );
-    child.once('message', (m: { port: number }) =>
-      resolve({ child, url: `http://127.0.0.1:${m.port}` }),
-    );
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+    return { child, url: `http://127.0.0.1:${port}` };
+  }
+  const script = compiled({
+    'baseline-server': join(__dirname, 'lib', 'baseline-server.ts'),
+    'batched-get': join(__dirname, '..', 'libs', 'redis', 'src', 'batched-get.ts'),
   });
+  const { child, match } = await startPinnedServer([script, kind], common, /listening (\d+)/);
+  return { child, url: `http://127.0.0.1:${match[1]}` };
 }
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1);
@@ -286,20 +222,6 @@ function script(t: Target, limit?: number) {
   return { headers, requests, limit };
 }
 
-/** CPU profile control of a server process (BENCH_PROFILE): start, or stop and write to a file. */
-function profile(child: ChildProcess, what: string): Promise<void> {
-  return new Promise((resolve) => {
-    const id = Math.random();
-    const onMessage = (m: { cpu?: number }) => {
-      if (m.cpu !== id) return;
-      child.off('message', onMessage);
-      resolve();
-    };
-    child.on('message', onMessage);
-    child.send({ cpu: id, profile: what });
-  });
-}
-
 /** CPU time (µs) Redis has used so far (INFO cpu). */
 async function redisCpu(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
@@ -320,8 +242,6 @@ async function measure(
   server: { child: ChildProcess; url: string },
   redis: Redis,
 ): Promise<RunResult & { redisUs: number }> {
-  const dir = process.env.BENCH_PROFILE;
-  if (dir) await profile(server.child, 'start');
   const redis0 = await redisCpu(redis);
   const r = await runWrk({
     url: server.url,
@@ -332,11 +252,6 @@ async function measure(
     cpuBound: s.cpuBound,
   });
   const redisUs = ((await redisCpu(redis)) - redis0) / Math.max(1, r.requests);
-  if (dir)
-    await profile(
-      server.child,
-      join(dir, `${s.name.replace(/\W+/g, '-')}-${Date.now()}.cpuprofile`),
-    );
   const m = { ...r, redisUs };
   console.log(`${line(s.name, m, 24)}  Redis ${redisUs.toFixed(1)} µs/req`);
   return m;
@@ -490,17 +405,10 @@ async function main(): Promise<void> {
   if (!generatorOk || errors.length) process.exitCode = 1;
 }
 
-if (process.argv[2] === 'serve') {
-  serve(process.argv[3] as ServerKind).catch((err) => {
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (err) => {
     console.error(err);
     process.exit(1);
-  });
-} else {
-  main().then(
-    () => process.exit(process.exitCode ?? 0),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+  },
+);

@@ -17,7 +17,7 @@
  * noisy, the generator was not the limit; printed, not failed); ok otherwise.
  */
 import { ChildProcess, execFileSync, spawn, SpawnOptions } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -439,4 +439,64 @@ export function checkHeadroom(all: Array<[string, RunResult[]]>): boolean {
   }
   console.log('  ok: no run was generator-bound');
   return true;
+}
+
+// ---------------------------------------------------------------- plain-node servers
+
+/**
+ * Transpiles TypeScript files (no type imports across them needed at run time) into
+ * node_modules/.cache/bench (so that their imports of packages resolve) and returns the path of
+ * the first, with relative imports of one another rewritten to their place there: a measured
+ * process runs under plain `node`, never ts-node (whose REPL module loads
+ * `domain`, which makes every EventEmitter slower).
+ */
+export function compiled(files: Record<string, string>): string {
+  const ts = require('typescript') as typeof import('typescript');
+  const dir = join(__dirname, '..', '..', 'node_modules', '.cache', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const out: string[] = [];
+  for (const [name, source] of Object.entries(files)) {
+    const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), {
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
+    });
+    const path = join(dir, `${name}.js`);
+    const text = outputText.replace(/require\("(\.[^"]*\/)?([^"/]+)"\)/g, (all, _dir, base) =>
+      base in files ? `require("./${base}")` : all,
+    );
+    writeFileSync(path, text);
+    out.push(path);
+  }
+  return out[0];
+}
+
+/** Spawns a built or transpiled server pinned to the server core; resolves once `ready` matches its stdout. */
+export function startPinnedServer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnPinned(SERVER_CORE, process.execPath, args, {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let text = '';
+    const onData = (c: Buffer) => {
+      text += c.toString();
+      const match = ready.exec(text);
+      if (match) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve({ child, match });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited with ${code}: ${text}`)),
+    );
+  });
 }
