@@ -96,7 +96,8 @@ async function main(): Promise<void> {
         ...(process.env.CREATE_PROFILE
           ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CREATE_PROFILE}`]
           : []),
-        join(__dirname, '..', 'dist', 'apps', 'api', 'main.js'),
+        // CREATE_API_MAIN: another build of the api (an A/B against an older commit's dist)
+        process.env.CREATE_API_MAIN ?? join(__dirname, '..', 'dist', 'apps', 'api', 'main.js'),
       ],
       {
         env: {
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
       });
     };
     // warm-up: every key's owner cached, the api's code paths compiled (not counted)
-    await once(keys, 400);
+    await once(keys, 1000);
 
     const scenarios: Array<{ name: string; keys: string[]; runs: RunResult[] }> = [
       { name: 'one user', keys: keys.slice(0, 1), runs: [] },
