@@ -2,7 +2,7 @@
  * `npm run bench:create`: link creation (`POST /api/url/add`) under load, with the shared harness
  * (bench/lib/harness.ts): the built api runs pinned to core 0, wrk (10 connections: 10 concurrent
  * clients) pinned to core 1 sends CREATE_LINKS (default 2 000) creations per run and stops at the
- * last answer. Two scenarios, alternating over CREATE_ROUNDS rounds (default 3), medians reported:
+ * last answer (after 1 000 creations of warm-up). Two scenarios, alternating over CREATE_ROUNDS rounds (default 3), medians reported:
  *
  *   one user    every request with the same API key (the case a per-user lock would serialise)
  *   ten users   the keys of ten users in turn
@@ -11,6 +11,8 @@
  * and every link must exist afterwards. Reports links/s, p50/p99, the api's CPU per link and
  * wrk's headroom; fails when the generator was the bottleneck. The goal: ≥ 900 links/s, above
  * the 463/s that Kutt 3.2.3 reached on this machine (10 concurrent clients, one user).
+ * CREATE_API_MAIN=<path of another build's dist/apps/api/main.js>: the same against another
+ * commit's api (A/B). CREATE_PROFILE=<dir>: `node --cpu-prof` of the api.
  */
 import { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
