@@ -5,8 +5,15 @@
  * throughput, p50/p99, errors (anything but the expected answers: must be 0), and the hot key's
  * 200s per rate-limit window, which must be exactly the limit (3 000) in every complete window
  * although its requests are split between the two processes.
+ *
+ * With the shared harness (bench/lib/harness.ts): both api processes are pinned to core 0, the
+ * load comes from two wrk processes (one per api, 25 connections each) pinned to core 1, and the
+ * run reports the api processes' CPU per request and wrk's CPU; it fails when wrk was the
+ * bottleneck. wrk classifies each answer in Lua (a 302, a 200 of `/api/urls`, a 200 or 429 of the
+ * hot key's `/api/account`, counted per X-RateLimit-Reset window), which costs it more CPU than a
+ * redirect-only run: the headroom check covers that.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -14,41 +21,19 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 
 import { runMigrations } from '../libs/database/src/data-source';
-
-interface Histogram {
-  average: number;
-  p50: number;
-  p99: number;
-  total?: number;
-}
-interface Result {
-  requests: Histogram & { total: number };
-  latency: Histogram;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}
-interface Req {
-  path?: string;
-  method?: string;
-  headers?: Record<string, string>;
-}
-type Ctx = { kind?: 'redirect' | 'api' | 'hot' };
-type Autocannon = (opts: {
-  url: string;
-  connections: number;
-  duration: number;
-  requests: Array<{
-    setupRequest: (req: Req, context: Ctx) => Req;
-    onResponse: (
-      status: number,
-      body: string,
-      context: Ctx,
-      headers: Record<string, string>,
-    ) => void;
-  }>;
-}) => Promise<Result>;
-const autocannon: Autocannon = require('autocannon');
+import {
+  checkHeadroom,
+  ensureWrk,
+  HEADER,
+  line,
+  RunResult,
+  runWrk,
+  SERVER_CORE,
+  spawnPinned,
+  stop,
+  waitHealthy,
+  WrkRequest,
+} from './lib/harness';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
 const LINKS = 1000;
@@ -72,34 +57,30 @@ function freePort(): Promise<number> {
 }
 
 async function startApi(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'apps', 'api', 'main.js')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      APP_SECRET: 'load-test-secret-load-test-secret',
-      PORT: String(port),
-      DATABASE_URL,
-      REDIS_URL,
-      REDIS_PREFIX,
-      PUBLIC_URL: 'http://load.test',
-      DOMAIN_VERIFY: 'off',
-      LOG_LEVEL: 'warn',
-      ADMIN_EMAIL: 'load-admin@example.com',
-      ADMIN_API_KEY: ADMIN_KEY,
+  const child = spawnPinned(
+    SERVER_CORE,
+    process.execPath,
+    [join(__dirname, '..', 'dist', 'apps', 'api', 'main.js')],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        APP_SECRET: 'load-test-secret-load-test-secret',
+        PORT: String(port),
+        DATABASE_URL,
+        REDIS_URL,
+        REDIS_PREFIX,
+        PUBLIC_URL: 'http://load.test',
+        DOMAIN_VERIFY: 'off',
+        LOG_LEVEL: 'warn',
+        ADMIN_EMAIL: 'load-admin@example.com',
+        ADMIN_API_KEY: ADMIN_KEY,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 200; i++) {
-    if (
-      await fetch(`http://127.0.0.1:${port}/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`api on ${port} did not start`);
+  );
+  await waitHealthy(`http://127.0.0.1:${port}/health`, child);
+  return child;
 }
 
 async function api(port: number, method: string, path: string, body?: object) {
@@ -115,6 +96,7 @@ async function api(port: number, method: string, path: string, body?: object) {
 }
 
 async function main(): Promise<void> {
+  ensureWrk();
   await runMigrations(DATABASE_URL);
   const ports = [await freePort(), await freePort()];
   const apis: ChildProcess[] = [];
@@ -149,90 +131,78 @@ async function main(): Promise<void> {
       `2 api processes (ports ${ports.join(', ')}), ${LINKS} links, ${KEYS + 1} keys; ${SECONDS} s of 90 % redirects / 10 % API`,
     );
 
-    const tally = { redirect: 0, api: 0, hot: 0, hot429: 0, unexpected: 0 };
-    const unexpected: string[] = [];
-    const windows = new Map<string, number>();
-    let n = 0;
+    // one cycle of 20 × KEYS requests: 18 of every 20 redirects, one hot-key call, one call of
+    // one of the KEYS keys in turn (the same mix as n % 10 / n % 20 over a running count)
+    const requests: WrkRequest[] = [];
     let apiCalls = 0;
-    const requests = [
-      {
-        setupRequest: (req: Req, context: Ctx): Req => {
-          n += 1;
-          if (n % 10) {
-            context.kind = 'redirect';
-            return {
-              ...req,
-              method: 'GET',
-              path: `/ld${1 + (n % LINKS)}`,
-              headers: { Host: 'load.test', 'User-Agent': UA },
-            };
-          }
-          if (n % 20 === 0) {
-            context.kind = 'hot';
-            return {
-              ...req,
-              method: 'GET',
-              path: '/api/account',
-              headers: { Authorization: `Bearer ${hotKey}` },
-            };
-          }
-          context.kind = 'api';
-          return {
-            ...req,
-            method: 'GET',
-            path: '/api/urls?limit=5',
-            headers: { Authorization: `Bearer ${keys[apiCalls++ % KEYS]}` },
-          };
-        },
-        onResponse: (
-          status: number,
-          _body: string,
-          context: Ctx,
-          headers: Record<string, string>,
-        ) => {
-          const kind = context.kind ?? 'redirect';
-          tally[kind] += 1;
-          const ok =
-            (kind === 'redirect' && status === 302) ||
-            (kind === 'api' && status === 200) ||
-            (kind === 'hot' && (status === 200 || status === 429));
-          if (!ok) {
-            tally.unexpected += 1;
-            if (unexpected.length < 5) unexpected.push(`${kind} ${status}`);
-          }
-          if (kind === 'hot') {
-            if (status === 429) tally.hot429 += 1;
-            else if (status === 200) {
-              const reset = headers['x-ratelimit-reset'] ?? headers['X-RateLimit-Reset'];
-              windows.set(reset, (windows.get(reset) ?? 0) + 1);
-            }
-          }
-        },
-      },
-    ];
-    const results = await Promise.all(
+    for (let n = 1; n <= 20 * KEYS; n++) {
+      if (n % 10)
+        requests.push({
+          path: `/ld${1 + (n % LINKS)}`,
+          headers: { Host: 'load.test', 'User-Agent': UA },
+        });
+      else if (n % 20 === 0)
+        requests.push({ path: '/api/account', headers: { Authorization: `Bearer ${hotKey}` } });
+      else
+        requests.push({
+          path: '/api/urls?limit=5',
+          headers: { Authorization: `Bearer ${keys[apiCalls++ % KEYS]}` },
+        });
+    }
+    // classified by the answer: a 302 is a redirect; a 200 whose body lists urls an API call; the
+    // hot key's account (a 200 naming its e-mail, or a 429) is counted per rate-limit window
+    const classify = `
+      local reset = headers["X-RateLimit-Reset"] or headers["x-ratelimit-reset"]
+      if status == 302 then tally.redirect = (tally.redirect or 0) + 1
+      elseif status == 429 then tally.hot429 = (tally.hot429 or 0) + 1
+      elseif status == 200 and body:find('"urls"', 1, true) then tally.api = (tally.api or 0) + 1
+      elseif status == 200 and body:find('"email"', 1, true) and reset then
+        tally.hot = (tally.hot or 0) + 1
+        tally["w" .. reset] = (tally["w" .. reset] or 0) + 1
+      else tally.unexpected = (tally.unexpected or 0) + 1 end`;
+    const results: RunResult[] = await Promise.all(
       ports.map((port) =>
-        autocannon({
+        runWrk({
           url: `http://127.0.0.1:${port}`,
           connections: 25,
-          duration: SECONDS,
-          requests,
+          seconds: SECONDS,
+          script: { requests, onResponse: classify },
+          serverPids: apis.map((a) => a.pid as number),
         }),
       ),
     );
-    const total = results.reduce((s, r) => s + r.requests.total, 0);
-    const errors = results.reduce((s, r) => s + r.errors + r.timeouts, 0) + tally.unexpected;
-    const p50 = Math.max(...results.map((r) => r.latency.p50));
-    const p99 = Math.max(...results.map((r) => r.latency.p99));
-    console.log(`\nthroughput      ${Math.round(total / SECONDS)} req/s (${total} requests)`);
+    const sum = (k: string) => results.reduce((s, r) => s + (r.tally[k] ?? 0), 0);
+    const total = results.reduce((s, r) => s + r.requests, 0);
+    const seconds = Math.max(...results.map((r) => r.seconds));
+    const errors = results.reduce((s, r) => s + r.errors, 0) + sum('unexpected');
+    const p50 = Math.max(...results.map((r) => r.p50Ms));
+    const p99 = Math.max(...results.map((r) => r.p99Ms));
+    console.log(`\n${HEADER}\n`);
+    // both wrk runs measured the same two api processes over the same window: CPU per request
+    // over all requests is the first one's CPU figure scaled by its share of the requests
+    const cpuUs = (results[0].serverUs * results[0].requests) / total;
+    results.forEach((r, i) =>
+      console.log(
+        line(`wrk → api ${i + 1} (port ${ports[i]})`, r, 28).replace(
+          /server .*? of core 0/,
+          `servers ${(r.serverUtil * 100).toFixed(0)} % of core 0`,
+        ),
+      ),
+    );
+    console.log(`\nthroughput      ${Math.round(total / seconds)} req/s (${total} requests)`);
     console.log(`latency         p50 ${p50} ms, p99 ${p99} ms (worst of the two processes)`);
     console.log(
-      `mix             ${tally.redirect} redirects, ${tally.api} API calls, ${tally.hot} hot-key calls (${tally.hot429} answered 429)`,
+      `api CPU         ${cpuUs.toFixed(0)} µs per request (both processes, all requests)`,
     );
     console.log(
-      `errors          ${errors}${unexpected.length ? ` (${unexpected.join(', ')})` : ''}  (must be 0)`,
+      `mix             ${sum('redirect')} redirects, ${sum('api')} API calls, ${sum('hot') + sum('hot429')} hot-key calls (${sum('hot429')} answered 429)`,
     );
+    console.log(`errors          ${errors}  (must be 0)`);
     // Windows are identified by their reset time: the first and last may be cut by the run.
+    const windows = new Map<string, number>();
+    for (const r of results)
+      for (const [k, v] of Object.entries(r.tally))
+        if (k.startsWith('w')) windows.set(k.slice(1), (windows.get(k.slice(1)) ?? 0) + v);
     const sorted = [...windows.entries()].sort(([a], [b]) => Number(a) - Number(b));
     const byWindow = sorted.map(
       ([reset, count]) =>
@@ -245,10 +215,18 @@ async function main(): Promise<void> {
     console.log(
       `rate limit      ${exact ? 'ok' : first === LIMIT ? 'ok' : 'MISS'}: ${full.length ? `${full.length} complete window(s)` : 'first window'} allowed exactly ${LIMIT} across both processes`,
     );
-    process.exitCode = errors === 0 && (exact || first === LIMIT) ? 0 : 1;
+    let generatorOk = checkHeadroom(results.map((r, i) => [`wrk → api ${i + 1}`, [r]]));
+    // the two wrk processes share core 1: together they must leave headroom too
+    const together = results.reduce((s, r) => s + r.generatorUtil, 0);
+    if (together >= 0.9) {
+      console.log(
+        `  FAIL: THE LOAD GENERATOR WAS THE BOTTLENECK: both wrk processes together used ${(together * 100).toFixed(0)} % of core 1`,
+      );
+      generatorOk = false;
+    } else console.log(`  both wrk processes together: ${(together * 100).toFixed(0)} % of core 1`);
+    process.exitCode = errors === 0 && (exact || first === LIMIT) && generatorOk ? 0 : 1;
   } finally {
-    for (const a of apis) a.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1000));
+    await Promise.all(apis.map(stop));
     await db.destroy();
     const admin = new DataSource({
       type: 'postgres',
@@ -265,7 +243,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

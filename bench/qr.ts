@@ -37,6 +37,8 @@ import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 
+import { processCpuUs } from './lib/harness';
+
 const COUNT = Number(process.env.QR_BENCH_COUNT ?? 500);
 const CLIENTS = Number(process.env.QR_BENCH_CLIENTS ?? 4);
 /** Pause between two qr/add probes while the worker drains the backlog (about 40 adds/s). */
@@ -148,11 +150,11 @@ async function baseline(
 }
 
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere. */
+/** CPU time (ms) of a process so far, from /proc (the harness's reader), or null when unreadable. */
 async function processCpuMs(pid: number | undefined): Promise<number | null> {
   if (!pid) return null;
   try {
-    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+    return processCpuUs(pid) / 1000;
   } catch {
     return null;
   }

@@ -27,10 +27,21 @@ function docsPolicy(publicUrl: string): string {
   ].join('; ');
 }
 
-/** More than one Host header (HTTP/1.1 allows exactly one; proxies may disagree on which counts). */
+/**
+ * More than one Host header (HTTP/1.1 allows exactly one; proxies may disagree on which counts).
+ * Counted over rawHeaders: `headersDistinct` would build an object of every header per request.
+ */
 function duplicateHost(req: IncomingMessage): boolean {
-  const hosts = req.headersDistinct.host;
-  return hosts !== undefined && hosts.length > 1;
+  const raw = req.rawHeaders;
+  let seen = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 4 && name.toLowerCase() === 'host') {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
 }
 
 /**

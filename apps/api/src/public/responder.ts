@@ -3,7 +3,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { ClientAddress, mapError } from '@app/common';
-import { VisitRecorder } from '@app/stats';
+import { isCountable, VisitRecorder } from '@app/stats';
 
 import { headerSafeUrl, REDIRECT_CACHE_CONTROL } from '../link-cache/resolved-link';
 import { Page, PAGES } from './pages';
@@ -143,6 +143,8 @@ export class PublicResponder {
   /** Hands a visit of link `linkId` (owned by `userId`) to the recorder; call it once the answer is written. */
   record(req: IncomingMessage, linkId: number, userId: number): void {
     try {
+      // not counted (no user agent, a bot, HEAD): nothing to read, not even the address
+      if (!isCountable(req.method as string, req.headers['user-agent'])) return;
       this.visits.record({
         linkId,
         userId,

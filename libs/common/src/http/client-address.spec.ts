@@ -1,4 +1,8 @@
-import { clientIp, compileTrust } from './client-address';
+import { IncomingMessage } from 'node:http';
+
+import { AppConfig } from '@app/config';
+
+import { ClientAddress, clientIp, compileTrust } from './client-address';
 
 describe('client address behind proxies', () => {
   const local = compileTrust('loopback, linklocal, uniquelocal');
@@ -43,5 +47,26 @@ describe('IPv4 ranges', () => {
     expect(compileTrust('0.0.0.0/0')('9.9.9.9', 0)).toBe(true);
     expect(compileTrust('0.0.0.0/0x, 1.0.0.0/33')('9.9.9.9', 0)).toBe(false);
     expect(compileTrust('loopback')('::ffff:127.0.0.1', 0)).toBe(true);
+  });
+});
+
+describe('ClientAddress (memoised per peer and X-Forwarded-For)', () => {
+  const request = (remoteAddress: string, forwarded?: string | string[]) =>
+    ({
+      socket: { remoteAddress },
+      headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
+    }) as unknown as IncomingMessage;
+  const clients = new ClientAddress({ TRUST_PROXY: 'loopback' } as AppConfig);
+
+  it('answers as clientIp on every call, the peer being part of the memo key', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(clients.of(request('127.0.0.1', '8.8.8.8'))).toBe('8.8.8.8');
+      // the same header from a peer that is no trusted proxy: the peer itself
+      expect(clients.of(request('203.0.113.5', '8.8.8.8'))).toBe('203.0.113.5');
+      expect(clients.of(request('127.0.0.1'))).toBe('127.0.0.1');
+      expect(clients.of(request('127.0.0.1', ['1.1.1.1', '8.8.4.4']))).toBe('8.8.4.4');
+    }
+    const long = `${'9.9.9.9, '.repeat(40)}8.8.8.8`;
+    expect(clients.of(request('127.0.0.1', long))).toBe('8.8.8.8');
   });
 });

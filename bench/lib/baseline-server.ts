@@ -1,0 +1,67 @@
+/**
+ * The baselines of bench:redirect, run by plain `node` (transpiled by `compiled()` in the harness:
+ * no ts-node in the measured process, as none is in the api's): `raw302` answers a fixed 302;
+ * `redis302` does one Redis GET of the link's cached JSON, then the 302; `mget302` the same with
+ * the api's batching (BatchedGet: one MGET per turn of the event loop). Prints `listening <port>`.
+ */
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+import Redis from 'ioredis';
+
+import { BatchedGet } from '../../libs/redis/src/batched-get';
+
+const kind = process.argv[2];
+const REDIRECT = 'private, max-age=90';
+
+function serve(): ReturnType<typeof createServer> {
+  if (kind === 'raw302') {
+    const headers = [
+      'Location',
+      'https://example.com/landing/1',
+      'Cache-Control',
+      REDIRECT,
+      'Content-Length',
+      '0',
+    ];
+    return createServer((_req, res) => {
+      res.writeHead(302, headers);
+      res.end();
+    });
+  }
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const prefix = `${process.env.REDIS_PREFIX}:link:`;
+  const batched = new BatchedGet(redis);
+  const get = kind === 'mget302' ? (k: string) => batched.get(k) : (k: string) => redis.get(k);
+  return createServer((req, res) => {
+    get(prefix + (req.url ?? '/').slice(1)).then(
+      (value) => {
+        if (!value) {
+          res.writeHead(404, ['Content-Length', '0']);
+          return res.end();
+        }
+        const link = JSON.parse(value) as { url: string };
+        res.writeHead(302, [
+          'Location',
+          link.url,
+          'Cache-Control',
+          REDIRECT,
+          'Content-Length',
+          '0',
+        ]);
+        res.end();
+      },
+      () => {
+        res.writeHead(503, ['Content-Length', '0']);
+        res.end();
+      },
+    );
+  });
+}
+
+const server = serve();
+server.keepAliveTimeout = 65_000;
+process.on('SIGTERM', () => process.exit(0));
+server.listen(0, '127.0.0.1', () =>
+  console.log(`listening ${(server.address() as AddressInfo).port}`),
+);
