@@ -11,6 +11,19 @@ import { WebhookEvent } from '@app/database';
  */
 @Injectable()
 export class WebhookOutbox {
+  /**
+   * A CTE (`hooks AS (…)`) writing one `link.created` row per subscribed webhook of the owner
+   * (`$userParam`) for the link the CTE `source` returned (`id`), with `$dataParam` (a JSON
+   * object) plus that id: for a statement that inserts the link and its event at once.
+   */
+  static createdCte(source: string, userParam: number, dataParam: number): string {
+    return `hooks AS (
+      INSERT INTO webhook_deliveries (webhook_id, event, data)
+      SELECT w.id, 'link.created', (jsonb_build_object('id', c.id) || $${dataParam}::jsonb)::json
+        FROM webhooks w CROSS JOIN ${source} c
+       WHERE w.user_id = $${userParam} AND w.disabled_at IS NULL AND 'link.created' = ANY(w.events))`;
+  }
+
   async record(
     em: EntityManager,
     userId: number,

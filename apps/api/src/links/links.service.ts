@@ -127,23 +127,22 @@ export class LinksService {
         campaignId,
         ...options,
       };
-      const { id, alias } = await this.insert(em, values, custom);
+      // the link and its link.created outbox rows in one statement: both or neither
+      const { id, alias } = await this.insert(em, values, custom, (a) => ({
+        alias: a,
+        shorturl: this.urls.short(a, domain?.domain),
+        longurl: values.url,
+        title: values.title,
+        description: values.description,
+        domain: domain?.host ?? null,
+        date: formatDateTime(new Date()),
+      }));
       if (pixelIds.length)
         await em.insert(
           LinkPixel,
           pixelIds.map((pixelId) => ({ linkId: id, pixelId })),
         );
       if (channelId) await this.refs.assignChannel(em, userId, channelId, id);
-      await this.outbox.record(em, userId, 'link.created', {
-        id,
-        alias,
-        shorturl: this.urls.short(alias, domain?.domain),
-        longurl: values.url,
-        title: values.title,
-        description: values.description,
-        domain: domain?.host ?? null,
-        date: formatDateTime(new Date()),
-      });
       return { id, alias, domain };
     };
     const custom = dto.custom ?? null;
@@ -562,10 +561,17 @@ export class LinksService {
    * ~350 000 creations, so a retry is rare and a second one rarer still). Plain SQL from the
    * entity's metadata: TypeORM's insert builder cost more CPU than the rest of the insert.
    */
+  /**
+   * INSERT … ON CONFLICT DO NOTHING of a link (retried with a new alias when a generated one is
+   * taken). With `event`, the same statement writes the owner's `link.created` outbox rows
+   * (WebhookOutbox.CREATED_CTE), so a link never exists without its event, nor the reverse,
+   * even outside a transaction.
+   */
   private async insert(
     em: EntityManager,
     values: Partial<Link>,
     custom: string | null,
+    event?: (alias: string) => object,
   ): Promise<{ id: number; alias: string }> {
     const meta = this.links.metadata;
     const columns: string[] = [];
@@ -577,12 +583,18 @@ export class LinksService {
       columns.push(`"${column.databaseName}"`);
       params.push(this.db.driver.preparePersistentValue(value, column));
     }
-    const sql = `INSERT INTO links (${columns.join(', ')}, alias) VALUES (${columns
+    const n = columns.length;
+    const insert = `INSERT INTO links (${columns.join(', ')}, alias) VALUES (${columns
       .map((_, i) => `$${i + 1}`)
-      .join(', ')}, $${columns.length + 1}) ON CONFLICT DO NOTHING RETURNING id`;
+      .join(', ')}, $${n + 1}) ON CONFLICT DO NOTHING RETURNING id`;
+    const sql = event
+      ? `WITH created AS (${insert}), ${WebhookOutbox.createdCte('created', n + 2, n + 3)} SELECT id FROM created`
+      : insert;
     for (let attempt = 0; attempt < GENERATE_ATTEMPTS; attempt++) {
       const alias = custom ?? generateAlias(attempt);
-      const rows: Array<{ id: number }> = await em.query(sql, [...params, alias]);
+      const args = [...params, alias];
+      if (event) args.push(values.userId, JSON.stringify(event(alias)));
+      const rows: Array<{ id: number }> = await em.query(sql, args);
       const id = rows[0]?.id;
       if (id) return { id, alias };
       if (custom) throw this.aliasTaken();
