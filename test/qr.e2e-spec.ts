@@ -891,6 +891,7 @@ describe('QR codes: API and the public /q/ handler', () => {
       '/api/qr/add',
       '/api/qr/{id}',
       '/api/qr/{id}/delete',
+      '/api/qr/{id}/stats',
       '/api/qr/{id}/update',
     ]);
     expect(

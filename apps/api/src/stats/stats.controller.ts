@@ -1,5 +1,5 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Response } from 'express';
 
 import { ApiErrors, ApiOkData, Auth, IdParam, Principal } from '@app/common';
@@ -73,7 +73,6 @@ export class StatsController {
     summary: 'All your short links as CSV',
     description: `Columns: id, alias, shorturl, longurl, title, domain (branded host, or empty), campaign (id, or empty), clicks, uniqueClicks (lifetime, as in GET /api/urls), date (creation, UTC). Newest first. ${CSV_EXPORT}`,
   })
-  @ApiProduces('text/csv')
   @CSV_RESPONSE(
     'id,alias,shorturl,longurl,title,domain,campaign,clicks,uniqueClicks,date\n42,promo,https://short.example/promo,https://example.com/,Promo,,,17,12,2026-11-02 10:00:00\n',
   )
@@ -87,7 +86,6 @@ export class StatsController {
     summary: 'A short link’s daily statistics as CSV',
     description: `One row per day and dimension value over the range: date (YYYY-MM-DD), dimension (country, referrer, browser, os, social, device, language), value, clicks; by day, then dimension, most clicks first. from / to as for GET /api/url/:id/stats (interval does not apply). ${CSV_EXPORT}`,
   })
-  @ApiProduces('text/csv')
   @CSV_RESPONSE(
     'date,dimension,value,clicks\n2026-11-02,browser,Chrome,12\n2026-11-02,country,France,9\n',
   )
