@@ -253,7 +253,7 @@ describe('visit statistics: recording, reads, folding', () => {
     recorder.record({ ...visit, method: 'HEAD' });
     // only the first visit is in Redis yet: one counter, its profile
     expect(await t.redis.client.hgetall(`${t.redis.prefix}:st:p:${linkId}`)).toEqual({
-      [`${dayKey(new Date())}|v|United States|t.co|Chrome|Windows|network02`]: '1',
+      [`${dayKey(new Date())}|v|United States|t.co|Chrome|Windows|network02|desktop|Unknown`]: '1',
     });
     await recorder.flush();
     const expected = {

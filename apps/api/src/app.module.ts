@@ -10,6 +10,7 @@ import { RedisModule } from '@app/redis';
 import { StatsModule } from '@app/stats';
 
 import { AccountModule } from './account/account.module';
+import { BioModule } from './bio/bio.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { ChannelsModule } from './channels/channels.module';
 import { DestinationsModule } from './destinations/destinations.module';
@@ -25,6 +26,7 @@ import { PlansModule } from './plans/plans.module';
 import { PublicModule } from './public/public.module';
 import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
+import { StatsApiModule } from './stats/stats.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -51,6 +53,8 @@ const FEATURES = [
   LinksModule,
   ImportsModule,
   QrModule,
+  BioModule,
+  StatsApiModule,
 ];
 
 @Module({

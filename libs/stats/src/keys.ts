@@ -4,7 +4,7 @@ import type { VisitDimensions } from './visit-classifier';
 
 /**
  * Redis layout of visit counters (all under the deployment prefix):
- *   st:p:<link>            hash of pending deltas: fields `<day>|v|<country>|<referrer>|<browser>|<os>|<social>`
+ *   st:p:<link>            hash of pending deltas: fields `<day>|v|<country>|<referrer>|<browser>|<os>|<social>|<device>|<language>`
  *                          count visits with that profile (see `profileField`); `<day>|<dim>[|<label>]`
  *                          fields, written by earlier versions, count one dimension each
  *   st:dirty               set of link ids that have pending deltas
@@ -124,6 +124,10 @@ export const DIM = {
   browser: 'br',
   os: 'os',
   social: 'so',
+  /** device type: mobile, tablet, desktop, other */
+  device: 'de',
+  /** primary language of Accept-Language (ISO 639-1), or Unknown */
+  language: 'la',
 } as const;
 
 let memoSecond = -1;
@@ -165,10 +169,20 @@ export function parseField(field: string): { day: string; dim: string; label: st
  * (see `label`), so the field splits back unambiguously.
  */
 export function profileField(day: string, d: VisitDimensions): string {
-  return `${day}|${DIM.profile}|${d.country}|${d.referrer}|${d.browser}|${d.os}|${d.social ?? ''}`;
+  return `${day}|${DIM.profile}|${d.country}|${d.referrer}|${d.browser}|${d.os}|${d.social ?? ''}|${d.device}|${d.language}`;
 }
 
-const PROFILE_DIMS = [DIM.country, DIM.referrer, DIM.browser, DIM.os, DIM.social];
+/** Labels of a profile field, in order; fields written before devices and languages were counted have the first five. */
+const PROFILE_DIMS = [
+  DIM.country,
+  DIM.referrer,
+  DIM.browser,
+  DIM.os,
+  DIM.social,
+  DIM.device,
+  DIM.language,
+];
+const OLD_PROFILE_LABELS = 5;
 
 /** What one pending field counts, each as many times as the field's value. */
 export interface FieldCounts {
@@ -185,7 +199,7 @@ export function fieldCounts(field: string): FieldCounts | null {
   if (!f) return null;
   if (f.dim === DIM.profile) {
     const labels = f.label.split('|');
-    if (labels.length !== PROFILE_DIMS.length) return null;
+    if (labels.length !== PROFILE_DIMS.length && labels.length !== OLD_PROFILE_LABELS) return null;
     const dims: Array<[string, string]> = [];
     PROFILE_DIMS.forEach((dim, i) => {
       if (labels[i]) dims.push([dim, labels[i]]);

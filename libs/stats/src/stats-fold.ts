@@ -7,6 +7,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { RedisService } from '@app/redis';
 
 import { FOLD_LISTENER, FoldedVisits, FoldListener } from './fold-listener';
+import { compactEncoding, compactHll, coveredBy, emptyRegisters, mergeHll } from './hll';
 import { CLAIM_BATCH_SCRIPT, DIM, dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
 
 const BATCH_SIZE = 500;
@@ -29,6 +30,8 @@ interface DailyRow {
   day: string;
   clicks: number;
   uniques: number | null;
+  /** the day's HyperLogLog as Redis holds it (null when Redis has none) */
+  sketch: Buffer | null;
 }
 
 export interface FoldResult {
@@ -67,23 +70,22 @@ export class StatsFold {
     const leftovers = await this.redis.client.smembers(this.keys.inflight);
     for (const batch of leftovers) this.add(total, await this.applyBatch(batch));
     for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-      const batch = `${Date.now()}-${randomUUID()}`;
-      const claimed = await this.client().claimVisits(
-        this.keys.dirty,
-        this.keys.inflight,
-        this.keys.base,
-        batch,
-        BATCH_SIZE,
-      );
-      if (!claimed.length) break;
+      const { batch, size } = await this.claim();
+      if (!size) break;
       this.add(total, await this.applyBatch(batch));
-      if (claimed.length < BATCH_SIZE) break;
+      if (size < BATCH_SIZE) break;
     }
     return total;
   }
 
   /** Step 1 alone (claim one batch without applying it): for crash tests. */
   async claimOnly(): Promise<string | null> {
+    const { batch, size } = await this.claim();
+    return size ? batch : null;
+  }
+
+  /** Step 1: moves up to BATCH_SIZE dirty links into a new in-flight batch. */
+  private async claim(): Promise<{ batch: string; size: number }> {
     const batch = `${Date.now()}-${randomUUID()}`;
     const claimed = await this.client().claimVisits(
       this.keys.dirty,
@@ -92,7 +94,7 @@ export class StatsFold {
       batch,
       BATCH_SIZE,
     );
-    return claimed.length ? batch : null;
+    return { batch, size: claimed.length };
   }
 
   /** Applies one claimed batch (idempotent), then deletes its keys. */
@@ -118,7 +120,13 @@ export class StatsFold {
         if (!f) continue;
         const n = Number(value);
         const key = `${linkId}|${f.day}`;
-        const row = daily.get(key) ?? { linkId, day: f.day, clicks: 0, uniques: null };
+        const row = daily.get(key) ?? {
+          linkId,
+          day: f.day,
+          clicks: 0,
+          uniques: null,
+          sketch: null,
+        };
         daily.set(key, row);
         if (f.clicks) {
           row.clicks += n;
@@ -135,17 +143,21 @@ export class StatsFold {
     });
     const dims = [...dimCounts.values()];
 
-    // Unique visitors of each (link, day) touched: the day's HyperLogLog count. The recorder
-    // leaves the HLL's expiry to this step (each is read here while its day is written to).
+    // Unique visitors of each (link, day) touched: the day's HyperLogLog count and the sketch
+    // itself (kept in Postgres, so ranges can count distinct visitors over many days). The
+    // recorder leaves the HLL's expiry to this step (each is read here while its day is written to).
     const rows = [...daily.values()];
     if (rows.length) {
       const pf = this.redis.client.pipeline();
       for (const r of rows) {
         const hll = this.keys.visitors(r.linkId, r.day);
-        pf.pfcount(hll).expire(hll, HLL_TTL_SECONDS);
+        pf.pfcount(hll).getBuffer(hll).expire(hll, HLL_TTL_SECONDS);
       }
-      ((await pf.exec()) ?? []).forEach(([err, n], i) => {
-        if (!err && i % 2 === 0) rows[i / 2].uniques = Number(n);
+      ((await pf.exec()) ?? []).forEach(([err, value], i) => {
+        if (err) return;
+        const row = rows[Math.floor(i / 3)];
+        if (i % 3 === 0) row.uniques = Number(value);
+        else if (i % 3 === 1) row.sketch = (value as Buffer | null) ?? null;
       });
     }
 
@@ -181,22 +193,24 @@ export class StatsFold {
     const days = rows.map((r) => dayToIso(r.day));
     const clicks = rows.map((r) => r.clicks);
     const uniques = rows.map((r) => r.uniques ?? 0);
+    const sketches = await this.sketches(m, rows, linkIds, days);
     // Daily rows: clicks add up; uniques take the larger HLL count. The returned old/new
     // uniques give each link's increase of its total unique visitors. Deleted links are skipped.
     const changed: Array<{ link_id: number; clicks: string; uniques_delta: string }> =
       await m.query(
         `WITH input AS (
-         SELECT i.* FROM unnest($1::int[], $2::date[], $3::bigint[], $4::bigint[]) AS i(link_id, day, clicks, uniques)
+         SELECT i.* FROM unnest($1::int[], $2::date[], $3::bigint[], $4::bigint[], $5::bytea[]) AS i(link_id, day, clicks, uniques, sketch)
          JOIN links l ON l.id = i.link_id
        ),
        before AS (
          SELECT d.link_id, d.day, d.uniques FROM link_stats_daily d JOIN input USING (link_id, day)
        ),
        upserted AS (
-         INSERT INTO link_stats_daily AS d (link_id, day, clicks, uniques)
-         SELECT link_id, day, clicks, uniques FROM input
+         INSERT INTO link_stats_daily AS d (link_id, day, clicks, uniques, sketch)
+         SELECT link_id, day, clicks, uniques, sketch FROM input
          ON CONFLICT (link_id, day) DO UPDATE
-           SET clicks = d.clicks + EXCLUDED.clicks, uniques = GREATEST(d.uniques, EXCLUDED.uniques)
+           SET clicks = d.clicks + EXCLUDED.clicks, uniques = GREATEST(d.uniques, EXCLUDED.uniques),
+               sketch = COALESCE(EXCLUDED.sketch, d.sketch)
          RETURNING d.link_id, d.day, d.uniques
        )
        SELECT u.link_id, SUM(i.clicks)::bigint AS clicks, SUM(u.uniques - COALESCE(b.uniques, 0))::bigint AS uniques_delta
@@ -204,7 +218,7 @@ export class StatsFold {
          JOIN input i ON i.link_id = u.link_id AND i.day = u.day
          LEFT JOIN before b ON b.link_id = u.link_id AND b.day = u.day
         GROUP BY u.link_id`,
-        [linkIds, days, clicks, uniques],
+        [linkIds, days, clicks, uniques, sketches],
       );
     if (changed.length) {
       await m.query(
@@ -236,6 +250,39 @@ export class StatsFold {
     return true;
   }
 
+  /**
+   * The sketch to store for each row: Redis's copy of the day's HyperLogLog, which normally
+   * includes everything stored before (it lives until three days after its day's last fold); if
+   * Redis lost it meanwhile, the union of the stored and the current one, so a sketch never
+   * shrinks. Stored in its smallest encoding (see `compactHll`). Read under the fold lock, inside
+   * the transaction that writes them.
+   */
+  private async sketches(
+    m: EntityManager,
+    rows: DailyRow[],
+    linkIds: number[],
+    days: string[],
+  ): Promise<Array<Buffer | null>> {
+    const stored: Array<{ link_id: number; day: string; sketch: Buffer }> = await m.query(
+      `SELECT d.link_id, to_char(d.day, 'YYYYMMDD') AS day, d.sketch
+         FROM link_stats_daily d
+         JOIN unnest($1::int[], $2::date[]) AS i(link_id, day) USING (link_id, day)
+        WHERE d.sketch IS NOT NULL`,
+      [linkIds, days],
+    );
+    const before = new Map(stored.map((r) => [`${r.link_id}|${r.day}`, r.sketch]));
+    return rows.map((r) => {
+      if (!r.sketch) return null;
+      const old = before.get(`${r.linkId}|${r.day}`);
+      if (!old) return compactHll(r.sketch);
+      const current = emptyRegisters();
+      const previous = emptyRegisters();
+      if (!mergeHll(current, r.sketch) || !mergeHll(previous, old)) return compactHll(r.sketch);
+      if (!coveredBy(previous, current)) mergeHll(current, old);
+      return compactEncoding(current);
+    });
+  }
+
   private async cleanup(batch: string, ids: string[]): Promise<void> {
     const keys = [...ids.map((id) => this.keys.batchLink(batch, id)), this.keys.batch(batch)];
     await this.redis.client
@@ -246,16 +293,25 @@ export class StatsFold {
   }
 
   /**
-   * Drops per-day detail older than each owner's plan retention (days; 0 = forever) and batch
-   * ids older than a week. Lifetime totals stay.
+   * Drops per-day detail (clicks, sketches, dimensions) older than each owner's retention: the
+   * `retention` (days; 0 = forever) of their effective plan (a paid membership past its expiry
+   * counts as the free plan), none for admins. Also forgets batch ids older than a week. Lifetime
+   * totals stay.
    */
   async applyRetention(): Promise<void> {
     for (const table of ['link_stats_dims', 'link_stats_daily']) {
       await this.db.query(
-        `DELETE FROM ${table} s USING links l, users u, plans p
-          WHERE s.link_id = l.id AND l.user_id = u.id AND u.plan_id = p.id
-            AND COALESCE((p.limits->>'retention')::int, 0) > 0
-            AND s.day < (now() AT TIME ZONE 'UTC')::date - (p.limits->>'retention')::int`,
+        `WITH free AS (SELECT limits FROM plans WHERE free ORDER BY id LIMIT 1),
+         kept AS (
+           SELECT u.id AS user_id,
+                  COALESCE((CASE WHEN p.free OR u.expires IS NULL OR u.expires > now()
+                                 THEN p.limits ELSE (SELECT limits FROM free) END ->> 'retention')::int, 0) AS days
+             FROM users u JOIN plans p ON p.id = u.plan_id
+            WHERE NOT u.is_admin
+         )
+         DELETE FROM ${table} s USING links l, kept k
+          WHERE s.link_id = l.id AND l.user_id = k.user_id AND k.days > 0
+            AND s.day < (now() AT TIME ZONE 'UTC')::date - k.days`,
       );
     }
     await this.db.query(`DELETE FROM stat_batches WHERE applied_at < now() - interval '7 days'`);

@@ -4,7 +4,8 @@ import { DataSource } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
-import { DIM, dayToIso, fieldCounts, StatsKeys } from './keys';
+import { DIM, dayToIso, StatsKeys } from './keys';
+import { bump, readPending } from './pending-counters';
 import { LinkStatistics, LinkTotals } from './types';
 
 const TOP = 10;
@@ -106,39 +107,15 @@ export class StatsReader {
     const out = new Map<number, Pending>();
     if (!this.redis.ready) return out;
     try {
-      const inflight = await this.redis.client.smembers(this.keys.inflight);
-      let unapplied: string[] = [];
-      if (inflight.length) {
-        const applied = await this.db.query(
-          `SELECT batch_id FROM stat_batches WHERE batch_id = ANY($1::varchar[])`,
-          [inflight],
-        );
-        const done = new Set((applied as Array<{ batch_id: string }>).map((r) => r.batch_id));
-        unapplied = inflight.filter((b) => !done.has(b));
-      }
-      const pipeline = this.redis.client.pipeline();
-      for (const id of linkIds) {
-        pipeline.hgetall(this.keys.pending(id));
-        for (const b of unapplied) pipeline.hgetall(this.keys.batchLink(b, id));
-      }
-      const replies = (await pipeline.exec()) ?? [];
-      const per = 1 + unapplied.length;
-      linkIds.forEach((id, i) => {
-        for (let j = 0; j < per; j++) {
-          const [err, hash] = replies[i * per + j] ?? [];
-          if (err || !hash) continue;
-          for (const [field, value] of Object.entries(hash as Record<string, string>)) {
-            const f = fieldCounts(field);
-            if (!f) continue;
-            const n = Number(value);
-            const p = out.get(id) ?? { clicks: 0, dims: new Map(), days: new Set<string>() };
-            out.set(id, p);
-            p.days.add(f.day);
-            if (f.clicks) p.clicks += n;
-            for (const [dim, label] of f.dims) bump(p.dims, dim, label, n);
-          }
+      for (const [id, days] of await readPending(this.redis, this.db, this.keys, linkIds)) {
+        const p: Pending = { clicks: 0, dims: new Map(), days: new Set(days.keys()) };
+        for (const day of days.values()) {
+          p.clicks += day.clicks;
+          for (const [dim, labels] of day.dims)
+            for (const [label, n] of labels) bump(p.dims, dim, label, n);
         }
-      });
+        out.set(id, p);
+      }
     } catch (err) {
       this.logger.warn(`pending statistics unavailable: ${(err as Error).message}`);
     }
@@ -170,14 +147,8 @@ export class StatsReader {
   }
 }
 
-function bump(map: Map<string, Map<string, number>>, dim: string, label: string, n: number): void {
-  const labels = map.get(dim) ?? new Map<string, number>();
-  map.set(dim, labels);
-  labels.set(label, (labels.get(label) ?? 0) + n);
-}
-
 /** At most 10 entries, largest first (ties by label), counts as strings. */
-function top(labels: Map<string, number> | undefined): Record<string, string> {
+export function top(labels: Map<string, number> | undefined): Record<string, string> {
   if (!labels) return {};
   return Object.fromEntries(
     [...labels.entries()]

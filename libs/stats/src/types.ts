@@ -29,3 +29,33 @@ export interface VisitInput {
   /** The Accept-Language header (the visitor's languages). */
   acceptLanguage?: string;
 }
+
+/** One period of a range's series. */
+export interface SeriesPoint {
+  /** the period's first day within the range, `YYYY-MM-DD` */
+  date: string;
+  clicks: number;
+  /** distinct visitors over the period (union of its days' sketches) */
+  uniqueClicks: number;
+}
+
+/** Statistics of a link (or an account) over a range of days. */
+export interface RangeStatistics {
+  clicks: number;
+  /** distinct visitors over the whole range (union of its days' sketches), never a sum of days */
+  uniqueClicks: number;
+  series: SeriesPoint[];
+  topCountries: Record<string, string>;
+  topReferrers: Record<string, string>;
+  topBrowsers: Record<string, string>;
+  topOs: Record<string, string>;
+  topDevices: Record<string, string>;
+  topLanguages: Record<string, string>;
+  socialCount: { network01: number; network02: number; network03: number };
+}
+
+/** An account's statistics over a range, with each link's clicks in it. */
+export interface AccountRangeStatistics extends RangeStatistics {
+  /** link id → clicks over the range (links with at least one) */
+  linkClicks: Map<number, number>;
+}

@@ -66,12 +66,16 @@ describe('visit classification', () => {
   });
 
   it('derives every dimension of a visit', () => {
-    expect(dimensions('8.8.8.8', IPHONE, 'https://m.facebook.com/story')).toEqual({
+    expect(
+      dimensions('8.8.8.8', IPHONE, 'https://m.facebook.com/story', 'fr-CA, en;q=0.8'),
+    ).toEqual({
       country: 'United States',
       referrer: 'm.facebook.com',
       browser: 'Mobile Safari',
       os: 'iOS',
       social: 'network01',
+      device: 'mobile',
+      language: 'fr',
     });
     expect(dimensions('127.0.0.1', 'weird agent', undefined)).toEqual({
       country: 'Unknown',
@@ -79,7 +83,11 @@ describe('visit classification', () => {
       browser: 'Other',
       os: 'Other',
       social: null,
+      device: 'desktop',
+      language: 'Unknown',
     });
+    // the visitor's most preferred language, by q-value
+    expect(dimensions('8.8.8.8', IPHONE, undefined, 'en;q=0.5, de').language).toBe('de');
   });
 
   it('keeps labels safe for counter field names', () => {
@@ -110,9 +118,13 @@ describe('visit classification', () => {
       browser: 'Mobile Safari',
       os: 'iOS',
       social: 'network01' as const,
+      device: 'mobile' as const,
+      language: 'ko',
     };
     const field = profileField('20261122', dims);
-    expect(field).toBe('20261122|v|Korea, Republic of|facebook.com|Mobile Safari|iOS|network01');
+    expect(field).toBe(
+      '20261122|v|Korea, Republic of|facebook.com|Mobile Safari|iOS|network01|mobile|ko',
+    );
     expect(fieldCounts(field)).toEqual({
       day: '20261122',
       clicks: true,
@@ -122,10 +134,19 @@ describe('visit classification', () => {
         ['br', 'Mobile Safari'],
         ['os', 'iOS'],
         ['so', 'network01'],
+        ['de', 'mobile'],
+        ['la', 'ko'],
       ],
     });
     // no social network: no `so` entry
-    expect(fieldCounts(profileField('20261122', { ...dims, social: null }))?.dims).toHaveLength(4);
+    expect(fieldCounts(profileField('20261122', { ...dims, social: null }))?.dims).toHaveLength(6);
+    // profiles written before devices and languages were counted
+    expect(fieldCounts('20261122|v|France|Direct|Firefox|Linux|')?.dims).toEqual([
+      ['co', 'France'],
+      ['re', 'Direct'],
+      ['br', 'Firefox'],
+      ['os', 'Linux'],
+    ]);
   });
 
   it('still reads the single-dimension fields of earlier versions', () => {

@@ -18,6 +18,10 @@ export interface VisitDimensions {
   browser: string;
   os: string;
   social: SocialNetwork | null;
+  /** the kind of device (`formFactor` of the user agent) */
+  device: FormFactor;
+  /** the visitor's first Accept-Language language (ISO 639-1), or `Unknown` */
+  language: string;
 }
 
 /** The platform of a visitor's device, as device targeting names it. */
@@ -211,6 +215,7 @@ export function dimensions(
   ip: string,
   userAgent: string | undefined,
   referer: string | undefined,
+  acceptLanguage?: string,
 ): VisitDimensions {
   const agent = agentInfo(userAgent ?? '');
   const country = label(countryOf(ip), 'Unknown');
@@ -224,5 +229,13 @@ export function dimensions(
     social = host === 'Direct' ? null : socialNetwork(host);
     if (referer) referrers.set(referer, { referrer, social });
   }
-  return { country, referrer, browser: agent.browser, os: agent.os, social };
+  return {
+    country,
+    referrer,
+    browser: agent.browser,
+    os: agent.os,
+    social,
+    device: agent.formFactor,
+    language: languagesOf(acceptLanguage)[0] ?? 'Unknown',
+  };
 }

@@ -60,6 +60,7 @@ export interface Visitor {
   readonly userAgent: string;
   readonly digest: string;
   readonly referer: string | undefined;
+  readonly acceptLanguage: string | undefined;
   readonly field: string;
 }
 

@@ -240,30 +240,47 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The visitor's daily-salted digest of IP and user agent (unique per visitor per day; no raw IP
-   * reaches Redis or Postgres) and the profile field of this visit. Memoised per IP, in memory
-   * only: a returning visitor with the same agent and referrer costs one lookup.
+   * The visitor's digest of IP and user agent, keyed with APP_SECRET (no raw IP reaches Redis or
+   * Postgres), and the profile field of this visit. The digest is the same on every day, so that
+   * the union of a range's daily HyperLogLogs counts a returning visitor once; only the sketches'
+   * registers are kept, from which no digest can be read back. Memoised per IP and day, in memory
+   * only: a returning visitor with the same agent, referrer and languages costs one lookup.
    */
   private visitor(visit: VisitInput, day: string): Visitor {
     const userAgent = visit.userAgent ?? '';
     let v = this.visitors.get(visit.ip);
     if (!v || v.day !== day || v.userAgent !== userAgent) {
-      const digest = sha256(
-        `${this.config.secret}|${day}|${visit.ip}|${userAgent}`,
-        'base64url',
-      ).slice(0, 22);
-      v = { day, userAgent, digest, referer: visit.referer, field: this.field(visit, day) };
+      const digest = sha256(`${this.config.secret}|${visit.ip}|${userAgent}`, 'base64url').slice(
+        0,
+        22,
+      );
+      v = {
+        day,
+        userAgent,
+        digest,
+        referer: visit.referer,
+        acceptLanguage: visit.acceptLanguage,
+        field: this.field(visit, day),
+      };
       this.visitors.set(visit.ip, v);
-    } else if (v.referer !== visit.referer) {
+    } else if (v.referer !== visit.referer || v.acceptLanguage !== visit.acceptLanguage) {
       // a new object: the visit log holds the previous one for visits already logged
-      v = { ...v, referer: visit.referer, field: this.field(visit, day) };
+      v = {
+        ...v,
+        referer: visit.referer,
+        acceptLanguage: visit.acceptLanguage,
+        field: this.field(visit, day),
+      };
       this.visitors.set(visit.ip, v);
     }
     return v;
   }
 
   private field(visit: VisitInput, day: string): string {
-    return profileField(day, dimensions(visit.ip, visit.userAgent, visit.referer));
+    return profileField(
+      day,
+      dimensions(visit.ip, visit.userAgent, visit.referer, visit.acceptLanguage),
+    );
   }
 
   private defineOnce(): void {

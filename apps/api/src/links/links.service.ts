@@ -478,15 +478,23 @@ export class LinksService {
     });
 
     const alias = newAlias ?? link.alias;
-    await this.cache.forget({ aliases: newAlias ? [link.alias, newAlias] : [link.alias] });
+    // bio pages showing the link leave it out once private
+    const bios =
+      dto.status !== undefined ? ((await this.cache.affectedBy('link', id)).aliases ?? []) : [];
+    await this.cache.forget({
+      aliases: [...(newAlias ? [link.alias, newAlias] : [link.alias]), ...bios],
+    });
     return { id, short: alias, shorturl: this.urls.short(alias, domain?.domain) };
   }
 
   /** Admins: a disabled link answers the 451 page on every replica; enabling it undoes that. */
   async setDisabled(id: number, disabled: boolean): Promise<void> {
+    // a CTE makes the driver answer rows (an UPDATE alone answers [rows, count])
     const rows: Array<{ alias: string }> = await this.db.query(
-      `UPDATE links SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) END, updated_at = now()
-        WHERE id = $1 AND kind = 'link' RETURNING alias`,
+      `WITH changed AS (
+         UPDATE links SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) END, updated_at = now()
+          WHERE id = $1 AND kind = 'link' RETURNING alias)
+       SELECT alias FROM changed`,
       [id, disabled],
     );
     if (!rows.length) throw new NotFoundError('Link');
@@ -494,6 +502,8 @@ export class LinksService {
   }
 
   async remove(auth: Principal, id: number): Promise<void> {
+    // bio pages showing the link leave it out once it is gone
+    const bios = (await this.cache.affectedBy('link', id)).aliases ?? [];
     const alias = await this.db.transaction(async (em) => {
       const result = await em
         .createQueryBuilder()
@@ -514,7 +524,7 @@ export class LinksService {
       });
       return alias;
     });
-    await this.cache.forget({ aliases: [alias] });
+    await this.cache.forget({ aliases: [alias, ...bios] });
   }
 
   private checkCustom(auth: Principal, alias: string): void {

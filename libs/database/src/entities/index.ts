@@ -1,3 +1,4 @@
+export * from './bio-page.entity';
 export * from './blocklist-entry.entity';
 export * from './campaign.entity';
 export * from './channel-item.entity';

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+
+import { StatsExportService } from './stats-export.service';
+import { StatsController } from './stats.controller';
+import { StatsService } from './stats.service';
+
+/**
+ * Statistics over date ranges and CSV exports: /api/url/:id/stats, /api/qr/:id/stats,
+ * /api/stats, /api/urls/export, /api/url/:id/stats/export.
+ */
+@Module({
+  controllers: [StatsController],
+  providers: [StatsService, StatsExportService],
+})
+export class StatsApiModule {}

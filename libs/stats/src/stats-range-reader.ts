@@ -1,0 +1,238 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+import { RedisService } from '@app/redis';
+
+import { countRegisters, emptyRegisters, mergeHll, mergeRegisters } from './hll';
+import { DIM, dayToIso, StatsKeys } from './keys';
+import { bump, PendingCounters, readPending } from './pending-counters';
+import { top } from './stats-reader';
+import { Interval, periods } from './stats-range';
+import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from './types';
+
+const TOP_KEYS = {
+  [DIM.country]: 'topCountries',
+  [DIM.referrer]: 'topReferrers',
+  [DIM.browser]: 'topBrowsers',
+  [DIM.os]: 'topOs',
+  [DIM.device]: 'topDevices',
+  [DIM.language]: 'topLanguages',
+} as const;
+
+/** The days to read: `from`..`to` (`YYYY-MM-DD`, inclusive) and the series' interval. */
+export interface RangeRequest {
+  from: string;
+  to: string;
+  interval: Interval;
+}
+
+/** Everything known about one day of the range, over the links read. */
+interface DayData {
+  clicks: number;
+  /** HyperLogLog sketches of the day (stored, and Redis's live one of a day with pending visits) */
+  sketches: Buffer[];
+  /** the stored count of the day when it has exactly one stored sketch and nothing else */
+  single: number | null;
+  /** daily counts of days folded before sketches were kept (added, as they cannot be merged) */
+  legacy: number;
+}
+
+interface Scope {
+  /** SQL condition on `d.link_id` with `$1` */
+  where: string;
+  param: number;
+  linkIds: number[];
+}
+
+/**
+ * Statistics over a range of days: folded rows of `link_stats_daily` (clicks, sketches) and
+ * `link_stats_dims` for those days, plus the deltas still in Redis for the days they fall on,
+ * and for those days Redis's live HyperLogLog. Unique visitors of a period or of the range are
+ * counted on the union of its days' sketches (merged here, as PFMERGE would), never summed.
+ */
+@Injectable()
+export class StatsRangeReader {
+  private readonly logger = new Logger(StatsRangeReader.name);
+  private readonly keys: StatsKeys;
+
+  constructor(
+    private readonly redis: RedisService,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {
+    this.keys = new StatsKeys(redis);
+  }
+
+  /** One link (a QR code's: its link's) over the range. */
+  async forLink(linkId: number, range: RangeRequest): Promise<RangeStatistics> {
+    const { stats } = await this.read(
+      { where: 'd.link_id = $1', param: linkId, linkIds: [linkId] },
+      range,
+    );
+    return stats;
+  }
+
+  /** Every short code of an account (links, QR codes, bio pages) over the range. */
+  async forUser(userId: number, range: RangeRequest): Promise<AccountRangeStatistics> {
+    const links: Array<{ id: number }> = await this.db.query(
+      `SELECT id FROM links WHERE user_id = $1`,
+      [userId],
+    );
+    const { stats, linkClicks } = await this.read(
+      {
+        where: 'd.link_id IN (SELECT id FROM links WHERE user_id = $1)',
+        param: userId,
+        linkIds: links.map((l) => l.id),
+      },
+      range,
+    );
+    return { ...stats, linkClicks };
+  }
+
+  private async read(
+    scope: Scope,
+    { from, to, interval }: RangeRequest,
+  ): Promise<{ stats: RangeStatistics; linkClicks: Map<number, number> }> {
+    const linkClicks = new Map<number, number>();
+    const dims = new Map<string, Map<string, number>>();
+    const days = new Map<string, DayData>();
+    const dayOf = (day: string) => {
+      let d = days.get(day);
+      if (!d) days.set(day, (d = { clicks: 0, sketches: [], single: null, legacy: 0 }));
+      return d;
+    };
+    if (from <= to) {
+      const params = [scope.param, from, to];
+      const [daily, dimRows, pending] = await Promise.all([
+        this.db.query(
+          `SELECT d.link_id, to_char(d.day, 'YYYY-MM-DD') AS day, d.clicks, d.uniques, d.sketch
+             FROM link_stats_daily d WHERE ${scope.where} AND d.day BETWEEN $2 AND $3`,
+          params,
+        ) as Promise<
+          Array<{ link_id: number; day: string; clicks: string; uniques: string; sketch: Buffer }>
+        >,
+        this.db.query(
+          `SELECT d.dim, d.label, SUM(d.count)::bigint AS count
+             FROM link_stats_dims d WHERE ${scope.where} AND d.day BETWEEN $2 AND $3
+            GROUP BY d.dim, d.label`,
+          params,
+        ) as Promise<Array<{ dim: string; label: string; count: string }>>,
+        this.pendingIn(scope.linkIds, from, to),
+      ]);
+      for (const r of daily) {
+        const d = dayOf(r.day);
+        const clicks = Number(r.clicks);
+        d.clicks += clicks;
+        linkClicks.set(r.link_id, (linkClicks.get(r.link_id) ?? 0) + clicks);
+        if (r.sketch) {
+          d.sketches.push(r.sketch);
+          d.single = d.sketches.length === 1 ? Number(r.uniques) : null;
+        } else d.legacy += Number(r.uniques);
+      }
+      for (const r of dimRows) bump(dims, r.dim, r.label, Number(r.count));
+      await this.addPending(pending, dayOf, dims, linkClicks);
+    }
+
+    const total = emptyRegisters();
+    let merged = false;
+    let legacy = 0;
+    let clicks = 0;
+    const series: SeriesPoint[] = periods(from, to, interval).map((period) => {
+      const point: SeriesPoint = { date: period.date, clicks: 0, uniqueClicks: 0 };
+      const inPeriod = period.days.map((day) => days.get(day)).filter((d): d is DayData => !!d);
+      const periodLegacy = inPeriod.reduce((n, d) => n + d.legacy, 0);
+      point.clicks = inPeriod.reduce((n, d) => n + d.clicks, 0);
+      const sketches = inPeriod.flatMap((d) => d.sketches);
+      if (inPeriod.length === 1 && inPeriod[0].single !== null && sketches.length === 1) {
+        // one stored sketch: its count is stored with it
+        point.uniqueClicks = inPeriod[0].single + periodLegacy;
+        merged = mergeHll(total, sketches[0]) || merged;
+      } else if (sketches.length) {
+        const registers = emptyRegisters();
+        let any = false;
+        for (const s of sketches) any = mergeHll(registers, s) || any;
+        point.uniqueClicks = (any ? countRegisters(registers) : 0) + periodLegacy;
+        if (any) {
+          mergeRegisters(total, registers);
+          merged = true;
+        }
+      } else point.uniqueClicks = periodLegacy;
+      legacy += periodLegacy;
+      clicks += point.clicks;
+      return point;
+    });
+
+    const social = dims.get(DIM.social);
+    const stats: RangeStatistics = {
+      clicks,
+      uniqueClicks: (merged ? countRegisters(total) : 0) + legacy,
+      series,
+      topCountries: {},
+      topReferrers: {},
+      topBrowsers: {},
+      topOs: {},
+      topDevices: {},
+      topLanguages: {},
+      socialCount: {
+        network01: social?.get('network01') ?? 0,
+        network02: social?.get('network02') ?? 0,
+        network03: social?.get('network03') ?? 0,
+      },
+    };
+    for (const [dim, key] of Object.entries(TOP_KEYS)) stats[key] = top(dims.get(dim));
+    return { stats, linkClicks };
+  }
+
+  /** Pending deltas of the links on days of the range (none when Redis is unreachable). */
+  private async pendingIn(linkIds: number[], from: string, to: string): Promise<PendingCounters> {
+    if (!this.redis.ready) return new Map();
+    try {
+      const pending = await readPending(this.redis, this.db, this.keys, linkIds);
+      for (const days of pending.values())
+        for (const day of days.keys()) {
+          const iso = dayToIso(day);
+          if (iso < from || iso > to) days.delete(day);
+        }
+      return pending;
+    } catch (err) {
+      this.logger.warn(`pending statistics unavailable: ${(err as Error).message}`);
+      return new Map();
+    }
+  }
+
+  /**
+   * Adds the pending deltas to the days, dimensions and links, and the live HyperLogLog of each
+   * (link, day) with pending visits to that day's sketches (it holds the stored one's visitors
+   * and the new ones).
+   */
+  private async addPending(
+    pending: PendingCounters,
+    dayOf: (day: string) => DayData,
+    dims: Map<string, Map<string, number>>,
+    linkClicks: Map<number, number>,
+  ): Promise<void> {
+    const live: Array<[DayData, number, string]> = [];
+    for (const [linkId, days] of pending)
+      for (const [day, p] of days) {
+        const d = dayOf(dayToIso(day));
+        d.clicks += p.clicks;
+        linkClicks.set(linkId, (linkClicks.get(linkId) ?? 0) + p.clicks);
+        for (const [dim, labels] of p.dims)
+          for (const [label, n] of labels) bump(dims, dim, label, n);
+        live.push([d, linkId, day]);
+      }
+    if (!live.length) return;
+    try {
+      const pipeline = this.redis.client.pipeline();
+      for (const [, linkId, day] of live) pipeline.getBuffer(this.keys.visitors(linkId, day));
+      ((await pipeline.exec()) ?? []).forEach(([err, blob], i) => {
+        if (err || !blob) return;
+        const d = live[i][0];
+        d.sketches.push(blob as Buffer);
+        d.single = null;
+      });
+    } catch (err) {
+      this.logger.warn(`live visitor sketches unavailable: ${(err as Error).message}`);
+    }
+  }
+}

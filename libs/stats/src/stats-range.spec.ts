@@ -1,0 +1,98 @@
+import { InvalidFieldError } from '@app/common';
+
+import { addDays, daysBetween, parseRange, periods, periodStart } from './stats-range';
+
+const TODAY = '2026-11-23'; // a Monday
+
+function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(InvalidFieldError);
+    return (err as Error).message;
+  }
+  throw new Error('not refused');
+}
+
+describe('statistics ranges', () => {
+  it('day arithmetic crosses months, years and leap days', () => {
+    expect(addDays('2024-02-28', 1)).toBe('2024-02-29');
+    expect(addDays('2024-03-01', -1)).toBe('2024-02-29');
+    expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
+    expect(daysBetween('2026-01-01', '2026-12-31')).toBe(364);
+  });
+
+  it('defaults to the last 30 days by day', () => {
+    expect(parseRange({}, TODAY, 0)).toEqual({
+      from: '2026-10-25',
+      to: TODAY,
+      interval: 'day',
+      requestedFrom: '2026-10-25',
+      retention: 0,
+      notice: null,
+    });
+    expect(parseRange({ to: '2026-01-30' }, TODAY, 0)).toMatchObject({ from: '2026-01-01' });
+    expect(parseRange({ from: '2026-11-01' }, TODAY, 0)).toMatchObject({
+      from: '2026-11-01',
+      to: TODAY,
+    });
+  });
+
+  it('refuses bad dates, intervals, reversed and over-long ranges, naming the field', () => {
+    for (const bad of ['2026-13-01', '2026-02-30', '26-11-01', '2026-11-1', 'yesterday', ''])
+      expect(refusal(() => parseRange({ from: bad }, TODAY, 0))).toMatch(/^from: /);
+    expect(refusal(() => parseRange({ to: '2026-11-31' }, TODAY, 0))).toMatch(/^to: /);
+    expect(refusal(() => parseRange({ interval: 'hour' }, TODAY, 0))).toMatch(/^interval: /);
+    expect(refusal(() => parseRange({ from: '2026-11-02', to: '2026-11-01' }, TODAY, 0))).toMatch(
+      /^from: must not be after to/,
+    );
+    expect(refusal(() => parseRange({ from: '2025-10-19', to: TODAY }, TODAY, 0))).toMatch(
+      /^from: .*spans 401 days; at most 400/,
+    );
+    // exactly 400 days is fine
+    expect(parseRange({ from: '2025-10-20', to: TODAY }, TODAY, 0).from).toBe('2025-10-20');
+  });
+
+  it('raises from to the first day the plan keeps, and says so', () => {
+    const r = parseRange({ from: '2026-01-01', to: TODAY }, TODAY, 30);
+    expect(r).toMatchObject({ from: '2026-10-24', requestedFrom: '2026-01-01', retention: 30 });
+    expect(r.notice).toMatch(/from raised to 2026-10-24: your plan keeps statistics for 30 days/);
+    expect(parseRange({ from: '2026-11-01' }, TODAY, 30).notice).toBeNull();
+    // entirely before what is kept: no day answered
+    const gone = parseRange({ from: '2026-01-01', to: '2026-01-31' }, TODAY, 30);
+    expect(gone.from > gone.to).toBe(true);
+    expect(periods(gone.from, gone.to, 'day')).toEqual([]);
+  });
+
+  it('weeks start on Monday, months on the 1st', () => {
+    expect(periodStart('2026-11-23', 'week')).toBe('2026-11-23');
+    expect(periodStart('2026-11-29', 'week')).toBe('2026-11-23'); // Sunday
+    expect(periodStart('2026-11-22', 'week')).toBe('2026-11-16');
+    expect(periodStart('2026-11-22', 'month')).toBe('2026-11-01');
+    expect(periodStart('2026-11-22', 'day')).toBe('2026-11-22');
+  });
+
+  it('every period of a range, labelled by its first day within the range, zero gaps', () => {
+    expect(periods('2026-11-20', '2026-11-22', 'day')).toEqual([
+      { date: '2026-11-20', days: ['2026-11-20'] },
+      { date: '2026-11-21', days: ['2026-11-21'] },
+      { date: '2026-11-22', days: ['2026-11-22'] },
+    ]);
+    const weeks = periods('2026-11-12', '2026-11-24', 'week'); // Thursday to Tuesday
+    expect(weeks.map((p) => [p.date, p.days.length])).toEqual([
+      ['2026-11-12', 4],
+      ['2026-11-16', 7],
+      ['2026-11-23', 2],
+    ]);
+    const months = periods('2026-01-15', '2026-03-02', 'month');
+    expect(months.map((p) => [p.date, p.days.length])).toEqual([
+      ['2026-01-15', 17],
+      ['2026-02-01', 28],
+      ['2026-03-01', 2],
+    ]);
+    // every day of the range in exactly one period
+    const all = periods('2025-10-20', TODAY, 'month').flatMap((p) => p.days);
+    expect(all).toHaveLength(400);
+    expect(new Set(all).size).toBe(400);
+  });
+});
