@@ -57,7 +57,15 @@ describe('webhooks', () => {
     new Promise<number>((resolve, reject) => {
       const req = httpGet(
         `${base}/${alias}`,
-        { agent, headers: { Host: 'short.test', 'User-Agent': ua, 'X-Forwarded-For': ip } },
+        {
+          agent,
+          headers: {
+            Host: 'short.test',
+            'User-Agent': ua,
+            'X-Forwarded-For': ip,
+            'Accept-Language': 'fr-CH, fr;q=0.9, en;q=0.8',
+          },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
@@ -358,8 +366,8 @@ describe('webhooks', () => {
           referrer: 'Direct',
           browser: 'Chrome',
           os: 'Windows',
-          device: null,
-          language: null,
+          device: 'desktop',
+          language: 'fr',
         },
       ]);
       expect(clicked.raw).not.toContain('8.8.8.8');

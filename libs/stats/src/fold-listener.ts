@@ -10,6 +10,10 @@ export interface FoldedVisits {
   referrer: string | null;
   browser: string | null;
   os: string | null;
+  /** mobile, tablet, desktop, other (null in counters written before devices were recorded) */
+  device: string | null;
+  /** ISO 639-1 of the visitor's first language, or Unknown (null likewise) */
+  language: string | null;
 }
 
 /**

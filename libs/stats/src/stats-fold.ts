@@ -332,11 +332,13 @@ export class StatsFold {
   }
 }
 
-const NAMED: Record<string, 'country' | 'referrer' | 'browser' | 'os'> = {
+const NAMED: Record<string, 'country' | 'referrer' | 'browser' | 'os' | 'device' | 'language'> = {
   [DIM.country]: 'country',
   [DIM.referrer]: 'referrer',
   [DIM.browser]: 'browser',
   [DIM.os]: 'os',
+  [DIM.device]: 'device',
+  [DIM.language]: 'language',
 };
 
 function foldedVisits(
@@ -353,6 +355,8 @@ function foldedVisits(
     referrer: null,
     browser: null,
     os: null,
+    device: null,
+    language: null,
   };
   for (const [dim, label] of dims) if (NAMED[dim]) v[NAMED[dim]] = label;
   return v;

@@ -27,8 +27,8 @@ a day is disabled (its list entry says so; update with active true re-enables it
 the change is committed, at least once. data: link.created / link.updated {id, alias, shorturl, longurl, title,
 description, domain, date}; link.deleted {id, alias, shorturl}; qr.created {id, name, type, link, date};
 link.clicked {id, alias, shorturl, visits}; qr.scanned {id, link, visits}, where visits holds up to 100
-visits of that link [{date, country, referrer, browser, os, device, language}] (the visit's UTC day;
-never an address; device and language are null until the statistics record them), at most one
+visits of that link [{date, country, referrer, browser, os, device, language}] (date: the visit's UTC day;
+device: mobile, tablet, desktop or other; language: ISO 639-1 or Unknown; never an address), at most one
 delivery per webhook per second, bots never included.`;
 
 @ApiTags('webhooks')

@@ -15,9 +15,9 @@ export interface VisitEventItem {
   referrer: string | null;
   browser: string | null;
   os: string | null;
-  /** not recorded by the visit counters yet: null */
+  /** mobile, tablet, desktop or other */
   device: string | null;
-  /** not recorded by the visit counters yet: null */
+  /** ISO 639-1 code of the visitor's first Accept-Language, or Unknown */
   language: string | null;
 }
 
@@ -121,8 +121,8 @@ function chunks(visits: FoldedVisits[], linkId: number): VisitEventItem[][] {
       referrer: v.referrer,
       browser: v.browser,
       os: v.os,
-      device: null,
-      language: null,
+      device: v.device,
+      language: v.language,
     };
     for (let i = 0; i < v.count; i++) {
       current.push(item);
