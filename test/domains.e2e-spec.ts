@@ -62,7 +62,7 @@ describe('branded domains', () => {
       const u = await createUser(t);
       const h = host();
       const res = await add(u, { domain: `https://${h}` }).expect(200);
-      expect(res.body).toEqual({ error: 0, id: expect.any(Number) });
+      expect(res.body).toEqual({ error: 0, id: expect.any(Number), verification: null });
       expect((await list(u).expect(200)).body).toEqual({
         error: '0',
         data: {
@@ -71,7 +71,15 @@ describe('branded domains', () => {
           currentpage: 1,
           nextpage: 0,
           maxpage: 1,
-          domains: [{ id: res.body.id, domain: `https://${h}`, redirectroot: '', redirect404: '' }],
+          domains: [
+            {
+              id: res.body.id,
+              domain: `https://${h}`,
+              redirectroot: '',
+              redirect404: '',
+              verified: true,
+            },
+          ],
         },
       });
     });
@@ -91,6 +99,7 @@ describe('branded domains', () => {
           domain: `http://${h}`,
           redirectroot: body.redirectroot,
           redirect404: body.redirect404,
+          verified: true,
         },
       ]);
       expect(await row(id)).toEqual({
@@ -256,6 +265,7 @@ describe('branded domains', () => {
         domain: `https://${h}`,
         redirectroot: 'https://c.example/',
         redirect404: 'https://b.example/',
+        verified: true,
       });
 
       await put({ redirect404: '' }).expect(200);
@@ -264,6 +274,7 @@ describe('branded domains', () => {
         domain: `https://${h}`,
         redirectroot: 'https://c.example/',
         redirect404: '',
+        verified: true,
       });
 
       await put({ redirectroot: 'http://d.example/x', redirect404: 'http://e.example/y' }).expect(
@@ -275,6 +286,7 @@ describe('branded domains', () => {
         domain: `https://${h}`,
         redirectroot: 'http://d.example/x',
         redirect404: 'http://e.example/y',
+        verified: true,
       });
     });
 

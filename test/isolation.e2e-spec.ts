@@ -3,7 +3,8 @@ import { insertLink, insertQr, uniq } from './support/resources';
 
 /**
  * Tenant isolation, table-driven: one user tries every read, update, assign and delete on
- * another user's domains, campaigns, channels, pixels, links and QR codes. Every attempt is a
+ * another user's domains, campaigns, channels, pixels, links, QR codes, bio pages, overlays and
+ * splash pages. Every attempt is a
  * 404 naming the resource (never "Route not found": the route exists) and nothing changes; the
  * attacker's lists never show the owner's rows; admin routes refuse a user key with 403.
  */
@@ -24,12 +25,13 @@ describe('tenant isolation', () => {
       'pixels',
       'links',
       'qr_codes',
+      'bio_pages',
+      'overlays',
+      'splash_pages',
     ];
     const out: Record<string, unknown> = {};
     for (const tbl of tables) {
-      out[tbl] = await t.db.query(`SELECT * FROM ${tbl} WHERE user_id = $1 ORDER BY id`, [
-        owner.id,
-      ]);
+      out[tbl] = await t.db.query(`SELECT * FROM ${tbl} WHERE user_id = $1 ORDER BY 1`, [owner.id]);
     }
     out.link_pixels = await t.db.query(
       `SELECT lp.* FROM link_pixels lp JOIN links l ON l.id = lp.link_id WHERE l.user_id = $1 ORDER BY 1, 2`,
@@ -64,7 +66,12 @@ describe('tenant isolation', () => {
         tag: 'T-1',
       });
       bag.link = (await insertLink(t, user.id)).id;
-      bag.bio = (await insertLink(t, user.id, { kind: 'bio' })).id;
+      bag.bio = await add(user, '/api/bio/add', {
+        name: 'bio',
+        links: [{ title: 'l', url: 'https://bio-target.example/' }],
+      });
+      bag.overlay = await add(user, '/api/overlay/add', { type: 'message', name: 'o' });
+      bag.splash = await add(user, '/api/splash/add', { name: 's' });
       bag.qr = (await insertQr(t, user.id)).id;
     }
     await t
@@ -112,6 +119,32 @@ describe('tenant isolation', () => {
       ['put', () => `/api/url/${ids.link}/update`, { url: 'https://evil.example/' }],
       ['delete', () => `/api/url/${ids.link}/delete`],
     ],
+    'Bio page': [
+      ['get', () => `/api/bio/${ids.bio}`],
+      ['put', () => `/api/bio/${ids.bio}/update`, { title: 'pwned' }],
+      ['delete', () => `/api/bio/${ids.bio}/delete`],
+    ],
+    Overlay: [
+      ['get', () => `/api/overlay/${ids.overlay}`],
+      ['put', () => `/api/overlay/${ids.overlay}/update`, { message: 'pwned' }],
+      ['delete', () => `/api/overlay/${ids.overlay}/delete`],
+      [
+        'post',
+        () => '/api/url/add',
+        {
+          url: 'https://evil.example/',
+          // read when the request is sent (the ids exist only once beforeAll ran)
+          get type() {
+            return ids.overlay;
+          },
+        },
+      ],
+    ],
+    'Splash page': [
+      ['get', () => `/api/splash/${ids.splash}`],
+      ['put', () => `/api/splash/${ids.splash}/update`, { title: 'pwned' }],
+      ['delete', () => `/api/splash/${ids.splash}/delete`],
+    ],
     'QR code': [
       ['get', () => `/api/qr/${ids.qr}`],
       ['put', () => `/api/qr/${ids.qr}/update`, { data: 'https://evil.example/' }],
@@ -146,6 +179,9 @@ describe('tenant isolation', () => {
       ['/api/pixels', 'pixels', ids.pixel],
       ['/api/urls', 'urls', ids.link],
       ['/api/qr', 'qrs', ids.qr],
+      ['/api/bio', 'bios', ids.bio],
+      ['/api/overlay', 'cta', ids.overlay],
+      ['/api/splash', 'splash', ids.splash],
     ];
     for (const [path, key, id] of lists) {
       const res = await t.http().get(`${path}?limit=100`).set(attacker.auth).expect(200);

@@ -34,6 +34,23 @@ const EMPTY_STATS = {
 };
 const SHORT = /^http:\/\/short\.test\/[A-Za-z0-9]{6,}$/;
 
+/** The link options (CONTRACT "Link options") of a link created without any. */
+const NO_OPTIONS = {
+  status: 'public',
+  geotarget: null,
+  devicetarget: null,
+  languagetarget: null,
+  deeplink: null,
+  parameters: null,
+  forwardquery: false,
+  metatitle: null,
+  metadescription: null,
+  metaimage: null,
+  clicklimit: null,
+  expirationredirect: null,
+  disabled: false,
+};
+
 describe('links API', () => {
   let t: TestApp;
   let user: TestUser;
@@ -175,6 +192,7 @@ describe('links API', () => {
           password: true,
           pixels: [pixelA, pixelB].sort((a, b) => a - b),
           campaign,
+          ...NO_OPTIONS,
         },
         data: EMPTY_STATS,
       });
@@ -528,6 +546,7 @@ describe('links API', () => {
           password: false,
           pixels: [],
           campaign: null,
+          ...NO_OPTIONS,
         },
         data: EMPTY_STATS,
       });

@@ -1,4 +1,7 @@
+import { CacheBus, REPEAT_INVALIDATION_MS } from '@app/redis';
+
 import {
+  createPlan,
   createTestApp,
   createUser,
   DATE_TIME,
@@ -6,9 +9,13 @@ import {
   TestApp,
   TestUser,
 } from './support/app';
-import { expectDocumented, expectPagination } from './support/resources';
+import { addLink } from './support/links';
+import { countOwned, expectDocumented, expectPagination } from './support/resources';
+import { BROWSER_UA, eventually } from './support/stats';
 
-describe('CTA overlays and custom splash pages (list only)', () => {
+const MAIN = 'short.test';
+
+describe('CTA overlays and custom splash pages', () => {
   let t: TestApp;
 
   beforeAll(async () => {
@@ -37,8 +44,13 @@ describe('CTA overlays and custom splash pages (list only)', () => {
   };
 
   it('401 without a key', async () => {
-    expectError(await t.http().get('/api/overlay'), 401);
-    expectError(await t.http().get('/api/splash'), 401);
+    for (const kind of ['overlay', 'splash']) {
+      expectError(await t.http().get(`/api/${kind}`), 401);
+      expectError(await t.http().get(`/api/${kind}/1`), 401);
+      expectError(await t.http().post(`/api/${kind}/add`).send({ name: 'n' }), 401);
+      expectError(await t.http().put(`/api/${kind}/1/update`).send({ name: 'n' }), 401);
+      expectError(await t.http().delete(`/api/${kind}/1/delete`), 401);
+    }
   });
 
   it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
@@ -46,7 +58,15 @@ describe('CTA overlays and custom splash pages (list only)', () => {
       t,
       [
         ['/api/overlay', 'get'],
+        ['/api/overlay/{id}', 'get'],
+        ['/api/overlay/add', 'post'],
+        ['/api/overlay/{id}/update', 'put'],
+        ['/api/overlay/{id}/delete', 'delete'],
         ['/api/splash', 'get'],
+        ['/api/splash/{id}', 'get'],
+        ['/api/splash/add', 'post'],
+        ['/api/splash/{id}/update', 'put'],
+        ['/api/splash/{id}/delete', 'delete'],
       ],
       [
         ['/api/overlay', 'cta'],
@@ -132,18 +152,416 @@ describe('CTA overlays and custom splash pages (list only)', () => {
     });
   });
 
-  it('offers no create, update or delete routes', async () => {
-    const u = await createUser(t);
-    const id = await insertOverlay(u, 'message', 'x');
-    const s = await insertSplash(u, 'y');
-    expectError(
-      await t.http().post('/api/overlay/add').set(u.auth).send({ type: 'message', name: 'n' }),
-      404,
-    );
-    expectError(await t.http().post('/api/splash/add').set(u.auth).send({ name: 'n' }), 404);
-    expectError(await t.http().delete(`/api/overlay/${id}/delete`).set(u.auth), 404);
-    expectError(await t.http().delete(`/api/splash/${s}/delete`).set(u.auth), 404);
-    expect((await t.http().get('/api/overlay').set(u.auth)).body.data.result).toBe(1);
-    expect((await t.http().get('/api/splash').set(u.auth)).body.data.result).toBe(1);
+  const visit = (path: string, app: TestApp = t) =>
+    app.http().get(path).set('Host', MAIN).set('User-Agent', BROWSER_UA).redirects(0);
+  const linkDetails = async (u: TestUser, id: number) =>
+    (await t.http().get(`/api/url/${id}`).set(u.auth).expect(200)).body.details;
+  /** A user on a plan without overlay and splash counts (the free plan allows one of each). */
+  let unlimitedPlan: number;
+  const unlimitedUser = async () => {
+    unlimitedPlan ??= await createPlan(t, {
+      overlay: { enabled: '1', count: '0' },
+      splash: { enabled: '1', count: '0' },
+    });
+    return createUser(t, { planId: unlimitedPlan });
+  };
+
+  describe('CTA overlays: get one, add, update, delete', () => {
+    const add = (u: TestUser, body: object) =>
+      t.http().post('/api/overlay/add').set(u.auth).send(body);
+    const get = (u: TestUser, id: number) => t.http().get(`/api/overlay/${id}`).set(u.auth);
+    const update = (u: TestUser, id: number, body: object) =>
+      t.http().put(`/api/overlay/${id}/update`).set(u.auth).send(body);
+    const FULL = {
+      type: 'contact',
+      name: 'Contact us',
+      message: 'Questions? Write to us.',
+      button: 'Write',
+      link: 'https://www.example.com/contact',
+      bgcolor: '#112233',
+      textcolor: '#FFFFFF',
+      buttoncolor: '#ff8800',
+      position: 'tr',
+    };
+
+    it('adds an overlay with every field; GET /api/overlay/:id echoes them; the list entry keeps its v3 shape', async () => {
+      const u = await createUser(t);
+      const res = await add(u, FULL).expect(200);
+      expect(res.body).toEqual({ error: 0, id: expect.any(Number) });
+      expect((await get(u, res.body.id).expect(200)).body).toEqual({
+        error: 0,
+        data: { id: res.body.id, ...FULL, date: expect.stringMatching(DATE_TIME) },
+      });
+      const list = (await t.http().get('/api/overlay').set(u.auth).expect(200)).body.data.cta;
+      expect(list).toEqual([
+        {
+          id: res.body.id,
+          type: 'contact',
+          name: 'Contact us',
+          date: expect.stringMatching(DATE_TIME),
+        },
+      ]);
+    });
+
+    it('defaults for the fields left out', async () => {
+      const u = await createUser(t);
+      const { id } = (await add(u, { type: 'message', name: 'Bare' }).expect(200)).body;
+      expect((await get(u, id)).body.data).toEqual({
+        id,
+        type: 'message',
+        name: 'Bare',
+        message: '',
+        button: '',
+        link: '',
+        bgcolor: '#ffffff',
+        textcolor: '#000000',
+        buttoncolor: '#0055ff',
+        position: 'bl',
+        date: expect.stringMatching(DATE_TIME),
+      });
+    });
+
+    const bad: Array<[Record<string, unknown>, RegExp]> = [
+      [{ name: 'n' }, /^type: must be one of message, contact/],
+      [{ type: 'banner', name: 'n' }, /^type: must be one of message, contact/],
+      [{ type: 'message' }, /^name: /],
+      [{ type: 'message', name: '' }, /^name: must be 1 to 100 characters/],
+      [{ type: 'message', name: 'n'.repeat(101) }, /^name: /],
+      [{ type: 'message', name: 'n', message: 'm'.repeat(1001) }, /^message: /],
+      [{ type: 'message', name: 'n', message: 5 }, /^message: /],
+      [{ type: 'message', name: 'n', button: 'b'.repeat(101) }, /^button: /],
+      [{ type: 'message', name: 'n', link: 'ftp://x.example/' }, /^link: /],
+      [{ type: 'message', name: 'n', link: 'javascript:alert(1)' }, /^link: /],
+      [{ type: 'message', name: 'n', link: null }, /^link: /],
+      [{ type: 'message', name: 'n', bgcolor: 'red' }, /^bgcolor: must be a HEX colour/],
+      [{ type: 'message', name: 'n', textcolor: '#12345' }, /^textcolor: /],
+      [{ type: 'message', name: 'n', buttoncolor: 255 }, /^buttoncolor: /],
+      [
+        { type: 'message', name: 'n', position: 'center' },
+        /^position: must be one of bl, br, tl, tr/,
+      ],
+      [{ type: 'message', name: 'n', shadow: true }, /^shadow: unknown field/],
+    ];
+    it('400 naming the field, for each field; nothing created', async () => {
+      const u = await createUser(t);
+      for (const [body, message] of bad) expectError(await add(u, body), 400, message);
+      expect(await countOwned(t, 'overlays', u.id)).toBe(0);
+    });
+
+    it("403 past the plan's overlay count, and when the plan has overlays disabled", async () => {
+      const u = await createUser(t); // the free plan: one overlay
+      await add(u, { type: 'message', name: 'one' }).expect(200);
+      expectError(
+        await add(u, { type: 'message', name: 'two' }),
+        403,
+        /^Plan limit reached: your plan allows 1 overlay$/,
+      );
+      const off = await createPlan(t, { overlay: { enabled: '0', count: '0' } });
+      const v = await createUser(t, { planId: off });
+      expectError(await add(v, { type: 'message', name: 'x' }), 403, /"overlay"/);
+      expect(await countOwned(t, 'overlays', u.id)).toBe(1);
+      expect(await countOwned(t, 'overlays', v.id)).toBe(0);
+      const admin = await createUser(t, { admin: true, planId: off });
+      await add(admin, { type: 'message', name: 'admins are not limited' }).expect(200);
+    });
+
+    it('updates only the fields sent, each one', async () => {
+      const u = await createUser(t);
+      const { id } = (await add(u, FULL).expect(200)).body;
+      let expected = (await get(u, id)).body.data;
+      const steps: Array<Record<string, unknown>> = [
+        { type: 'message' },
+        { name: 'Renamed' },
+        { message: '' },
+        { button: 'Go' },
+        { link: '' },
+        { bgcolor: '#000000' },
+        { textcolor: '#123456' },
+        { buttoncolor: '#abcdef' },
+        { position: 'bl' },
+      ];
+      for (const body of steps) {
+        expect((await update(u, id, body).expect(200)).body).toEqual({
+          error: 0,
+          message: expect.any(String),
+        });
+        expected = { ...expected, ...body };
+        expect((await get(u, id)).body.data).toEqual(expected);
+      }
+      expectError(await update(u, id, {}), 400, /at least one field/);
+      expectError(await update(u, id, { name: null }), 400, /^name: /);
+      expectError(await update(u, id, { bgcolor: 'blue' }), 400, /^bgcolor: /);
+      expect((await get(u, id)).body.data).toEqual(expected);
+    });
+
+    it("404 for another user's overlay on every route; nothing changes", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const theirs = await insertOverlay(other, 'message', 'theirs');
+      expectError(await get(u, theirs), 404, /^Overlay not found$/);
+      expectError(await update(u, theirs, { name: 'pwned' }), 404, /^Overlay not found$/);
+      expectError(
+        await t.http().delete(`/api/overlay/${theirs}/delete`).set(u.auth),
+        404,
+        /^Overlay not found$/,
+      );
+      expectError(await get(u, 2147483000), 404, /^Overlay not found$/);
+      expectError(await t.http().get('/api/overlay/abc').set(u.auth), 400, /^id: /);
+      expect((await get(other, theirs)).body.data.name).toBe('theirs');
+    });
+
+    it('created through the API and shown on a real redirect; changes show at once; deleting it makes the link direct', async () => {
+      const u = await createUser(t);
+      const { id } = (
+        await add(u, {
+          type: 'message',
+          name: 'cta',
+          message: 'Join our list',
+          button: 'Join',
+          link: 'https://list.example/join',
+          bgcolor: '#ffeeaa',
+          position: 'tl',
+        }).expect(200)
+      ).body;
+      const link = await addLink(t, u, { url: 'https://target.example/page', type: id });
+      let page = await visit(`/${link.alias}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('<iframe class="target" src="https://target.example/page"');
+      expect(page.text).toContain('<p>Join our list</p>');
+      expect(page.text).toContain('href="https://list.example/join"');
+      expect(page.text).toContain('>Join</a>');
+      expect(page.text).toContain('background:#ffeeaa');
+      expect(page.text).toContain('left:1rem;top:1rem');
+
+      await update(u, id, { message: 'Changed message' }).expect(200);
+      page = await visit(`/${link.alias}`);
+      expect(page.text).toContain('<p>Changed message</p>');
+
+      await t.http().delete(`/api/overlay/${id}/delete`).set(u.auth).expect(200);
+      expectError(await get(u, id), 404);
+      const res = await visit(`/${link.alias}`);
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe('https://target.example/page');
+      expect(await linkDetails(u, link.id)).toMatchObject({ type: 'direct', overlay: null });
+    });
+  });
+
+  describe('custom splash pages: get one, add, update, delete', () => {
+    const add = (u: TestUser, body: object) =>
+      t.http().post('/api/splash/add').set(u.auth).send(body);
+    const get = (u: TestUser, id: number) => t.http().get(`/api/splash/${id}`).set(u.auth);
+    const update = (u: TestUser, id: number, body: object) =>
+      t.http().put(`/api/splash/${id}/update`).set(u.auth).send(body);
+    const FULL = {
+      name: 'Collection',
+      title: 'Our new collection',
+      message: 'Have a look before you go on.',
+      image: 'https://cdn.example/collection.jpg',
+      link: 'https://shop.example/collection',
+      countdown: 10,
+      button: 'Take me there',
+    };
+
+    it('adds a splash page with every field; GET /api/splash/:id echoes them; the list entry keeps its v3 shape', async () => {
+      const u = await createUser(t);
+      const res = await add(u, FULL).expect(200);
+      expect(res.body).toEqual({ error: 0, id: expect.any(Number) });
+      expect((await get(u, res.body.id).expect(200)).body).toEqual({
+        error: 0,
+        data: { id: res.body.id, ...FULL, date: expect.stringMatching(DATE_TIME) },
+      });
+      expect((await t.http().get('/api/splash').set(u.auth)).body.data.splash).toEqual([
+        { id: res.body.id, name: 'Collection', date: expect.stringMatching(DATE_TIME) },
+      ]);
+    });
+
+    it('defaults for the fields left out', async () => {
+      const u = await createUser(t);
+      const { id } = (await add(u, { name: 'Bare' }).expect(200)).body;
+      expect((await get(u, id)).body.data).toEqual({
+        id,
+        name: 'Bare',
+        title: '',
+        message: '',
+        image: '',
+        link: '',
+        countdown: 5,
+        button: 'Continue',
+        date: expect.stringMatching(DATE_TIME),
+      });
+    });
+
+    const bad: Array<[Record<string, unknown>, RegExp]> = [
+      [{}, /^name: /],
+      [{ name: '' }, /^name: must be 1 to 100 characters/],
+      [{ name: 'n'.repeat(101) }, /^name: /],
+      [{ name: 'n', title: 't'.repeat(201) }, /^title: must be at most 200/],
+      [{ name: 'n', message: 'm'.repeat(2001) }, /^message: /],
+      [{ name: 'n', image: 'cat.jpg' }, /^image: /],
+      [{ name: 'n', image: 'data:image/png;base64,AAAA' }, /^image: /],
+      [{ name: 'n', link: 'javascript:alert(1)' }, /^link: /],
+      [{ name: 'n', countdown: -1 }, /^countdown: must be an integer from 0 to 600/],
+      [{ name: 'n', countdown: 601 }, /^countdown: /],
+      [{ name: 'n', countdown: 1.5 }, /^countdown: /],
+      [{ name: 'n', countdown: '5' }, /^countdown: /],
+      [{ name: 'n', button: '' }, /^button: must be 1 to 100 characters/],
+      [{ name: 'n', button: 'b'.repeat(101) }, /^button: /],
+      [{ name: 'n', video: 'x' }, /^video: unknown field/],
+    ];
+    it('400 naming the field, for each field; nothing created', async () => {
+      const u = await createUser(t);
+      for (const [body, message] of bad) expectError(await add(u, body), 400, message);
+      expect(await countOwned(t, 'splash_pages', u.id)).toBe(0);
+    });
+
+    it("403 past the plan's splash count, and when the plan has splash pages disabled", async () => {
+      const u = await createUser(t); // the free plan: one splash page
+      await add(u, { name: 'one' }).expect(200);
+      expectError(
+        await add(u, { name: 'two' }),
+        403,
+        /^Plan limit reached: your plan allows 1 splash$/,
+      );
+      const off = await createPlan(t, { splash: { enabled: '0', count: '0' } });
+      const v = await createUser(t, { planId: off });
+      expectError(await add(v, { name: 'x' }), 403, /"splash"/);
+      expect(await countOwned(t, 'splash_pages', u.id)).toBe(1);
+      expect(await countOwned(t, 'splash_pages', v.id)).toBe(0);
+      const w = await unlimitedUser();
+      for (const name of ['a', 'b', 'c']) await add(w, { name }).expect(200);
+    });
+
+    it('concurrent adds cannot pass the plan count', async () => {
+      const u = await createUser(t);
+      const results = await Promise.all(
+        [1, 2, 3, 4].map((n) => add(u, { name: `race ${n}` }).then((r) => r.status)),
+      );
+      expect(results.sort()).toEqual([200, 403, 403, 403]);
+      expect(await countOwned(t, 'splash_pages', u.id)).toBe(1);
+    });
+
+    it('updates only the fields sent, each one', async () => {
+      const u = await createUser(t);
+      const { id } = (await add(u, FULL).expect(200)).body;
+      let expected = (await get(u, id)).body.data;
+      const steps: Array<Record<string, unknown>> = [
+        { name: 'Renamed' },
+        { title: '' },
+        { message: 'New text' },
+        { image: '' },
+        { link: 'https://other.example/' },
+        { countdown: 0 },
+        { button: 'Go on' },
+      ];
+      for (const body of steps) {
+        expect((await update(u, id, body).expect(200)).body).toEqual({
+          error: 0,
+          message: expect.any(String),
+        });
+        expected = { ...expected, ...body };
+        expect((await get(u, id)).body.data).toEqual(expected);
+      }
+      expectError(await update(u, id, {}), 400, /at least one field/);
+      expectError(await update(u, id, { countdown: 700 }), 400, /^countdown: /);
+      expect((await get(u, id)).body.data).toEqual(expected);
+    });
+
+    it("404 for another user's splash page on every route; nothing changes", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const theirs = await insertSplash(other, 'theirs');
+      expectError(await get(u, theirs), 404, /^Splash page not found$/);
+      expectError(await update(u, theirs, { name: 'pwned' }), 404, /^Splash page not found$/);
+      expectError(
+        await t.http().delete(`/api/splash/${theirs}/delete`).set(u.auth),
+        404,
+        /^Splash page not found$/,
+      );
+      expect((await get(other, theirs)).body.data.name).toBe('theirs');
+    });
+
+    it('created through the API and shown on a real redirect; changes show at once; deleting it makes the link direct', async () => {
+      const u = await createUser(t);
+      const { id } = (await add(u, FULL).expect(200)).body;
+      const link = await addLink(t, u, { url: 'https://target.example/splash', type: 'splash' });
+      let page = await visit(`/${link.alias}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('<h1>Our new collection</h1>');
+      expect(page.text).toContain('<img class="hero" src="https://cdn.example/collection.jpg"');
+      expect(page.text).toContain('<p>Have a look before you go on.</p>');
+      expect(page.text).toContain('href="https://shop.example/collection"');
+      expect(page.text).toContain('id="go" href="https://target.example/splash"');
+      expect(page.text).toContain('>Take me there</a>');
+      expect(page.text).toContain('data-seconds="10"');
+      expect(page.headers['content-security-policy']).toContain('img-src https://cdn.example');
+
+      await update(u, id, { title: 'Changed title', countdown: 0 }).expect(200);
+      page = await visit(`/${link.alias}`);
+      expect(page.text).toContain('<h1>Changed title</h1>');
+      expect(page.text).not.toContain('data-seconds');
+
+      await t.http().delete(`/api/splash/${id}/delete`).set(u.auth).expect(200);
+      const res = await visit(`/${link.alias}`);
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe('https://target.example/splash');
+      expect(await linkDetails(u, link.id)).toMatchObject({ type: 'direct', splash: null });
+    });
+
+    it('escapes every field on the page', async () => {
+      const u = await createUser(t);
+      const x = '<script>alert(1)</script>';
+      await add(u, {
+        name: x,
+        title: x,
+        message: x,
+        button: x,
+        link: `https://e.example/"${x}`,
+      }).expect(200);
+      const link = await addLink(t, u, { url: 'https://target.example/', type: 'splash' });
+      const page = await visit(`/${link.alias}`);
+      expect(page.text).not.toContain('<script>alert');
+      expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    });
+  });
+
+  it('a second api instance stops showing a deleted overlay or splash page: its links are direct there too', async () => {
+    const t2 = await createTestApp();
+    try {
+      const u = await unlimitedUser();
+      const overlay = (
+        await t
+          .http()
+          .post('/api/overlay/add')
+          .set(u.auth)
+          .send({ type: 'message', name: 'o', message: 'replicated overlay' })
+          .expect(200)
+      ).body.id;
+      const splash = (
+        await t
+          .http()
+          .post('/api/splash/add')
+          .set(u.auth)
+          .send({ name: 's', title: 'replicated splash' })
+          .expect(200)
+      ).body.id;
+      const a = await addLink(t, u, { url: 'https://a.example/', type: overlay });
+      const b = await addLink(t, u, { url: 'https://b.example/', type: 'splash' });
+      await eventually(async () => t2.app.get(CacheBus).live);
+      // creation's own invalidation is repeated once, REPEAT_INVALIDATION_MS later: let it pass
+      await new Promise((r) => setTimeout(r, REPEAT_INVALIDATION_MS + 200));
+      expect((await visit(`/${a.alias}`, t2)).text).toContain('replicated overlay');
+      expect((await visit(`/${b.alias}`, t2)).text).toContain('replicated splash');
+      // t2 now answers from its own memory: a change behind its back (SQL, Redis copy gone) is not seen
+      await t.db.query(`UPDATE overlays SET message = 'sneaky' WHERE id = $1`, [overlay]);
+      await t.redis.client.del(t.redis.key('link', a.alias));
+      expect((await visit(`/${a.alias}`, t2)).text).toContain('replicated overlay');
+      await t.http().delete(`/api/overlay/${overlay}/delete`).set(u.auth).expect(200);
+      await t.http().delete(`/api/splash/${splash}/delete`).set(u.auth).expect(200);
+      await eventually(async () => (await visit(`/${a.alias}`, t2)).status === 302, 3000, 20);
+      await eventually(async () => (await visit(`/${b.alias}`, t2)).status === 302, 3000, 20);
+      expect((await visit(`/${b.alias}`, t2)).headers.location).toBe('https://b.example/');
+    } finally {
+      await t2.close();
+    }
   });
 });

@@ -10,11 +10,13 @@ import { RedisModule } from '@app/redis';
 import { StatsModule } from '@app/stats';
 
 import { AccountModule } from './account/account.module';
+import { BioModule } from './bio/bio.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { ChannelsModule } from './channels/channels.module';
 import { DestinationsModule } from './destinations/destinations.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
+import { ImportsModule } from './imports/imports.module';
 import { LinksModule } from './links/links.module';
 import { loggerParams } from './logging';
 import { LoginLinksModule } from './login-links/login-links.module';
@@ -26,6 +28,7 @@ import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
 import { StatsApiModule } from './stats/stats.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The api: infrastructure first, then one module per feature. A new feature is a folder under
@@ -39,6 +42,7 @@ const FEATURES = [
   PlansModule,
   LoginLinksModule,
   PublicModule,
+  WebhooksModule,
   DestinationsModule,
   DomainsModule,
   OverlaysModule,
@@ -47,7 +51,9 @@ const FEATURES = [
   SplashModule,
   PixelsModule,
   LinksModule,
+  ImportsModule,
   QrModule,
+  BioModule,
   StatsApiModule,
 ];
 

@@ -8,12 +8,13 @@ import { RedisModule } from '@app/redis';
 
 import { QrJobsModule } from './qr/qr-jobs.module';
 import { StatsJobsModule } from './stats/stats-jobs.module';
+import { WebhookJobsModule } from './webhooks/webhook-jobs.module';
 
 /**
  * The worker: BullMQ processors only, no HTTP listener. Each job family is a module in its own
  * folder (processor + the services it needs), added to JOBS.
  */
-const JOBS = [StatsJobsModule, QrJobsModule];
+const JOBS = [StatsJobsModule, QrJobsModule, WebhookJobsModule];
 
 @Module({
   imports: [

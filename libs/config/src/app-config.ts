@@ -249,6 +249,14 @@ export class AppConfig {
   @IsString()
   BLOCKLIST_FILE?: string;
 
+  /**
+   * Webhook receivers an operator trusts on an internal network: host names or addresses
+   * (comma-separated) exempt from the public-address rule, reachable over plain http too.
+   */
+  @Transform(toList)
+  @IsString({ each: true })
+  WEBHOOK_ALLOW_HOSTS: string[] = [];
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
   }

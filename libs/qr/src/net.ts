@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import { LookupAddress, lookup as dnsLookup } from 'node:dns';
+import { BlockList, isIP, LookupFunction } from 'node:net';
 
 /**
  * Addresses a server-side fetch must never reach: loopback, private, link-local, CGNAT,
@@ -66,4 +67,31 @@ export function isPublicAddress(ip: string): boolean {
   const v4 = embeddedIpv4(addr);
   if (v4) return !blocked.check(v4, 'ipv4');
   return !blocked.check(addr, 'ipv6');
+}
+
+/**
+ * A `lookup` for http(s) requests that resolves every address of the host and fails with
+ * `refuse(hostname)` unless all of them are public: the connection then goes to an address that
+ * was checked (no second resolution to race). With `allowPrivate` it is a plain lookup.
+ */
+export function publicOnlyLookup(
+  allowPrivate: boolean,
+  refuse: (hostname: string) => Error,
+): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(
+      hostname,
+      { all: true, family: options.family as number | undefined },
+      (err, addresses: LookupAddress[]) => {
+        if (err) return callback(err, '', 0);
+        if (!addresses.length)
+          return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
+        if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address)))
+          return callback(refuse(hostname), '', 0);
+        if (options.all)
+          (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        else callback(null, addresses[0].address, addresses[0].family);
+      },
+    );
+  };
 }

@@ -4,6 +4,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { redisOptions } from '@app/redis';
 
+import { QueueSettle } from './queue-settle';
 import { DEFAULT_JOB_OPTIONS, QUEUE } from './queues';
 
 /**
@@ -40,6 +41,7 @@ export class QueueModule {
         }),
         BullModule.registerQueue(...Object.values(QUEUE).map((name) => ({ name }))),
       ],
+      providers: [QueueSettle],
       exports: [BullModule],
     };
   }

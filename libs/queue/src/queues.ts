@@ -4,6 +4,8 @@ import { JobsOptions } from 'bullmq';
 export const QUEUE = {
   qr: 'qr-render',
   stats: 'stats-fold',
+  webhooks: 'webhooks',
+  imports: 'link-imports',
 } as const;
 
 /** Job names within the queues. */
@@ -11,7 +13,44 @@ export const JOB = {
   renderQr: 'render-qr',
   deleteQrImages: 'delete-qr-images',
   foldStats: 'fold-stats',
+  deliverWebhook: 'deliver-webhook',
+  importLinks: 'import-links',
 } as const;
+
+export interface DeliverWebhookPayload {
+  /** webhook_deliveries.id: the row holds the event, the worker reads it (and its webhook) */
+  deliveryId: number;
+}
+
+export interface ImportLinksPayload {
+  importId: number;
+}
+
+/**
+ * Webhook deliveries: one job per delivery row (jobId `whd-<id>`, so the relay may hand a row over
+ * twice), retried for about a day. The custom backoff (WEBHOOK_BACKOFF) waits 2 s, 4 s, 8 s, …
+ * up to 4 h between attempts: the first three attempts fall within 6 s, the 19th about 24 h
+ * after the first. Jobs are kept a day after they end, so a row handed over again meanwhile is
+ * not sent twice.
+ */
+export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
+  attempts: 19,
+  backoff: { type: 'webhook' },
+  removeOnComplete: { age: 24 * 3600, count: 100_000 },
+  removeOnFail: { age: 24 * 3600, count: 100_000 },
+};
+
+/** Delay before retry `attemptsMade + 1` of a webhook delivery. */
+export function webhookBackoff(attemptsMade: number): number {
+  return Math.min(2000 * 2 ** Math.max(0, attemptsMade - 1), 4 * 3600 * 1000);
+}
+
+/** An import runs once: its rows are idempotent, but a failed run is reported, not retried. */
+export const IMPORT_JOB_OPTIONS: JobsOptions = {
+  attempts: 1,
+  removeOnComplete: { count: 1000, age: 24 * 3600 },
+  removeOnFail: { count: 1000, age: 7 * 24 * 3600 },
+};
 
 export interface RenderQrPayload {
   qrId: number;

@@ -1,5 +1,6 @@
 export * from './click-caps';
 export * from './hll';
+export * from './fold-listener';
 export * from './keys';
 export * from './stats-fold';
 export * from './stats-range';

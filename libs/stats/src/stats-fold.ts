@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
+import { FOLD_LISTENER, FoldedVisits, FoldListener } from './fold-listener';
 import { compactEncoding, compactHll, coveredBy, emptyRegisters, mergeHll } from './hll';
-import { CLAIM_BATCH_SCRIPT, dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
+import { CLAIM_BATCH_SCRIPT, DIM, dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
 
 const BATCH_SIZE = 500;
 const MAX_BATCHES_PER_RUN = 50;
@@ -58,6 +59,7 @@ export class StatsFold {
   constructor(
     private readonly redis: RedisService,
     @InjectDataSource() private readonly db: DataSource,
+    @Optional() @Inject(FOLD_LISTENER) private readonly listener?: FoldListener,
   ) {
     this.keys = new StatsKeys(redis);
   }
@@ -68,23 +70,22 @@ export class StatsFold {
     const leftovers = await this.redis.client.smembers(this.keys.inflight);
     for (const batch of leftovers) this.add(total, await this.applyBatch(batch));
     for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-      const batch = `${Date.now()}-${randomUUID()}`;
-      const claimed = await this.client().claimVisits(
-        this.keys.dirty,
-        this.keys.inflight,
-        this.keys.base,
-        batch,
-        BATCH_SIZE,
-      );
-      if (!claimed.length) break;
+      const { batch, size } = await this.claim();
+      if (!size) break;
       this.add(total, await this.applyBatch(batch));
-      if (claimed.length < BATCH_SIZE) break;
+      if (size < BATCH_SIZE) break;
     }
     return total;
   }
 
   /** Step 1 alone (claim one batch without applying it): for crash tests. */
   async claimOnly(): Promise<string | null> {
+    const { batch, size } = await this.claim();
+    return size ? batch : null;
+  }
+
+  /** Step 1: moves up to BATCH_SIZE dirty links into a new in-flight batch. */
+  private async claim(): Promise<{ batch: string; size: number }> {
     const batch = `${Date.now()}-${randomUUID()}`;
     const claimed = await this.client().claimVisits(
       this.keys.dirty,
@@ -93,7 +94,7 @@ export class StatsFold {
       batch,
       BATCH_SIZE,
     );
-    return claimed.length ? batch : null;
+    return { batch, size: claimed.length };
   }
 
   /** Applies one claimed batch (idempotent), then deletes its keys. */
@@ -110,6 +111,7 @@ export class StatsFold {
     // one entry per (link, day, dimension, label): several profiles may share a label, and one
     // INSERT ... ON CONFLICT may not touch a row twice
     const dimCounts = new Map<string, [number, string, string, string, number]>();
+    const visits: FoldedVisits[] = [];
     let clicks = 0;
     ids.forEach((id, i) => {
       const linkId = Number(id);
@@ -129,6 +131,7 @@ export class StatsFold {
         if (f.clicks) {
           row.clicks += n;
           clicks += n;
+          if (this.listener) visits.push(foldedVisits(linkId, f.day, n, f.dims));
         }
         for (const [dim, label] of f.dims) {
           const dimKey = `${key}|${dim}|${label}`;
@@ -158,7 +161,11 @@ export class StatsFold {
       });
     }
 
-    const applied = await this.db.transaction((m) => this.write(m, batch, rows, dims));
+    const applied = await this.db.transaction(async (m) => {
+      const fresh = await this.write(m, batch, rows, dims);
+      if (fresh && visits.length) await this.listener?.onFold(m, visits);
+      return fresh;
+    });
     if (!options.skipCleanup) await this.cleanup(batch, ids);
     return applied
       ? { batches: 1, links: ids.length, clicks }
@@ -376,4 +383,30 @@ export class StatsFold {
     }
     return this.redis.client as unknown as ClaimingRedis;
   }
+}
+
+const NAMED: Record<string, 'country' | 'referrer' | 'browser' | 'os'> = {
+  [DIM.country]: 'country',
+  [DIM.referrer]: 'referrer',
+  [DIM.browser]: 'browser',
+  [DIM.os]: 'os',
+};
+
+function foldedVisits(
+  linkId: number,
+  day: string,
+  count: number,
+  dims: Array<[string, string]>,
+): FoldedVisits {
+  const v: FoldedVisits = {
+    linkId,
+    day: dayToIso(day),
+    count,
+    country: null,
+    referrer: null,
+    browser: null,
+    os: null,
+  };
+  for (const [dim, label] of dims) if (NAMED[dim]) v[NAMED[dim]] = label;
+  return v;
 }

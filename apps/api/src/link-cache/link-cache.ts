@@ -23,8 +23,11 @@ const REDIS_MISSING_TTL = 30;
 /** Milliseconds the in-process cache keeps a known-missing alias or host. */
 const LRU_MISSING_TTL = 5000;
 
-/** What a link's cached answer depends on, for `affectedBy` / `forgetLinksUsing`. */
-export type LinkReference = 'domain' | 'pixel' | 'splash' | 'overlay';
+/**
+ * What a link's cached answer depends on, for `affectedBy` / `forgetLinksUsing`; `link`: the bio
+ * pages showing a short link (its status decides whether they show it).
+ */
+export type LinkReference = 'domain' | 'pixel' | 'splash' | 'overlay' | 'link';
 
 const ALIASES_USING: Record<LinkReference, string> = {
   domain: 'SELECT alias FROM links WHERE domain_id = $1',
@@ -32,6 +35,8 @@ const ALIASES_USING: Record<LinkReference, string> = {
     'SELECT l.alias FROM links l JOIN link_pixels lp ON lp.link_id = l.id WHERE lp.pixel_id = $1',
   splash: 'SELECT alias FROM links WHERE splash_id = $1',
   overlay: 'SELECT alias FROM links WHERE overlay_id = $1',
+  link: `SELECT l.alias FROM bio_pages b JOIN links l ON l.id = b.link_id
+          WHERE b.links @> jsonb_build_array(jsonb_build_object('link', $1::int))`,
 };
 const HOSTS_OF: Partial<Record<LinkReference, string>> = {
   domain: 'SELECT host FROM domains WHERE id = $1',

@@ -17,8 +17,27 @@ export interface SplashContent {
   title: string;
   message: string;
   imageUrl: string;
+  /** Shown beside the image ('' for none; absent in entries cached before it existed). */
+  link?: string;
   countdown: number;
   buttonText: string;
+}
+
+/** A button of a bio page as served: `n` is its position in the page's stored list (`?go=<n>`). */
+export interface BioButton {
+  n: number;
+  title: string;
+  url: string;
+}
+
+/** What a bio page shows (private and deleted short links already left out). */
+export interface BioContent {
+  name: string;
+  description: string;
+  avatar: string;
+  theme: string;
+  links: BioButton[];
+  socials: Record<string, string>;
 }
 
 export interface OverlayContent {
@@ -53,6 +72,8 @@ export interface ResolvedLink {
   pixels: PixelTag[];
   splash: SplashContent | null;
   overlay: OverlayContent | null;
+  /** A bio page's content (kind `bio`), else null. */
+  bio: BioContent | null;
   /** Link options (null / false when unset). */
   geoTargets: GeoTarget[] | null;
   deviceTargets: DeviceTarget[] | null;
@@ -94,6 +115,23 @@ export interface ResolvedHost {
 }
 
 export const REDIRECT_CACHE_CONTROL = 'private, max-age=90';
+
+/** The header array of a prebuilt 302 (written with `res.writeHead(302, array)`). */
+export function redirectHeaders(
+  location: string,
+  cacheControl: string = REDIRECT_CACHE_CONTROL,
+): string[] {
+  return [
+    'Location',
+    location,
+    'Cache-Control',
+    cacheControl,
+    'Content-Length',
+    '0',
+    'X-Content-Type-Options',
+    'nosniff',
+  ];
+}
 
 /**
  * True when every visitor gets the same 302: no password, pixels, splash, frame or overlay, and
@@ -148,16 +186,7 @@ export function toCached(link: ResolvedLink): CachedLink {
   cached.screenedAt = 0;
   cached.blocked = false;
   cached.redirectHeaders = isPlainRedirect(link)
-    ? [
-        'Location',
-        headerSafeUrl(withParameters(link.url, link.parameters)),
-        'Cache-Control',
-        REDIRECT_CACHE_CONTROL,
-        'Content-Length',
-        '0',
-        'X-Content-Type-Options',
-        'nosniff',
-      ]
+    ? redirectHeaders(headerSafeUrl(withParameters(link.url, link.parameters)))
     : null;
   return cached;
 }
@@ -169,17 +198,25 @@ export const RESOLVE_LINK_SQL = `
          COALESCE((SELECT json_agg(json_build_object('type', p.type, 'tag', p.tag) ORDER BY p.id)
                    FROM link_pixels lp JOIN pixels p ON p.id = lp.pixel_id WHERE lp.link_id = l.id), '[]'::json) AS pixels,
          CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object(
-           'title', s.title, 'message', s.message, 'imageUrl', s.image_url, 'countdown', s.countdown,
+           'title', s.title, 'message', s.message, 'imageUrl', s.image_url, 'link', s.link, 'countdown', s.countdown,
            'buttonText', s.button_text) END AS splash,
          CASE WHEN o.id IS NULL THEN NULL ELSE json_build_object(
            'type', o.type, 'message', o.message, 'buttonText', o.button_text, 'buttonLink', o.button_link,
            'bgColor', o.bg_color, 'textColor', o.text_color, 'buttonColor', o.button_color, 'position', o.position) END AS overlay,
+         CASE WHEN b.link_id IS NULL THEN NULL ELSE json_build_object(
+           'name', b.name, 'description', l.description, 'avatar', b.avatar, 'theme', b.theme, 'socials', b.socials,
+           'links', COALESCE((SELECT json_agg(json_build_object('n', e.n - 1, 'title', e.item->>'title', 'url', e.item->>'url') ORDER BY e.n)
+                              FROM jsonb_array_elements(b.links) WITH ORDINALITY AS e(item, n)
+                              WHERE NOT (e.item ? 'link') OR EXISTS (
+                                SELECT 1 FROM links sl WHERE sl.id = (e.item->>'link')::int AND sl.user_id = l.user_id
+                                  AND sl.status = 'public')), '[]'::json)) END AS bio,
          l.geo_targets, l.device_targets, l.language_targets, l.deep_link, l.parameters, l.forward_query,
          l.meta_title, l.meta_description, l.meta_image, l.click_limit, l.expiration_redirect,
          (l.disabled_at IS NOT NULL) AS disabled
   FROM links l
   LEFT JOIN splash_pages s ON s.id = l.splash_id AND l.type = 'splash'
   LEFT JOIN overlays o ON o.id = l.overlay_id AND l.type = 'overlay'
+  LEFT JOIN bio_pages b ON b.link_id = l.id AND l.kind = 'bio'
   WHERE l.alias = $1`;
 
 export interface ResolveLinkRow {
@@ -196,6 +233,7 @@ export interface ResolveLinkRow {
   pixels: PixelTag[];
   splash: SplashContent | null;
   overlay: OverlayContent | null;
+  bio: BioContent | null;
   geo_targets: GeoTarget[] | null;
   device_targets: DeviceTarget[] | null;
   language_targets: LanguageTarget[] | null;
@@ -225,6 +263,7 @@ export function fromRow(row: ResolveLinkRow): ResolvedLink {
     pixels: row.pixels ?? [],
     splash: row.splash,
     overlay: row.overlay,
+    bio: row.bio,
     geoTargets: row.geo_targets,
     deviceTargets: row.device_targets,
     languageTargets: row.language_targets,

@@ -13,5 +13,6 @@ import { LinksService } from './links.service';
   imports: [LinkCacheModule, DestinationsModule],
   controllers: [LinksController, LinksAdminController],
   providers: [LinksService, LinkReferences, LinkViews],
+  exports: [LinksService],
 })
 export class LinksModule {}

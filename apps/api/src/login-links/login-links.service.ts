@@ -14,7 +14,7 @@ export interface LoginResult {
   id: number;
   email: string;
   username: string;
-  apikey: string;
+  apikey: string | null;
 }
 
 /**

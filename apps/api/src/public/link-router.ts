@@ -9,6 +9,7 @@ import {
   CachedLink,
   headerSafeUrl,
   REDIRECT_CACHE_CONTROL,
+  redirectHeaders,
   withParameters,
 } from '../link-cache/resolved-link';
 import { Page, previewPage } from './pages';
@@ -70,8 +71,7 @@ function compile(link: CachedLink): LinkRoute {
     const target = web ? withParameters(url, link.parameters) : url;
     const found = destinations.findIndex((d) => d.url === target);
     if (found >= 0) return found;
-    const headers = ['Location', headerSafeUrl(target), 'Cache-Control', cacheControl];
-    headers.push('Content-Length', '0', 'X-Content-Type-Options', 'nosniff');
+    const headers = redirectHeaders(headerSafeUrl(target), cacheControl);
     return destinations.push({ url: target, web, cacheControl, headers }) - 1;
   };
   indexOf(link.url, true);

@@ -144,6 +144,8 @@ export function forwardPage(target: string, pixels: PixelTag[]): Page {
 export function splashPage(target: string, splash: SplashContent, pixels: PixelTag[]): Page {
   const px = pixelsOf(pixels);
   const image = splash.imageUrl ? originOf(splash.imageUrl) : null;
+  const link = splash.link && originOf(splash.link) ? splash.link : null;
+  const picture = image ? escaped`<img class="hero" src="${splash.imageUrl}" alt="">` : null;
   const seconds = Math.max(0, Math.min(600, Math.floor(splash.countdown)));
   return page({
     title: splash.title || 'Redirecting…',
@@ -152,8 +154,9 @@ export function splashPage(target: string, splash: SplashContent, pixels: PixelT
         ? escaped`<meta http-equiv="refresh" content="${seconds};url=${target}">`
         : undefined,
     body: escaped`<main>${splash.title ? escaped`<h1>${splash.title}</h1>` : ''}
-${image ? escaped`<p><img class="hero" src="${splash.imageUrl}" alt=""></p>` : ''}
+${picture ? (link ? escaped`<p><a href="${link}" target="_blank" rel="noopener noreferrer">${picture}</a></p>` : escaped`<p>${picture}</p>`) : ''}
 ${splash.message ? escaped`<p>${splash.message}</p>` : ''}
+${link ? escaped`<p class="muted"><a id="more" href="${link}" target="_blank" rel="noopener noreferrer">${link}</a></p>` : ''}
 <p><a class="btn" id="go" href="${target}" rel="noreferrer">${splash.buttonText || 'Continue'}</a></p>
 ${seconds > 0 ? escaped`<p class="muted">Forwarding in <span id="count" data-seconds="${seconds}">${seconds}</span> s</p>` : ''}
 </main>${px.markup}`,

@@ -11,7 +11,7 @@ import { LinkCache } from '../link-cache/link-cache';
 import {
   CachedLink,
   headerSafeUrl,
-  REDIRECT_CACHE_CONTROL,
+  redirectHeaders,
   ResolvedHost,
 } from '../link-cache/resolved-link';
 import { ClickLimiter } from './click-limiter';
@@ -40,16 +40,7 @@ import { PublicResponder, STATIC } from './responder';
 @Injectable()
 export class RedirectorHandler extends PublicHandler {
   private readonly publicHost: string;
-  private readonly docsHeaders = [
-    'Location',
-    '/docs',
-    'Cache-Control',
-    REDIRECT_CACHE_CONTROL,
-    'Content-Length',
-    '0',
-    'X-Content-Type-Options',
-    'nosniff',
-  ];
+  private readonly docsHeaders = redirectHeaders('/docs');
   /** Raw Host header → parsed host: a handful of distinct values in practice (bounded). */
   private readonly hostMemo = new Map<string, string>();
 

@@ -4,6 +4,7 @@ import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import {
+  formatDateTime,
   InvalidFieldError,
   NotFoundError,
   PageQueryDto,
@@ -16,6 +17,7 @@ import {
 } from '@app/common';
 import { isUniqueViolation, Link, QrCode, QrType } from '@app/database';
 import { LinkStatistics, StatsReader } from '@app/stats';
+import { WebhookOutbox } from '@app/webhooks';
 
 import { DestinationPolicy } from '../destinations/destination-policy';
 import { CreateQrDto } from './dto/create-qr.dto';
@@ -50,6 +52,7 @@ export class QrService {
     private readonly resolver: QrResolver,
     private readonly destinations: DestinationPolicy,
     private readonly plans: PlanService,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   // ---- reads -----------------------------------------------------------------------------
@@ -136,17 +139,25 @@ export class QrService {
               look.logo,
             ],
           );
+        // The plan's links count (a link code counts) and the qr.created event share the
+        // insert's transaction.
         const counted = dto.type === 'link' && this.plans.linksCap(auth) > 0;
-        const [qr] = (await (counted
-          ? this.db.transaction(async (em) => {
-              await this.plans.reserveLink(em, auth);
-              return insert((sql, params) => em.query(sql, params));
-            })
-          : insert((sql, params) => this.db.query(sql, params)))) as Array<{
-          id: number;
-          link_id: number;
-          render_version: number;
-        }>;
+        const qr = await this.db.transaction(async (em) => {
+          if (counted) await this.plans.reserveLink(em, auth);
+          const [row] = (await insert((sql, params) => em.query(sql, params))) as Array<{
+            id: number;
+            link_id: number;
+            render_version: number;
+          }>;
+          await this.outbox.record(em, auth.user.id, 'qr.created', {
+            id: row.id,
+            name,
+            type: dto.type,
+            link: this.urls.qr(code),
+            date: formatDateTime(new Date()),
+          });
+          return row;
+        });
         try {
           await this.jobs.render(auth.user.id, qr.id, qr.render_version, { code, ...look });
         } catch (err) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -72,12 +72,14 @@ export interface AccountView {
 /** The documented User shape of the admin routes (with the decrypted key). */
 export interface UserView extends AccountView {
   planid: number;
-  apikey: string;
+  apikey: string | null;
 }
 
 /** Identity: creating users with their API key, and the documented views of a user. */
 @Injectable()
 export class UsersService {
+  private readonly logger = new Logger(UsersService.name);
+
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     @InjectRepository(Plan) private readonly plans: Repository<Plan>,
@@ -193,8 +195,8 @@ export class UsersService {
 
   /**
    * `DELETE /api/user/:id/delete`: one statement; the foreign keys cascade to everything the
-   * user owns (links, QR codes, domains, campaigns, channels, pixels, overlays, splash pages,
-   * login links). Then UserDeletedEvent lets each feature clean up what lives elsewhere (cached
+   * user owns (links, QR codes, bio pages, domains, campaigns, channels, pixels, overlays, splash
+   * pages, login links). Then UserDeletedEvent lets each feature clean up what lives elsewhere (cached
    * answers on every replica, QR image files). An admin cannot delete itself (403).
    */
   async remove(auth: Principal, id: number): Promise<void> {
@@ -263,7 +265,7 @@ export class UsersService {
   async adminView(user: User): Promise<UserView> {
     const { id, email, username, avatar, status, expires, registered } =
       await this.accountView(user);
-    const apikey = decryptSecret(user.apiKeyEnc, this.config.secret);
+    const apikey = this.readableKey(user);
     return {
       id,
       email,
@@ -275,5 +277,20 @@ export class UsersService {
       registered,
       apikey,
     };
+  }
+
+  /**
+   * The stored copy of the user's key, or null when it was sealed under another APP_SECRET (the
+   * key still authenticates by its digest; rotating it stores a readable copy again).
+   */
+  private readableKey(user: User): string | null {
+    try {
+      return decryptSecret(user.apiKeyEnc, this.config.secret);
+    } catch {
+      this.logger.warn(
+        `user ${user.id}: stored API key copy not readable with this APP_SECRET; rotate the key to replace it`,
+      );
+      return null;
+    }
   }
 }

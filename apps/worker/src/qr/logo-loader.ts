@@ -1,8 +1,7 @@
-import { LookupAddress, lookup as dnsLookup } from 'node:dns';
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 import { Injectable } from '@nestjs/common';
@@ -10,7 +9,14 @@ import { LRUCache } from 'lru-cache';
 import sharp from 'sharp';
 
 import { AppConfig } from '@app/config';
-import { assetsDir, isInside, isPublicAddress, LogoSourceError, parseLogoSource } from '@app/qr';
+import {
+  assetsDir,
+  isInside,
+  isPublicAddress,
+  LogoSourceError,
+  parseLogoSource,
+  publicOnlyLookup,
+} from '@app/qr';
 
 import { LogoError } from './logo-error';
 
@@ -154,30 +160,14 @@ export class LogoLoader {
         new LogoError('logo: the URL points to a private, loopback or link-local address', true),
       );
     }
-    const lookup: LookupFunction = (hostname, options, callback) => {
-      dnsLookup(
-        hostname,
-        { all: true, family: options.family as number | undefined },
-        (err, addresses: LookupAddress[]) => {
-          if (err) return callback(err, '', 0);
-          if (!addresses.length)
-            return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
-          if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) {
-            return callback(
-              new LogoError(
-                `logo: ${hostname} resolves to a private, loopback or link-local address`,
-                true,
-              ),
-              '',
-              0,
-            );
-          }
-          if (options.all)
-            (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-          else callback(null, addresses[0].address, addresses[0].family);
-        },
-      );
-    };
+    const lookup = publicOnlyLookup(
+      allowPrivate,
+      (hostname) =>
+        new LogoError(
+          `logo: ${hostname} resolves to a private, loopback or link-local address`,
+          true,
+        ),
+    );
     const remaining = deadline - Date.now();
     if (remaining <= 0) return Promise.reject(this.timeout());
     return new Promise((resolve, reject) => {

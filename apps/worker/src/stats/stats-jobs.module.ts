@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 
 import { StatsFold } from '@app/stats';
 
+import { WebhookJobsModule } from '../webhooks/webhook-jobs.module';
 import { StatsFoldProcessor } from './stats-fold.processor';
 
-@Module({ providers: [StatsFold, StatsFoldProcessor] })
+/** The visit fold; its batches also become link.clicked / qr.scanned events (WebhookJobsModule). */
+@Module({ imports: [WebhookJobsModule], providers: [StatsFold, StatsFoldProcessor] })
 export class StatsJobsModule {}

@@ -11,11 +11,17 @@ const parse = json({ limit: MAX_BODY, strict: false, type: () => true });
 /**
  * Parses every request body as JSON (the API speaks nothing else) after the rate limiter, and
  * turns parser failures into envelope errors: 400 malformed, 413 too large, 415 bad encoding.
- * A body that parses but is not a JSON object is a 400.
+ * A body that parses but is not a JSON object is a 400. A `text/csv` body is left unread, for
+ * the handler that streams it (imports); elsewhere it counts as an empty body.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
+    // CSV uploads (POST /api/import) are streamed by their handler, not parsed here
+    if (/^text\/csv\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+      req.body = {};
+      return next();
+    }
     parse(req, res, (err?: { type?: string; status?: number }) => {
       if (err) {
         if (err.type === 'entity.too.large')

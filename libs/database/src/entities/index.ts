@@ -1,3 +1,4 @@
+export * from './bio-page.entity';
 export * from './blocklist-entry.entity';
 export * from './campaign.entity';
 export * from './channel-item.entity';
@@ -12,3 +13,6 @@ export * from './plan.entity';
 export * from './qr-code.entity';
 export * from './splash-page.entity';
 export * from './user.entity';
+export * from './link-import.entity';
+export * from './webhook-delivery.entity';
+export * from './webhook.entity';

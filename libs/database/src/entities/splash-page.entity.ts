@@ -25,6 +25,10 @@ export class SplashPage {
   @Column({ type: 'int', default: 5 })
   countdown: number;
 
+  /** A link shown beside the image (e.g. the product it shows); '' for none. */
+  @Column({ type: 'text', default: '' })
+  link: string;
+
   @Column({ name: 'button_text', type: 'varchar', length: 100, default: 'Continue' })
   buttonText: string;
 

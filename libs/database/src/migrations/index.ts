@@ -2,7 +2,9 @@ import { InitialSchema1732200000000 } from './1732200000000-initial-schema';
 import { VisitStatistics1732200001000 } from './1732200001000-visit-statistics';
 import { LinkOptions1732200002000 } from './1732200002000-link-options';
 import { Trust1732200003000 } from './1732200003000-trust';
+import { BioPages1732200004000 } from './1732200004000-bio-pages';
 import { StatsRanges1732200005000 } from './1732200005000-stats-ranges';
+import { WebhooksImport1732200006000 } from './1732200006000-webhooks-import';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -13,5 +15,7 @@ export const MIGRATIONS = [
   VisitStatistics1732200001000,
   LinkOptions1732200002000,
   Trust1732200003000,
+  BioPages1732200004000,
   StatsRanges1732200005000,
+  WebhooksImport1732200006000,
 ];

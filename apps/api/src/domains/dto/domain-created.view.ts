@@ -8,7 +8,7 @@ export class DomainVerificationView {
   @ApiProperty({ example: '_linkverify.go.example.com' })
   name: string;
 
-  @ApiProperty({ example: '3f2a9c0e1b7d4a6f8e5c2b1a0d9f8e7c' })
+  @ApiProperty({ example: 'MYalvQXNBwbassyJD1HQLPNgppPkRgt4' })
   value: string;
 }
 

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -134,49 +135,31 @@ export const OPTION_DOC = {
     'Where an expired or used-up link sends visitors instead of the 410 page (absolute http(s) URL). null removes it.',
 };
 
+/** An optional, nullable list of targeting rules of `type`, at most `max`. */
+function RuleList(type: new () => object, max: number, description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ description, type: [type], nullable: true, maxItems: max }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(max),
+    ValidateNested({ each: true }),
+    Type(() => type),
+  );
+}
+
 /**
  * The link options of `url/add` and `url/update` (CONTRACT "Link options"): targeting, deep links,
  * parameters, preview tags, status, click limit, expiration redirect. Every field is optional;
  * `null` means "none" (on update: remove).
  */
 export abstract class LinkOptionsDto {
-  @ApiPropertyOptional({
-    description: OPTION_DOC.geotarget,
-    type: [GeoTargetDto],
-    nullable: true,
-    maxItems: 50,
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @Type(() => GeoTargetDto)
+  @RuleList(GeoTargetDto, 50, OPTION_DOC.geotarget)
   geotarget?: GeoTargetDto[] | null;
 
-  @ApiPropertyOptional({
-    description: OPTION_DOC.devicetarget,
-    type: [DeviceTargetDto],
-    nullable: true,
-    maxItems: 20,
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(20)
-  @ValidateNested({ each: true })
-  @Type(() => DeviceTargetDto)
+  @RuleList(DeviceTargetDto, 20, OPTION_DOC.devicetarget)
   devicetarget?: DeviceTargetDto[] | null;
 
-  @ApiPropertyOptional({
-    description: OPTION_DOC.languagetarget,
-    type: [LanguageTargetDto],
-    nullable: true,
-    maxItems: 50,
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @Type(() => LanguageTargetDto)
+  @RuleList(LanguageTargetDto, 50, OPTION_DOC.languagetarget)
   languagetarget?: LanguageTargetDto[] | null;
 
   @ApiPropertyOptional({ description: OPTION_DOC.deeplink, type: DeepLinkDto, nullable: true })

@@ -17,5 +17,11 @@ export class UserResponse {
   })
   expires: string | null;
   @ApiProperty({ example: '2024-11-21 10:00:00' }) registered: string;
-  @ApiProperty({ description: "The user's API key (a secret)" }) apikey: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      "The user's API key (a secret); null when its stored copy was sealed under another APP_SECRET (the key still works; POST /api/user/:id/key/rotate issues a readable one)",
+  })
+  apikey: string | null;
 }

@@ -1,0 +1,329 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
+
+import {
+  BadRequestError,
+  ConflictError,
+  hostOfUrl,
+  InvalidFieldError,
+  NotFoundError,
+  PageQueryDto,
+  Paginated,
+  pageRequest,
+  PlanService,
+  Principal,
+  PublicUrls,
+  storedUrl,
+} from '@app/common';
+import { AppConfig } from '@app/config';
+import { BioLinkItem, BioPage, ChannelItem, Domain, isUniqueViolation, Link } from '@app/database';
+import { LinkStatistics, StatsReader } from '@app/stats';
+
+import { DestinationPolicy } from '../destinations/destination-policy';
+import { LinkCache } from '../link-cache/link-cache';
+import { aliasProblem, ALIAS_PATTERN, generateAlias } from '../links/alias';
+import { hostOfDomainRef } from '../links/link-input';
+import { SOCIAL_NETWORK_NAMES } from './bio-fields';
+import { AddBioDto } from './dto/add-bio.dto';
+import { BioLinkDto, BioSocialsDto } from './dto/bio-parts.dto';
+import { BioSavedView, bioView, BioView } from './dto/bio.views';
+import { UpdateBioDto } from './dto/update-bio.dto';
+
+const GENERATE_ATTEMPTS = 8;
+
+/**
+ * Bio pages (link-in-bio). A page is a `links` row of kind `bio` (alias, branded domain, title,
+ * description: one redirector, one statistics pipeline) and its `bio_pages` row (name, avatar,
+ * theme, buttons, socials). Every change is followed by an invalidation of the page's cached
+ * answer on every replica (LinkCache).
+ */
+@Injectable()
+export class BioService {
+  private readonly publicHost: string;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @InjectRepository(Link) private readonly links: Repository<Link>,
+    @InjectRepository(BioPage) private readonly pages: Repository<BioPage>,
+    @InjectRepository(Domain) private readonly domains: Repository<Domain>,
+    private readonly plans: PlanService,
+    private readonly stats: StatsReader,
+    private readonly cache: LinkCache,
+    private readonly urls: PublicUrls,
+    private readonly destinations: DestinationPolicy,
+    config: AppConfig,
+  ) {
+    this.publicHost = hostOfUrl(config.publicUrl);
+  }
+
+  // ---- reads -----------------------------------------------------------------------------
+
+  async list(auth: Principal, query: PageQueryDto): Promise<Paginated<BioView>> {
+    const { limit, page, offset } = pageRequest(query);
+    const [rows, total] = await this.links
+      .createQueryBuilder('l')
+      .innerJoin(BioPage, 'b', 'b.linkId = l.id')
+      .where("l.userId = :userId AND l.kind = 'bio'", { userId: auth.user.id })
+      .orderBy('l.id', 'DESC')
+      .offset(offset)
+      .limit(limit)
+      .getManyAndCount();
+    return new Paginated('bios', await this.views(rows), total, limit, page);
+  }
+
+  async get(
+    auth: Principal,
+    id: number,
+  ): Promise<{ id: number; details: BioView; data: LinkStatistics }> {
+    const link = await this.links.findOne({ where: { id, userId: auth.user.id, kind: 'bio' } });
+    const [details] = link ? await this.views([link]) : [];
+    if (!details) throw new NotFoundError('Bio page');
+    return { id, details, data: await this.stats.forLink(id) };
+  }
+
+  /** The views of `rows` (bio links rows), in order; rows without their page are left out. */
+  private async views(rows: Link[]): Promise<BioView[]> {
+    if (!rows.length) return [];
+    const ids = rows.map((r) => r.id);
+    const domainIds = [...new Set(rows.map((r) => r.domainId).filter((d) => d !== null))];
+    const [pages, domains, totals] = await Promise.all([
+      this.pages.findBy({ linkId: In(ids) }),
+      domainIds.length ? this.domains.findBy({ id: In(domainIds) }) : Promise.resolve([]),
+      this.stats.totals(ids),
+    ]);
+    const pageOf = new Map(pages.map((p) => [p.linkId, p]));
+    const domainOf = new Map(domains.map((d) => [d.id, d.domain]));
+    const out: BioView[] = [];
+    for (const r of rows) {
+      const page = pageOf.get(r.id);
+      if (!page) continue;
+      const domain = r.domainId ? (domainOf.get(r.domainId) ?? null) : null;
+      out.push(bioView(r, page, this.urls.short(r.alias, domain), domain, totals.get(r.id)));
+    }
+    return out;
+  }
+
+  // ---- writes ----------------------------------------------------------------------------
+
+  async create(auth: Principal, dto: AddBioDto): Promise<BioSavedView> {
+    const userId = auth.user.id;
+    if (dto.alias !== undefined) this.checkAlias(auth, dto.alias);
+    if (dto.avatar) await this.destinations.check('avatar', dto.avatar, { ownHostsAllowed: true });
+    const socials = await this.socials(dto.socials);
+    const buttons = await this.buttons(userId, dto.links);
+
+    const created = await this.db.transaction(async (em) => {
+      const domain = await this.domain(em, userId, dto.domain);
+      const { id, alias } = await this.insertLink(
+        em,
+        {
+          userId,
+          kind: 'bio',
+          domainId: domain?.id ?? null,
+          url: '',
+          title: dto.title ?? '',
+          description: dto.description ?? '',
+        },
+        dto.alias ?? null,
+      );
+      await em.insert(BioPage, {
+        linkId: id,
+        userId,
+        name: dto.name,
+        avatar: dto.avatar ? storedUrl(dto.avatar) : '',
+        theme: dto.theme ?? 'light',
+        links: buttons,
+        socials,
+      });
+      return { id, alias, domain };
+    });
+    // a visit before creation may have cached "no such alias"
+    await this.cache.forget({ aliases: [created.alias] });
+    return { id: created.id, url: this.urls.short(created.alias, created.domain?.domain) };
+  }
+
+  async update(auth: Principal, id: number, dto: UpdateBioDto): Promise<BioSavedView> {
+    if (Object.values(dto).every((v) => v === undefined)) {
+      throw new BadRequestError(
+        'Send at least one field to change: name, alias, domain, title, description, avatar, theme, links, socials',
+      );
+    }
+    const userId = auth.user.id;
+    const link = await this.links.findOne({ where: { id, userId, kind: 'bio' } });
+    if (!link) throw new NotFoundError('Bio page');
+    const newAlias = dto.alias !== undefined && dto.alias !== link.alias ? dto.alias : null;
+    if (newAlias !== null) this.checkAlias(auth, newAlias);
+    if (dto.avatar) await this.destinations.check('avatar', dto.avatar, { ownHostsAllowed: true });
+    const socials = dto.socials !== undefined ? await this.socials(dto.socials) : undefined;
+    const buttons = dto.links !== undefined ? await this.buttons(userId, dto.links) : undefined;
+
+    const linkChanges: Partial<Link> = {};
+    if (dto.title !== undefined) linkChanges.title = dto.title;
+    if (dto.description !== undefined) linkChanges.description = dto.description;
+    if (newAlias !== null) linkChanges.alias = newAlias;
+    const pageChanges: Partial<BioPage> = {};
+    if (dto.name !== undefined) pageChanges.name = dto.name;
+    if (dto.avatar !== undefined) pageChanges.avatar = dto.avatar ? storedUrl(dto.avatar) : '';
+    if (dto.theme !== undefined) pageChanges.theme = dto.theme;
+    if (buttons !== undefined) pageChanges.links = buttons;
+    if (socials !== undefined) pageChanges.socials = socials;
+
+    const domain = await this.db.transaction(async (em) => {
+      const locked = await em.query(
+        `SELECT id FROM links WHERE id = $1 AND user_id = $2 AND kind = 'bio' FOR UPDATE`,
+        [id, userId],
+      );
+      if (!locked.length) throw new NotFoundError('Bio page');
+      let current: Domain | null = null;
+      if (dto.domain !== undefined) {
+        current = await this.domain(em, userId, dto.domain);
+        linkChanges.domainId = current?.id ?? null;
+      } else if (link.domainId) {
+        current = await em.findOne(Domain, { where: { id: link.domainId } });
+      }
+      if (newAlias !== null && (await em.exists(Link, { where: { alias: newAlias } })))
+        throw this.aliasTaken();
+      if (Object.keys(linkChanges).length)
+        await em.update(Link, { id }, linkChanges).catch((err: unknown) => {
+          throw isUniqueViolation(err) ? this.aliasTaken() : err;
+        });
+      if (Object.keys(pageChanges).length) {
+        pageChanges.updatedAt = new Date();
+        await em.update(BioPage, { linkId: id }, pageChanges);
+      }
+      return current;
+    });
+
+    const alias = newAlias ?? link.alias;
+    await this.cache.forget({ aliases: newAlias ? [link.alias, newAlias] : [link.alias] });
+    return { id, url: this.urls.short(alias, domain?.domain) };
+  }
+
+  /** The page stops answering on every replica; its channel assignments go with it. */
+  async remove(auth: Principal, id: number): Promise<void> {
+    const alias = await this.db.transaction(async (em) => {
+      const result = await em
+        .createQueryBuilder()
+        .delete()
+        .from(Link)
+        .where("id = :id AND user_id = :userId AND kind = 'bio'", { id, userId: auth.user.id })
+        .returning(['alias'])
+        .execute();
+      const rows = result.raw as Array<{ alias: string }>;
+      if (!rows.length) throw new NotFoundError('Bio page');
+      await em.delete(ChannelItem, { itemType: 'bio', itemId: id, userId: auth.user.id });
+      return rows[0].alias; // bio_pages row cascades
+    });
+    await this.cache.forget({ aliases: [alias] });
+  }
+
+  // ---- rules -----------------------------------------------------------------------------
+
+  /** The same rules as a link's custom alias (plan feature "alias"), named `alias`. */
+  private checkAlias(auth: Principal, alias: string): void {
+    this.plans.assertFeature(auth, 'alias');
+    const problem = aliasProblem(alias);
+    if (problem) throw new InvalidFieldError('alias', problem);
+  }
+
+  private aliasTaken(): ConflictError {
+    return new ConflictError('alias: this alias is already taken');
+  }
+
+  /** The caller's branded domain named by id, host name or `http(s)://host`; null for none. */
+  private async domain(
+    em: EntityManager,
+    userId: number,
+    ref: number | string | null | undefined,
+  ): Promise<Domain | null> {
+    if (ref === undefined || ref === null) return null;
+    let domain: Domain | null = null;
+    if (typeof ref === 'number') {
+      domain = await em.findOne(Domain, { where: { id: ref, userId } });
+    } else {
+      const host = hostOfDomainRef(ref);
+      if (host) domain = await em.findOne(Domain, { where: { host, userId } });
+    }
+    if (!domain) throw new InvalidFieldError('domain', 'is not one of your branded domains');
+    return domain;
+  }
+
+  /** The socials as stored: known networks only (the DTO refused others), blocked URLs refused. */
+  private async socials(dto: BioSocialsDto | undefined): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    if (!dto) return out;
+    for (const network of SOCIAL_NETWORK_NAMES) {
+      const url = dto[network];
+      if (typeof url !== 'string') continue;
+      await this.destinations.check(`socials.${network}`, url, { ownHostsAllowed: true });
+      out[network] = storedUrl(url);
+    }
+    return out;
+  }
+
+  /**
+   * The buttons as stored. A blocked URL is refused (400 naming `links[i].url`); a button to one
+   * of the caller's own short links (on PUBLIC_URL or the link's branded domain) records that
+   * link's id, so the page leaves it out while the link is private or once it is deleted.
+   */
+  private async buttons(userId: number, links: BioLinkDto[] | undefined): Promise<BioLinkItem[]> {
+    const out: BioLinkItem[] = [];
+    for (const [i, item] of (links ?? []).entries()) {
+      await this.destinations.check(`links[${i}].url`, item.url, { ownHostsAllowed: true });
+      const stored: BioLinkItem = { title: item.title, url: storedUrl(item.url) };
+      const own = await this.ownLink(userId, item.url);
+      if (own !== null) stored.link = own;
+      out.push(stored);
+    }
+    return out;
+  }
+
+  /** The id of the caller's short link that `url` is (`<its host>/<alias>`), else null. */
+  private async ownLink(userId: number, url: string): Promise<number | null> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return null;
+    }
+    const alias = parsed.pathname.slice(1);
+    if (!ALIAS_PATTERN.test(alias)) return null;
+    const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
+    let domainId: number | null = null;
+    if (host !== this.publicHost) {
+      const domain = await this.cache.resolveHost(host);
+      if (!domain) return null;
+      domainId = domain.id;
+    }
+    const rows: Array<{ id: number }> = await this.db.query(
+      `SELECT id FROM links WHERE alias = $1 AND user_id = $2 AND kind = 'link'
+          AND domain_id IS NOT DISTINCT FROM $3`,
+      [alias, userId, domainId],
+    );
+    return rows.length ? rows[0].id : null;
+  }
+
+  /** Inserts the row with the chosen alias (409 when taken) or a generated one (retried on collision). */
+  private async insertLink(
+    em: EntityManager,
+    values: Partial<Link>,
+    custom: string | null,
+  ): Promise<{ id: number; alias: string }> {
+    for (let attempt = 0; attempt < GENERATE_ATTEMPTS; attempt++) {
+      const alias = custom ?? generateAlias(attempt);
+      const result = await em
+        .createQueryBuilder()
+        .insert()
+        .into(Link)
+        .values({ ...values, alias })
+        .orIgnore()
+        .returning(['id'])
+        .execute();
+      const id = (result.raw as Array<{ id: number }>)[0]?.id;
+      if (id) return { id, alias };
+      if (custom) throw this.aliasTaken();
+    }
+    throw new Error('could not generate a free alias');
+  }
+}

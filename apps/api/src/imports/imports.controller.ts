@@ -1,0 +1,63 @@
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import { ApiErrors, ApiOkData, ApiOkFields, Auth, IdParam, Principal } from '@app/common';
+
+import { ImportLinksDto } from './dto/import-links.dto';
+import { ImportQueryDto } from './dto/import-query.dto';
+import { ImportStartedView, ImportView } from './dto/import.views';
+import { ImportsService } from './imports.service';
+import { CsvUpload, Upload } from './upload.decorator';
+
+const IMPORT = `Imports links from a file of this service or of another: a CSV body (Content-Type: text/csv,
+up to 20 MB, a header row naming the columns) or a JSON body {links: [...]}. source names the layout: csv (url, alias,
+title, description, domain, expiry), bitly (long_url, link / custom_bitlinks, title), shlink (longUrl, shortUrl or
+shortCode, title, domain), yourls (keyword, url, title), kutt (target, address, description, domain, expire_in).
+Column names are matched ignoring case, spaces, "_" and "-"; other columns are ignored. Answers {error, id} at once;
+a job creates the links: each row by the rules of url/add (URL checks and blocklist, alias rules, your branded
+domains, expiry in the future, the plan's "alias" feature and "links" count). A row whose alias you have already (or,
+without an alias, whose URL one of your links has) is skipped, so importing a file twice creates nothing new; an
+alias of another user is an error of that row. Reaching the plan's links count stops the import.`;
+
+@ApiTags('import')
+@ApiBearerAuth()
+@Controller('api')
+export class ImportsController {
+  constructor(private readonly imports: ImportsService) {}
+
+  @Post('import')
+  @ApiOperation({ summary: 'Import links: {error, id}', description: IMPORT })
+  @ApiConsumes('text/csv', 'application/json')
+  @ApiBody({
+    description: 'A CSV file (text/csv) or {links: [...]} (application/json)',
+    schema: {
+      oneOf: [
+        { type: 'string', example: 'url,alias,title\nhttps://example.com/a,spring,Spring sale\n' },
+        { $ref: '#/components/schemas/ImportLinksDto' },
+      ],
+    },
+  })
+  @ApiOkFields(ImportStartedView)
+  @ApiErrors(400, 413)
+  start(
+    @Auth() auth: Principal,
+    @Query() query: ImportQueryDto,
+    @Body() dto: ImportLinksDto,
+    @CsvUpload() upload: Upload,
+  ) {
+    return this.imports.start(auth, query.source ?? 'csv', dto, upload);
+  }
+
+  @Get('import/:id')
+  @ApiOperation({
+    summary:
+      "An import's progress: {error, data: {id, status, total, created, skipped, failed, errors, …}}",
+    description:
+      'total, created, skipped and failed grow while the import runs (status running); errors lists the first 100 refused rows with their line.',
+  })
+  @ApiOkData(ImportView)
+  @ApiErrors(400, 404)
+  get(@Auth() auth: Principal, @IdParam('id') id: number) {
+    return this.imports.get(auth, id);
+  }
+}

@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+
+import {
+  BadRequestError,
+  encryptSecret,
+  ForbiddenError,
+  InvalidFieldError,
+  NotFoundError,
+  PageQueryDto,
+  paginate,
+  Paginated,
+  Principal,
+  randomString,
+} from '@app/common';
+import { AppConfig } from '@app/config';
+import { Webhook, WebhookDelivery } from '@app/database';
+import { webhookUrlProblem } from '@app/webhooks';
+
+import { AddWebhookDto } from './dto/add-webhook.dto';
+import { UpdateWebhookDto } from './dto/update-webhook.dto';
+import {
+  DeliveryView,
+  deliveryView,
+  WebhookAddedView,
+  WebhookTestView,
+  WebhookView,
+  webhookView,
+} from './dto/webhook.views';
+
+/** Webhooks one user may have. */
+export const MAX_WEBHOOKS = 20;
+
+/**
+ * A user's webhooks and their delivery history. Events reach the outbox through WebhookOutbox
+ * (in the transactions of the links and QR services, and of the worker's visit fold); the worker
+ * relays, signs and sends them.
+ */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
+    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly config: AppConfig,
+  ) {}
+
+  list(auth: Principal, query: PageQueryDto): Promise<Paginated<WebhookView>> {
+    const qb = this.webhooks
+      .createQueryBuilder('w')
+      .where('w.userId = :userId', { userId: auth.user.id });
+    return paginate(qb, query, 'webhooks', webhookView);
+  }
+
+  async add(auth: Principal, dto: AddWebhookDto): Promise<WebhookAddedView> {
+    this.checkUrl(dto.url);
+    const owned = await this.webhooks.countBy({ userId: auth.user.id });
+    if (owned >= MAX_WEBHOOKS)
+      throw new ForbiddenError(`Limit reached: a user may have ${MAX_WEBHOOKS} webhooks`);
+    const secret = dto.secret ?? `whsec_${randomString(32)}`;
+    const saved = await this.webhooks.save(
+      this.webhooks.create({
+        userId: auth.user.id,
+        url: dto.url,
+        events: [...new Set(dto.events)],
+        secretEnc: encryptSecret(secret, this.config.secret),
+      }),
+    );
+    return { id: saved.id, secret };
+  }
+
+  async update(auth: Principal, id: number, dto: UpdateWebhookDto): Promise<WebhookView> {
+    if (Object.values(dto).every((v) => v === undefined))
+      throw new BadRequestError('Send at least one field to change: url, events, secret, active');
+    const webhook = await this.find(auth, id);
+    const changes: Partial<Webhook> = {};
+    if (dto.url !== undefined) {
+      this.checkUrl(dto.url);
+      changes.url = dto.url;
+    }
+    if (dto.events !== undefined) changes.events = [...new Set(dto.events)];
+    if (dto.secret !== undefined) changes.secretEnc = encryptSecret(dto.secret, this.config.secret);
+    if (dto.active === true) {
+      Object.assign(changes, { disabledAt: null, disabledReason: null, failingSince: null });
+    } else if (dto.active === false && !webhook.disabledAt) {
+      Object.assign(changes, { disabledAt: new Date(), disabledReason: 'disabled by its owner' });
+    }
+    await this.webhooks.update({ id, userId: auth.user.id }, changes);
+    return webhookView(await this.find(auth, id));
+  }
+
+  async remove(auth: Principal, id: number): Promise<void> {
+    const result = await this.webhooks.delete({ id, userId: auth.user.id });
+    if (!result.affected) throw new NotFoundError('Webhook');
+  }
+
+  async deliveryList(
+    auth: Principal,
+    id: number,
+    query: PageQueryDto,
+  ): Promise<Paginated<DeliveryView>> {
+    await this.find(auth, id);
+    const qb = this.deliveries.createQueryBuilder('d').where('d.webhookId = :id', { id });
+    return paginate(qb, query, 'deliveries', deliveryView);
+  }
+
+  /** Queues a `webhook.test` delivery, sent like any event (a disabled webhook: 403). */
+  async test(auth: Principal, id: number): Promise<WebhookTestView> {
+    const webhook = await this.find(auth, id);
+    if (webhook.disabledAt)
+      throw new ForbiddenError('This webhook is disabled: re-enable it with active true first');
+    const [row] = (await this.deliveries.query(
+      `INSERT INTO webhook_deliveries (webhook_id, event, data) VALUES ($1, 'webhook.test', $2::json) RETURNING id`,
+      [
+        id,
+        JSON.stringify({
+          webhook: id,
+          message: 'A test delivery: your receiver is reachable and verifies signatures.',
+        }),
+      ],
+    )) as Array<{ id: string }>;
+    return { message: 'A test delivery has been queued.', delivery: Number(row.id) };
+  }
+
+  private async find(auth: Principal, id: number): Promise<Webhook> {
+    const webhook = await this.webhooks.findOneBy({ id, userId: auth.user.id });
+    if (!webhook) throw new NotFoundError('Webhook');
+    return webhook;
+  }
+
+  private checkUrl(url: string): void {
+    const problem = webhookUrlProblem(url, this.config.WEBHOOK_ALLOW_HOSTS);
+    if (problem) throw new InvalidFieldError('url', problem);
+  }
+}

@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+
+import { PublicUrls } from '@app/common';
+import { FOLD_LISTENER } from '@app/stats';
+
+import { VisitEvents } from './visit-events';
+import { WebhookRelay } from './webhook-relay';
+import { WebhookSender } from './webhook-sender';
+import { WebhookProcessor } from './webhook.processor';
+
+/**
+ * Webhook jobs of the worker: the outbox relay, the delivery processor, and the fold listener
+ * that turns folded visits into link.clicked / qr.scanned events.
+ */
+@Module({
+  providers: [
+    WebhookRelay,
+    WebhookProcessor,
+    WebhookSender,
+    PublicUrls,
+    VisitEvents,
+    { provide: FOLD_LISTENER, useExisting: VisitEvents },
+  ],
+  exports: [FOLD_LISTENER],
+})
+export class WebhookJobsModule {}

@@ -1,0 +1,146 @@
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Job } from 'bullmq';
+import { DataSource } from 'typeorm';
+
+import { decryptSecret, formatDateTime } from '@app/common';
+import { AppConfig } from '@app/config';
+import { DeliverWebhookPayload, JOB, QUEUE, WORKER_OPTIONS, webhookBackoff } from '@app/queue';
+
+import { WebhookSender } from './webhook-sender';
+
+/** A webhook whose deliveries have failed this long is disabled. */
+export const DISABLE_AFTER_MS = 24 * 3600 * 1000;
+/** Finished deliveries kept per webhook. */
+export const HISTORY = 100;
+
+interface DeliveryRow {
+  id: string;
+  uid: string;
+  event: string;
+  data: unknown;
+  status: string;
+  created_at: Date;
+  webhook_id: number;
+  url: string;
+  secret_enc: string;
+  disabled_at: Date | null;
+}
+
+/**
+ * Sends webhook deliveries (jobs made by WebhookRelay). The row is read at each attempt, so the
+ * body is the same every time (same id, created, data) and only the timestamp and signature
+ * change. A 2xx ends it; a failure is recorded on the row and thrown, so BullMQ retries with the
+ * webhook backoff; the last attempt, a refused target, or a webhook failing for a day marks it
+ * failed (the latter also disables the webhook). Receivers may see an event twice (a worker
+ * killed mid-request retries it): X-Webhook-Id tells them.
+ */
+@Processor(QUEUE.webhooks, {
+  ...WORKER_OPTIONS,
+  concurrency: 32,
+  settings: { backoffStrategy: (attemptsMade: number) => webhookBackoff(attemptsMade) },
+})
+export class WebhookProcessor extends WorkerHost {
+  private readonly logger = new Logger(WebhookProcessor.name);
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly sender: WebhookSender,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  @OnWorkerEvent('failed')
+  onFailed(job: Job<DeliverWebhookPayload> | undefined, err: Error): void {
+    this.logger.debug(`delivery ${job?.data.deliveryId} attempt failed: ${err.message}`);
+  }
+
+  async process(job: Job<DeliverWebhookPayload>): Promise<string> {
+    if (job.name !== JOB.deliverWebhook) throw new Error(`unknown job ${job.name}`);
+    const id = job.data.deliveryId;
+    const [row]: DeliveryRow[] = await this.db.query(
+      `SELECT d.id, d.uid, d.event, d.data, d.status, d.created_at, w.id AS webhook_id, w.url,
+              w.secret_enc, w.disabled_at
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.id = $1`,
+      [id],
+    );
+    if (!row || row.status !== 'pending') return 'gone';
+    if (row.disabled_at) {
+      await this.finish(row, 'failed', null, 'not sent: the webhook is disabled', { sent: false });
+      return 'disabled';
+    }
+    const body = JSON.stringify({
+      id: row.uid,
+      event: row.event,
+      created: formatDateTime(row.created_at),
+      data: row.data,
+    });
+    const secret = decryptSecret(row.secret_enc, this.config.secret);
+    const result = await this.sender.send(row.url, secret, { id: row.uid, event: row.event }, body);
+    if (result.ok) {
+      await this.finish(row, 'delivered', result.status, null, { sent: true, ok: true });
+      return 'delivered';
+    }
+
+    // an UPDATE answers [rows, affected]
+    const [[{ failing_since }]]: [Array<{ failing_since: Date }>, number] = await this.db.query(
+      `UPDATE webhooks SET failing_since = COALESCE(failing_since, now()) WHERE id = $1 RETURNING failing_since`,
+      [row.webhook_id],
+    );
+    const failingForADay = Date.now() - failing_since.getTime() >= DISABLE_AFTER_MS;
+    const last =
+      result.permanent || failingForADay || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (failingForADay) {
+      await this.db.query(
+        `UPDATE webhooks SET disabled_at = now(), disabled_reason = $2, updated_at = now()
+          WHERE id = $1 AND disabled_at IS NULL`,
+        [
+          row.webhook_id,
+          `deliveries failed for a day (since ${formatDateTime(failing_since)} UTC; last: ${result.error})`.slice(
+            0,
+            300,
+          ),
+        ],
+      );
+      this.logger.warn(`webhook ${row.webhook_id} disabled: failing for a day`);
+    }
+    await this.finish(row, last ? 'failed' : 'pending', result.status, result.error, {
+      sent: true,
+    });
+    if (last) return 'failed';
+    throw new Error(result.error ?? 'delivery failed');
+  }
+
+  /** Records the attempt; a finished delivery also trims the webhook's history. */
+  private async finish(
+    row: DeliveryRow,
+    status: 'pending' | 'delivered' | 'failed',
+    responseStatus: number | null,
+    error: string | null,
+    attempt: { sent: boolean; ok?: boolean },
+  ): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_deliveries
+          SET status = $2::varchar, attempts = attempts + $5, response_status = $3, error = $4,
+              finished_at = CASE WHEN $2::varchar = 'pending' THEN NULL ELSE now() END
+        WHERE id = $1`,
+      [row.id, status, responseStatus, error, attempt.sent ? 1 : 0],
+    );
+    if (attempt.ok)
+      await this.db.query(
+        `UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`,
+        [row.webhook_id],
+      );
+    if (status !== 'pending')
+      await this.db.query(
+        `DELETE FROM webhook_deliveries
+          WHERE webhook_id = $1 AND status <> 'pending'
+            AND id <= (SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status <> 'pending'
+                        ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+        [row.webhook_id, HISTORY],
+      );
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * Import benchmark: `npm run bench:import` (IMPORT_BENCH_ROWS, default 100 000).
+ *
+ * Runs the built api (dist; the script builds first) as a process of its own, on a database,
+ * Redis prefix and storage folder of its own (dropped at the end), and imports a CSV file of
+ * ROWS links (url, alias, title; every row valid) with the admin's key:
+ * 1. first run: every row created (rows/s from the POST to status done);
+ * 2. the same file again: every row skipped (nothing new is created).
+ * The api's peak resident memory is sampled from /proc during each run. Results go to stdout
+ * and bench-results/import.json. BENCH_PROFILE=<dir> writes the api's CPU profile there.
+ */
+import 'reflect-metadata';
+
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+
+const ROWS = Number(process.env.IMPORT_BENCH_ROWS ?? 100_000);
+const RUN = `${process.pid}_${Date.now().toString(36)}`;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function startApi(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const profile = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE]
+    : [];
+  const main = join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
+  const child = spawn(process.execPath, [...profile, main], {
+    cwd: join(__dirname, '..'),
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('api did not start within 120 s')), 120_000);
+    child.once('exit', (code) => reject(new Error(`api exited with ${code}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('api listening')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+  });
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+interface ImportData {
+  status: string;
+  total: number;
+  created: number;
+  skipped: number;
+  failed: number;
+}
+
+async function runImport(
+  base: string,
+  key: string,
+  csv: string,
+  pid: number,
+): Promise<{ seconds: number; data: ImportData; rssBefore: number; rssPeak: number }> {
+  const rssBefore = await rssMb(pid);
+  let rssPeak = rssBefore;
+  const started = Date.now();
+  const res = await fetch(`${base}/api/import`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'text/csv' },
+    body: csv,
+  });
+  const { id } = (await res.json()) as { id: number };
+  if (!id) throw new Error(`import not started: HTTP ${res.status}`);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 100));
+    rssPeak = Math.max(rssPeak, await rssMb(pid));
+    const poll = await fetch(`${base}/api/import/${id}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    const { data } = (await poll.json()) as { data: ImportData };
+    if (data.status === 'done' || data.status === 'failed')
+      return { seconds: (Date.now() - started) / 1000, data, rssBefore, rssPeak };
+  }
+}
+
+async function main(): Promise<void> {
+  const storage = await mkdtemp(join(tmpdir(), 'import-bench-'));
+  const env = {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${RUN}`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `ib${RUN}`.slice(0, 32),
+    STORAGE_DIR: storage,
+    PUBLIC_URL: 'http://short.bench',
+    APP_SECRET: 'bench-secret-bench-secret-bench',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT: '1000000',
+  };
+  Object.assign(process.env, env);
+  const { runMigrations } = await import('../libs/database/src/data-source');
+  let api: ChildProcess | undefined;
+  try {
+    await runMigrations(env.DATABASE_URL);
+    const port = await freePort();
+    const key = `benchadminkey${RUN}`.padEnd(40, 'k');
+    api = await startApi({
+      ...env,
+      PORT: String(port),
+      ADMIN_EMAIL: `bench${RUN}@example.com`,
+      ADMIN_API_KEY: key,
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const lines = ['url,alias,title'];
+    for (let i = 0; i < ROWS; i++)
+      lines.push(`https://bench.example/page/${i}?ref=import,bench${RUN.slice(-6)}${i},Page ${i}`);
+    const csv = lines.join('\n');
+    console.log(`import bench: ${ROWS} rows, ${(csv.length / 1024 / 1024).toFixed(1)} MB of CSV`);
+
+    const first = await runImport(base, key, csv, api.pid as number);
+    const again = await runImport(base, key, csv, api.pid as number);
+    const report = {
+      rows: ROWS,
+      first: {
+        ...first.data,
+        seconds: Number(first.seconds.toFixed(2)),
+        rowsPerSecond: Math.round(ROWS / first.seconds),
+        rssBeforeMb: first.rssBefore,
+        rssPeakMb: first.rssPeak,
+      },
+      again: {
+        ...again.data,
+        seconds: Number(again.seconds.toFixed(2)),
+        rowsPerSecond: Math.round(ROWS / again.seconds),
+        rssBeforeMb: again.rssBefore,
+        rssPeakMb: again.rssPeak,
+      },
+      goal: '>= 2000 rows/s',
+    };
+    console.log(
+      `first run:  ${report.first.created} created in ${report.first.seconds} s = ${report.first.rowsPerSecond} rows/s (api RSS ${first.rssBefore} → peak ${first.rssPeak} MB)`,
+    );
+    console.log(
+      `same file:  ${report.again.skipped} skipped, ${report.again.created} created in ${report.again.seconds} s = ${report.again.rowsPerSecond} rows/s (api RSS peak ${again.rssPeak} MB)`,
+    );
+    await mkdir(join(__dirname, '..', 'bench-results'), { recursive: true });
+    await writeFile(
+      join(__dirname, '..', 'bench-results', 'import.json'),
+      JSON.stringify(report, null, 2),
+    );
+  } finally {
+    if (api && api.exitCode === null) {
+      const exited = new Promise((r) => api!.once('exit', r));
+      api.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    }
+    await cleanup(env.DATABASE_URL, env.REDIS_URL, env.REDIS_PREFIX, storage);
+  }
+}
+
+async function cleanup(databaseUrl: string, redisUrl: string, prefix: string, storage: string) {
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const ds = new DataSource({ type: 'postgres', url: url.toString() });
+  await ds.initialize();
+  await ds.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+  await ds.destroy();
+  const redis = new Redis(redisUrl);
+  for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) {
+    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
+  }
+  await redis.quit();
+  await rm(storage, { recursive: true, force: true });
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,29 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { Queue } from 'bullmq';
+
+import { QUEUE } from './queues';
+
+/**
+ * Lets every queue finish connecting before @nestjs/bullmq closes it. BullMQ (5.81) re-emits a
+ * failed connection start as an `error` after `close()` has removed its listeners, so an app
+ * stopped while its queues are still connecting dies of an unhandled `error` event. Waiting
+ * (bounded) for the connection to settle first closes them cleanly.
+ */
+@Injectable()
+export class QueueSettle implements BeforeApplicationShutdown {
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(
+      Object.values(QUEUE).map((name) => {
+        const queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+        return Promise.race([
+          queue.waitUntilReady().catch(() => undefined),
+          new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
+        ]);
+      }),
+    );
+  }
+}

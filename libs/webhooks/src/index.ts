@@ -1,0 +1,3 @@
+export * from './signature';
+export * from './target';
+export * from './webhook-outbox';

@@ -1,0 +1,726 @@
+import request from 'supertest';
+
+import { CacheBus, REPEAT_INVALIDATION_MS } from '@app/redis';
+
+import { cspHash } from '../apps/api/src/public/html';
+import {
+  createPlan,
+  createTestApp,
+  createUser,
+  DATE_TIME,
+  expectError,
+  TestApp,
+  TestUser,
+} from './support/app';
+import { addLink, insertDomain } from './support/links';
+import {
+  countOwned,
+  expectDocumented,
+  expectPagination,
+  insertLink,
+  uniq,
+} from './support/resources';
+import { BROWSER_UA, eventually, readStats } from './support/stats';
+
+const MAIN = 'short.test';
+const BASE = 'http://short.test';
+const XSS = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>&amp;`;
+const ESCAPED_XSS =
+  '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;';
+
+/** The headers and CSP every public HTML page carries; every inline block allowed by its hash. */
+function expectHtmlPage(res: request.Response, status: number): string {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+  expect(res.headers['x-content-type-options']).toBe('nosniff');
+  expect(res.headers['x-frame-options']).toBe('DENY');
+  const csp = res.headers['content-security-policy'] as string;
+  expect(csp).toMatch(/^default-src 'none'; /);
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).toContain("form-action 'none'");
+  expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*|script-src/);
+  for (const [, body] of res.text.matchAll(/<style>([\s\S]*?)<\/style>/g))
+    expect(csp).toContain(cspHash(body));
+  // (payloads printed as text are taken out first: they are meant to be there, escaped)
+  expect(res.text.replaceAll(ESCAPED_XSS, '')).not.toMatch(/<script|\son[a-z]+=|style="/i);
+  return csp;
+}
+
+describe('bio pages', () => {
+  let t: TestApp;
+  let user: TestUser;
+
+  const visit = (path: string, host = MAIN, app: TestApp = t) =>
+    app
+      .http()
+      .get(path)
+      .set('Host', host)
+      .set('User-Agent', BROWSER_UA)
+      .set('X-Forwarded-For', `203.0.113.${Math.floor(Math.random() * 200) + 1}`)
+      .redirects(0);
+  const add = (u: TestUser, body: object) => t.http().post('/api/bio/add').set(u.auth).send(body);
+  const update = (u: TestUser, id: number, body: object) =>
+    t.http().put(`/api/bio/${id}/update`).set(u.auth).send(body);
+  const read = (u: TestUser, id: number) => t.http().get(`/api/bio/${id}`).set(u.auth);
+  const created = async (u: TestUser, body: object): Promise<{ id: number; alias: string }> => {
+    const res = await add(u, body);
+    expect(res.status).toBe(200);
+    return { id: res.body.id, alias: (res.body.url as string).split('/').pop() as string };
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    user = await createUser(t);
+  });
+  afterAll(() => t.close());
+
+  it('401 without a key on every route', async () => {
+    expectError(await t.http().get('/api/bio'), 401);
+    expectError(await t.http().get('/api/bio/1'), 401);
+    expectError(await t.http().post('/api/bio/add').send({ name: 'x' }), 401);
+    expectError(await t.http().put('/api/bio/1/update').send({ name: 'x' }), 401);
+    expectError(await t.http().delete('/api/bio/1/delete'), 401);
+  });
+
+  it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
+    await expectDocumented(
+      t,
+      [
+        ['/api/bio', 'get'],
+        ['/api/bio/{id}', 'get'],
+        ['/api/bio/add', 'post'],
+        ['/api/bio/{id}/update', 'put'],
+        ['/api/bio/{id}/delete', 'delete'],
+      ],
+      [['/api/bio', 'bios']],
+    );
+    const { paths, components } = (await t.http().get('/docs-json')).body;
+    const body = paths['/api/bio/add'].post.requestBody.content['application/json'].schema;
+    const dto = components.schemas[body.$ref.split('/').pop()];
+    expect(Object.keys(dto.properties).sort()).toEqual(
+      [
+        'alias',
+        'avatar',
+        'description',
+        'domain',
+        'links',
+        'name',
+        'socials',
+        'theme',
+        'title',
+      ].sort(),
+    );
+    expect(dto.required).toEqual(['name']);
+    for (const code of ['400', '403', '404', '409'])
+      expect(paths['/api/bio/{id}/update'].put.responses[code]).toBeDefined();
+  });
+
+  describe('POST /api/bio/add and GET /api/bio/:id', () => {
+    it('creates a page with only a name: generated alias, defaults, zero statistics', async () => {
+      const u = await createUser(t);
+      const res = await add(u, { name: 'Minimal' }).expect(200);
+      expect(Object.keys(res.body).sort()).toEqual(['error', 'id', 'url']);
+      expect(res.body.error).toBe(0);
+      expect(res.body.url).toMatch(/^http:\/\/short\.test\/[A-Za-z0-9]{7}$/);
+      const alias = res.body.url.split('/').pop();
+      expect((await read(u, res.body.id).expect(200)).body).toEqual({
+        error: 0,
+        id: res.body.id,
+        details: {
+          id: res.body.id,
+          name: 'Minimal',
+          alias,
+          url: res.body.url,
+          domain: null,
+          title: '',
+          description: '',
+          avatar: '',
+          theme: 'light',
+          links: [],
+          socials: {},
+          clicks: 0,
+          uniqueClicks: 0,
+          date: expect.stringMatching(DATE_TIME),
+        },
+        data: {
+          clicks: 0,
+          uniqueClicks: 0,
+          topCountries: {},
+          topReferrers: {},
+          topBrowsers: {},
+          topOs: {},
+          socialCount: { network01: 0, network02: 0, network03: 0 },
+        },
+      });
+    });
+
+    it('creates a page with every field, echoed field by field', async () => {
+      const u = await createUser(t);
+      const domain = await insertDomain(t, u.id);
+      const alias = uniq('bio');
+      const res = await add(u, {
+        name: 'Full',
+        alias,
+        domain: domain.id,
+        title: 'Jane Doe',
+        description: 'Designer',
+        avatar: 'https://cdn.example/jane.jpg',
+        theme: 'dark',
+        links: [
+          { title: 'Shop', url: 'https://shop.example/' },
+          { title: 'Blog', url: 'https://blog.example/post?x=1' },
+        ],
+        socials: { x: 'https://x.example/jane', github: 'https://github.example/jane' },
+      }).expect(200);
+      expect(res.body).toEqual({ error: 0, id: expect.any(Number), url: `${domain.url}/${alias}` });
+      const { details } = (await read(u, res.body.id).expect(200)).body;
+      expect(details).toEqual({
+        id: res.body.id,
+        name: 'Full',
+        alias,
+        url: `${domain.url}/${alias}`,
+        domain: domain.url,
+        title: 'Jane Doe',
+        description: 'Designer',
+        avatar: 'https://cdn.example/jane.jpg',
+        theme: 'dark',
+        links: [
+          { title: 'Shop', url: 'https://shop.example/' },
+          { title: 'Blog', url: 'https://blog.example/post?x=1' },
+        ],
+        socials: { x: 'https://x.example/jane', github: 'https://github.example/jane' },
+        clicks: 0,
+        uniqueClicks: 0,
+        date: expect.stringMatching(DATE_TIME),
+      });
+      // the domain by host name works too
+      const byHost = await add(u, { name: 'Host', domain: domain.host }).expect(200);
+      expect(byHost.body.url).toMatch(new RegExp(`^${domain.url}/`));
+    });
+
+    const bad: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['no name', {}, /^name: /],
+      ['empty name', { name: '' }, /^name: must be 1 to 100 characters/],
+      ['long name', { name: 'n'.repeat(101) }, /^name: /],
+      ['numeric name', { name: 5 }, /^name: /],
+      ['null name', { name: null }, /^name: /],
+      ['short alias', { name: 'n', alias: 'ab' }, /^alias: must be 3 to 64 characters/],
+      ['alias with a space', { name: 'n', alias: 'a b c' }, /^alias: /],
+      ['reserved alias', { name: 'n', alias: 'api' }, /^alias: is reserved$/],
+      ['long alias', { name: 'n', alias: 'a'.repeat(65) }, /^alias: /],
+      ['domain 0', { name: 'n', domain: 0 }, /^domain: /],
+      ['domain not mine', { name: 'n', domain: 'nope.example.com' }, /^domain: is not one of your/],
+      ['domain object', { name: 'n', domain: {} }, /^domain: /],
+      ['long title', { name: 'n', title: 't'.repeat(256) }, /^title: must be at most 255/],
+      ['long description', { name: 'n', description: 'd'.repeat(501) }, /^description: /],
+      ['avatar not a URL', { name: 'n', avatar: 'cat.png' }, /^avatar: /],
+      ['avatar javascript', { name: 'n', avatar: 'javascript:alert(1)' }, /^avatar: /],
+      ['theme', { name: 'n', theme: 'blue' }, /^theme: must be one of light, dark$/],
+      ['links not an array', { name: 'n', links: 'x' }, /^links: /],
+      [
+        'too many links',
+        { name: 'n', links: Array(51).fill({ title: 't', url: 'https://e.example/' }) },
+        /^links: must have at most 50 entries/,
+      ],
+      ['link not an object', { name: 'n', links: ['https://e.example/'] }, /^links\[0\]: /],
+      [
+        'link without title',
+        { name: 'n', links: [{ url: 'https://e.example/' }] },
+        /^links\[0\]\.title: /,
+      ],
+      [
+        'link title too long',
+        { name: 'n', links: [{ title: 't'.repeat(101), url: 'https://e.example/' }] },
+        /^links\[0\]\.title: must be 1 to 100 characters/,
+      ],
+      [
+        'link url javascript',
+        {
+          name: 'n',
+          links: [
+            { title: 'ok', url: 'https://e.example/' },
+            { title: 't', url: 'javascript:alert(1)' },
+          ],
+        },
+        /^links\[1\]\.url: must be an absolute http\(s\) URL/,
+      ],
+      [
+        'link unknown field',
+        { name: 'n', links: [{ title: 't', url: 'https://e.example/', icon: 'x' }] },
+        /^links\[0\]\.icon: unknown field/,
+      ],
+      ['socials array', { name: 'n', socials: ['https://x.example/'] }, /^socials: /],
+      [
+        'socials unknown network',
+        { name: 'n', socials: { myspace: 'https://myspace.example/' } },
+        /^socials\.myspace: unknown field/,
+      ],
+      ['socials bad url', { name: 'n', socials: { x: 'x.com/jane' } }, /^socials\.x: must be/],
+      ['unknown field', { name: 'n', color: 'red' }, /^color: unknown field/],
+    ];
+    for (const [what, body, message] of bad) {
+      it(`400 naming the field: ${what}; nothing created`, async () => {
+        const u = await createUser(t);
+        expectError(await add(u, body), 400, message);
+        expect(await countOwned(t, 'links', u.id)).toBe(0);
+        expect(await countOwned(t, 'bio_pages', u.id)).toBe(0);
+      });
+    }
+
+    it("400 for another user's branded domain", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const theirs = await insertDomain(t, other.id);
+      expectError(await add(u, { name: 'n', domain: theirs.id }), 400, /^domain: /);
+      expectError(await add(u, { name: 'n', domain: theirs.host }), 400, /^domain: /);
+      expect(await countOwned(t, 'links', u.id)).toBe(0);
+    });
+
+    it('400 for a blocked destination, naming the field', async () => {
+      const admin = await createUser(t, { admin: true });
+      const host = `${uniq('blocked')}.example`;
+      await t
+        .http()
+        .post('/api/admin/blocklist/add')
+        .set(admin.auth)
+        .send({ entry: host })
+        .expect(200);
+      const u = await createUser(t);
+      expectError(
+        await add(u, {
+          name: 'n',
+          links: [
+            { title: 'ok', url: 'https://ok.example/' },
+            { title: 'bad', url: `https://${host}/x` },
+          ],
+        }),
+        400,
+        /^links\[1\]\.url: this destination is blocked$/,
+      );
+      expectError(
+        await add(u, { name: 'n', socials: { youtube: `https://www.${host}/` } }),
+        400,
+        /^socials\.youtube: this destination is blocked$/,
+      );
+      expectError(
+        await add(u, { name: 'n', avatar: `https://${host}/a.png` }),
+        400,
+        /^avatar: this destination is blocked$/,
+      );
+      expect(await countOwned(t, 'links', u.id)).toBe(0);
+    });
+
+    it('409 for an alias already taken by a link or a bio page', async () => {
+      const u = await createUser(t);
+      const taken = await insertLink(t, user.id);
+      expectError(await add(u, { name: 'n', alias: taken.alias }), 409, /^alias: .*taken/);
+      const page = await created(u, { name: 'first' });
+      expectError(await add(u, { name: 'n', alias: page.alias }), 409, /^alias: .*taken/);
+      expect(await countOwned(t, 'bio_pages', u.id)).toBe(1);
+    });
+
+    it('403 for a chosen alias when the plan has aliases disabled; generated ones still work', async () => {
+      const planId = await createPlan(t, { alias: { enabled: '0' } });
+      const u = await createUser(t, { planId });
+      expectError(await add(u, { name: 'n', alias: uniq('x') }), 403, /"alias"/);
+      await add(u, { name: 'n' }).expect(200);
+    });
+
+    it("GET: 404 for another user's page, a plain link id, an unknown id; 400 for a bad id", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const theirs = await created(other, { name: 'theirs' });
+      const link = await insertLink(t, u.id);
+      expectError(await read(u, theirs.id), 404, /^Bio page not found$/);
+      expectError(await read(u, link.id), 404, /^Bio page not found$/);
+      expectError(await read(u, 2147483000), 404, /^Bio page not found$/);
+      expectError(await t.http().get('/api/bio/abc').set(u.auth), 400, /^id: /);
+    });
+  });
+
+  describe('GET /api/bio', () => {
+    it("lists the caller's pages under `bios`, newest first, in the documented shape", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      await created(other, { name: 'not mine' });
+      const a = await created(u, {
+        name: 'A',
+        title: 'Title A',
+        links: [{ title: 'x', url: 'https://x.example/' }],
+      });
+      const b = await created(u, { name: 'B', theme: 'dark' });
+      const body = (await t.http().get('/api/bio').set(u.auth).expect(200)).body;
+      expect(body).toEqual({
+        error: '0',
+        data: {
+          result: 2,
+          perpage: 15,
+          currentpage: 1,
+          nextpage: 0,
+          maxpage: 1,
+          bios: [
+            expect.objectContaining({ id: b.id, name: 'B', alias: b.alias, theme: 'dark' }),
+            expect.objectContaining({
+              id: a.id,
+              name: 'A',
+              title: 'Title A',
+              url: `${BASE}/${a.alias}`,
+              links: [{ title: 'x', url: 'https://x.example/' }],
+            }),
+          ],
+        },
+      });
+      expect(Object.keys(body.data.bios[0]).sort()).toEqual(
+        [
+          'alias',
+          'avatar',
+          'clicks',
+          'date',
+          'description',
+          'domain',
+          'id',
+          'links',
+          'name',
+          'socials',
+          'theme',
+          'title',
+          'uniqueClicks',
+          'url',
+        ].sort(),
+      );
+    });
+
+    it('paginates', async () => {
+      const u = await createUser(t);
+      const ids = [
+        (await created(u, { name: 'a' })).id,
+        (await created(u, { name: 'b' })).id,
+        (await created(u, { name: 'c' })).id,
+      ];
+      await expectPagination(t, u, '/api/bio', 'bios', ids);
+    });
+  });
+
+  describe('PUT /api/bio/:id/update', () => {
+    it('changes only the fields sent, each one; links and socials replace the whole list', async () => {
+      const u = await createUser(t);
+      const domain = await insertDomain(t, u.id);
+      const page = await created(u, {
+        name: 'Before',
+        title: 'T',
+        description: 'D',
+        avatar: 'https://cdn.example/a.png',
+        links: [{ title: 'one', url: 'https://one.example/' }],
+        socials: { x: 'https://x.example/me' },
+      });
+      const steps: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+        [{ name: 'After' }, { name: 'After' }],
+        [{ title: 'New title' }, { title: 'New title' }],
+        [{ description: '' }, { description: '' }],
+        [{ avatar: '' }, { avatar: '' }],
+        [{ theme: 'dark' }, { theme: 'dark' }],
+        [
+          { links: [{ title: 'two', url: 'https://two.example/' }] },
+          { links: [{ title: 'two', url: 'https://two.example/' }] },
+        ],
+        [
+          { socials: { github: 'https://gh.example/me' } },
+          { socials: { github: 'https://gh.example/me' } },
+        ],
+        [{ domain: domain.id }, { domain: domain.url, url: `${domain.url}/${page.alias}` }],
+        [{ domain: null }, { domain: null, url: `${BASE}/${page.alias}` }],
+      ];
+      let expected = (await read(u, page.id)).body.details;
+      for (const [body, change] of steps) {
+        const res = await update(u, page.id, body).expect(200);
+        expected = { ...expected, ...change };
+        expect(res.body).toEqual({ error: 0, id: page.id, url: expected.url });
+        expect((await read(u, page.id)).body.details).toEqual(expected);
+      }
+    });
+
+    it('a new alias moves the page: the old address stops answering, the new one serves', async () => {
+      const u = await createUser(t);
+      const page = await created(u, { name: 'Moving', title: 'Moving page' });
+      expect((await visit(`/${page.alias}`)).status).toBe(200);
+      const alias = uniq('moved');
+      expect((await update(u, page.id, { alias }).expect(200)).body.url).toBe(`${BASE}/${alias}`);
+      expect((await visit(`/${page.alias}`)).status).toBe(404);
+      expect((await visit(`/${alias}`)).text).toContain('Moving page');
+    });
+
+    it('400 per field, 400 without any field, 409 for a taken alias; nothing changes', async () => {
+      const u = await createUser(t);
+      const page = await created(u, { name: 'keep' });
+      const before = (await read(u, page.id)).body.details;
+      expectError(await update(u, page.id, {}), 400, /at least one field/);
+      expectError(await update(u, page.id, { name: '' }), 400, /^name: /);
+      expectError(await update(u, page.id, { name: null }), 400, /^name: /);
+      expectError(await update(u, page.id, { alias: 'a' }), 400, /^alias: /);
+      expectError(await update(u, page.id, { theme: 'neon' }), 400, /^theme: /);
+      expectError(await update(u, page.id, { avatar: 'ftp://a.example/x' }), 400, /^avatar: /);
+      expectError(await update(u, page.id, { links: null }), 400, /^links: /);
+      expectError(
+        await update(u, page.id, { links: [{ title: 'x', url: 'mailto:a@b.c' }] }),
+        400,
+        /^links\[0\]\.url: /,
+      );
+      expectError(
+        await update(u, page.id, { socials: { foo: 'https://a.example/' } }),
+        400,
+        /^socials\.foo: /,
+      );
+      expectError(await update(u, page.id, { domain: 'nope.example' }), 400, /^domain: /);
+      expectError(await update(u, page.id, { id: 3 }), 400, /^id: unknown field/);
+      const taken = await insertLink(t, user.id);
+      expectError(await update(u, page.id, { alias: taken.alias }), 409, /^alias: /);
+      expect((await read(u, page.id)).body.details).toEqual(before);
+    });
+
+    it("404 for another user's page or a plain link; nothing changes", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const theirs = await created(other, { name: 'theirs' });
+      const link = await insertLink(t, u.id);
+      expectError(await update(u, theirs.id, { name: 'pwned' }), 404, /^Bio page not found$/);
+      expectError(await update(u, link.id, { name: 'x' }), 404, /^Bio page not found$/);
+      expect((await read(other, theirs.id)).body.details.name).toBe('theirs');
+    });
+  });
+
+  describe('DELETE /api/bio/:id/delete', () => {
+    it('deletes the page: gone from the API, its address and its channels', async () => {
+      const u = await createUser(t);
+      const page = await created(u, { name: 'bye' });
+      const channel = (
+        await t.http().post('/api/channel/add').set(u.auth).send({ name: 'ch' }).expect(200)
+      ).body.id;
+      await t.http().post(`/api/channel/${channel}/assign/bio/${page.id}`).set(u.auth).expect(200);
+      expect((await visit(`/${page.alias}`)).status).toBe(200);
+      expect(
+        (await t.http().delete(`/api/bio/${page.id}/delete`).set(u.auth).expect(200)).body,
+      ).toEqual({ error: 0, message: expect.any(String) });
+      expectError(await read(u, page.id), 404);
+      expect((await visit(`/${page.alias}`)).status).toBe(404);
+      expect(await countOwned(t, 'bio_pages', u.id)).toBe(0);
+      expect(await countOwned(t, 'channel_items', u.id)).toBe(0);
+      expectError(await t.http().delete(`/api/bio/${page.id}/delete`).set(u.auth), 404);
+    });
+
+    it("404 for another user's page or a plain link; nothing deleted", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const theirs = await created(other, { name: 'theirs' });
+      const link = await insertLink(t, u.id);
+      expectError(
+        await t.http().delete(`/api/bio/${theirs.id}/delete`).set(u.auth),
+        404,
+        /^Bio page not found$/,
+      );
+      expectError(
+        await t.http().delete(`/api/bio/${link.id}/delete`).set(u.auth),
+        404,
+        /^Bio page not found$/,
+      );
+      expect(await countOwned(t, 'bio_pages', other.id)).toBe(1);
+      expect(await countOwned(t, 'links', u.id)).toBe(1);
+    });
+  });
+
+  describe('the page at /<alias>', () => {
+    it('renders the page, escaped, with a strict CSP; light by default, dark on request', async () => {
+      const u = await createUser(t);
+      const page = await created(u, {
+        name: 'Page',
+        title: 'Jane',
+        description: 'Hello there',
+        avatar: 'https://cdn.example/jane.jpg',
+        links: [
+          { title: 'Shop', url: 'https://shop.example/' },
+          { title: 'Blog', url: 'https://blog.example/' },
+        ],
+        socials: { x: 'https://x.example/jane', linkedin: 'https://linkedin.example/in/jane' },
+      });
+      const res = await visit(`/${page.alias}`);
+      const csp = expectHtmlPage(res, 200);
+      expect(csp).toContain('img-src https://cdn.example');
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.text).toContain('<h1>Jane</h1>');
+      expect(res.text).toContain('Hello there');
+      expect(res.text).toContain('<img class="avatar" src="https://cdn.example/jane.jpg"');
+      expect(res.text).toContain('<a class="button" href="?go=0" rel="nofollow">Shop</a>');
+      expect(res.text).toContain('<a class="button" href="?go=1" rel="nofollow">Blog</a>');
+      expect(res.text).toContain('href="?go=x"');
+      expect(res.text).toContain('>LinkedIn</a>');
+      expect(res.text).toContain('name="viewport" content="width=device-width,initial-scale=1"');
+      expect(res.text).toContain('background:#f6f8fa');
+      await update(u, page.id, { theme: 'dark' }).expect(200);
+      const dark = await visit(`/${page.alias}`);
+      expectHtmlPage(dark, 200);
+      expect(dark.text).toContain('background:#0d1117');
+      // untitled: the name is the heading
+      const untitled = await created(u, { name: 'Only a name' });
+      expect((await visit(`/${untitled.alias}`)).text).toContain('<h1>Only a name</h1>');
+    });
+
+    it('prints XSS payloads in every field as text', async () => {
+      const u = await createUser(t);
+      const page = await created(u, {
+        name: XSS,
+        title: XSS,
+        description: XSS,
+        avatar: `https://cdn.example/a.png?q="><script>alert(3)</script>`,
+        links: [{ title: XSS, url: `https://e.example/"><script>alert(4)</script>` }],
+      });
+      const res = await visit(`/${page.alias}`);
+      expectHtmlPage(res, 200);
+      expect(res.text).not.toContain('<script>alert');
+      expect(res.text).not.toContain('<img src=x');
+      expect(res.text.split(ESCAPED_XSS).length - 1).toBeGreaterThanOrEqual(3);
+    });
+
+    it('each button and social link forwards (302) and counts as a visit of the page', async () => {
+      const u = await createUser(t);
+      const page = await created(u, {
+        name: 'Counted',
+        links: [
+          { title: 'A', url: 'https://a.example/' },
+          { title: 'B', url: 'https://b.example/path?x=1' },
+        ],
+        socials: { github: 'https://github.example/me' },
+      });
+      expect((await visit(`/${page.alias}`)).status).toBe(200);
+      const a = await visit(`/${page.alias}?go=0`);
+      expect(a.status).toBe(302);
+      expect(a.headers.location).toBe('https://a.example/');
+      expect(a.headers['cache-control']).toBe('no-store');
+      expect((await visit(`/${page.alias}?go=1`)).headers.location).toBe(
+        'https://b.example/path?x=1',
+      );
+      expect((await visit(`/${page.alias}?go=github`)).headers.location).toBe(
+        'https://github.example/me',
+      );
+      await eventually(async () => (await readStats(t, page.id)).clicks === 4);
+      // not on the page: 404 (and not counted)
+      expect((await visit(`/${page.alias}?go=2`)).status).toBe(404);
+      expect((await visit(`/${page.alias}?go=x`)).status).toBe(404);
+      expect((await visit(`/${page.alias}?go=constructor`)).status).toBe(404);
+      expect((await t.http().post(`/${page.alias}`).set('Host', MAIN).send('a=b')).status).toBe(
+        405,
+      );
+      await new Promise((r) => setTimeout(r, 700));
+      expect((await readStats(t, page.id)).clicks).toBe(4);
+      expect((await read(u, page.id)).body.details.clicks).toBe(4);
+    });
+
+    it('leaves private and deleted own links out, and shows them again once public', async () => {
+      const u = await createUser(t);
+      const priv = await addLink(t, u, { url: 'https://private.example/', status: 'private' });
+      const pub = await addLink(t, u, { url: 'https://public.example/' });
+      const page = await created(u, {
+        name: 'Mixed',
+        links: [
+          { title: 'Private one', url: priv.shorturl },
+          { title: 'Public one', url: pub.shorturl },
+          { title: 'Elsewhere', url: 'https://else.example/' },
+        ],
+      });
+      let res = await visit(`/${page.alias}`);
+      expect(res.text).not.toContain('Private one');
+      expect(res.text).toContain('<a class="button" href="?go=1" rel="nofollow">Public one</a>');
+      expect(res.text).toContain('href="?go=2"');
+      expect((await visit(`/${page.alias}?go=0`)).status).toBe(404);
+      expect((await visit(`/${page.alias}?go=1`)).headers.location).toBe(pub.shorturl);
+      // the API still lists every button
+      expect((await read(u, page.id)).body.details.links).toHaveLength(3);
+
+      await t
+        .http()
+        .put(`/api/url/${priv.id}/update`)
+        .set(u.auth)
+        .send({ status: 'public' })
+        .expect(200);
+      res = await visit(`/${page.alias}`);
+      expect(res.text).toContain('Private one');
+      await t
+        .http()
+        .put(`/api/url/${pub.id}/update`)
+        .set(u.auth)
+        .send({ status: 'private' })
+        .expect(200);
+      expect((await visit(`/${page.alias}`)).text).not.toContain('Public one');
+      await t.http().delete(`/api/url/${priv.id}/delete`).set(u.auth).expect(200);
+      expect((await visit(`/${page.alias}`)).text).not.toContain('Private one');
+    });
+
+    it('lives on its branded domain only when it has one', async () => {
+      const u = await createUser(t);
+      const domain = await insertDomain(t, u.id);
+      const page = await created(u, { name: 'Branded', title: 'On my domain', domain: domain.id });
+      expect((await visit(`/${page.alias}`, domain.host)).text).toContain('On my domain');
+      expect((await visit(`/${page.alias}?go=0`, domain.host)).status).toBe(404);
+      expect((await visit(`/${page.alias}`, MAIN)).status).toBe(404);
+    });
+
+    it('a second api instance drops its cached page when the first one changes or deletes it', async () => {
+      const t2 = await createTestApp();
+      try {
+        const u = await createUser(t);
+        const page = await created(u, { name: 'Replicated', title: 'Version one' });
+        await eventually(async () => t2.app.get(CacheBus).live);
+        // creation's own invalidation is repeated once, REPEAT_INVALIDATION_MS later: let it pass
+        await new Promise((r) => setTimeout(r, REPEAT_INVALIDATION_MS + 200));
+        expect((await visit(`/${page.alias}`, MAIN, t2)).text).toContain('Version one');
+        // t2 now answers from its own memory: a change behind its back (SQL, Redis copy gone) is not seen
+        await t.db.query(`UPDATE links SET title = 'sneaky' WHERE id = $1`, [page.id]);
+        await t.redis.client.del(t.redis.key('link', page.alias));
+        expect((await visit(`/${page.alias}`, MAIN, t2)).text).toContain('Version one');
+        await update(u, page.id, { title: 'Version two' }).expect(200);
+        await eventually(
+          async () => (await visit(`/${page.alias}`, MAIN, t2)).text.includes('Version two'),
+          3000,
+          20,
+        );
+        await t.http().delete(`/api/bio/${page.id}/delete`).set(u.auth).expect(200);
+        await eventually(
+          async () => (await visit(`/${page.alias}`, MAIN, t2)).status === 404,
+          3000,
+          20,
+        );
+      } finally {
+        await t2.close();
+      }
+    });
+  });
+
+  it('is a channel item of type bio, with the page URL as preview', async () => {
+    const u = await createUser(t);
+    const page = await created(u, { name: 'In a channel', title: 'Channel title' });
+    const channel = (
+      await t.http().post('/api/channel/add').set(u.auth).send({ name: 'ch' }).expect(200)
+    ).body.id;
+    await t.http().post(`/api/channel/${channel}/assign/bio/${page.id}`).set(u.auth).expect(200);
+    const items = (await t.http().get(`/api/channel/${channel}`).set(u.auth).expect(200)).body.data
+      .items;
+    expect(items).toEqual([
+      {
+        type: 'bio',
+        id: page.id,
+        title: 'Channel title',
+        preview: `${BASE}/${page.alias}`,
+        link: `${BASE}/${page.alias}`,
+        date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      },
+    ]);
+  });
+
+  it('deleting a user deletes their bio pages; the pages stop answering at once', async () => {
+    const admin = await createUser(t, { admin: true });
+    const u = await createUser(t);
+    const page = await created(u, { name: 'Owner leaves' });
+    expect((await visit(`/${page.alias}`)).status).toBe(200);
+    await t.http().delete(`/api/user/${u.id}/delete`).set(admin.auth).expect(200);
+    expect(await countOwned(t, 'bio_pages', u.id)).toBe(0);
+    expect((await visit(`/${page.alias}`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,308 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import {
+  createTestApp,
+  createUser,
+  DATE_TIME,
+  expectError,
+  TestApp,
+  TestUser,
+} from './support/app';
+import { addLink, insertDomain, uniq } from './support/links';
+import { eventually } from './support/stats';
+
+const MAIN = 'short.test';
+
+/**
+ * CONTRACT "Abuse": the blocklist (BLOCKLIST_FILE + admin routes; domains with their subdomains,
+ * keywords) refuses new destinations and turns existing links into the 451 page on every replica
+ * within moments; admins disable and enable any link. Entries are unique per test (the list is
+ * shared by every suite of the run) and removed afterwards.
+ */
+describe('blocklist and admin disable', () => {
+  let a: TestApp;
+  /** A second replica: it hears of changes only over Redis. */
+  let b: TestApp;
+  let admin: TestUser;
+  let user: TestUser;
+  let dir: string;
+  let fileHost: string;
+  const added: number[] = [];
+
+  const visit = (app: TestApp, path: string, host = MAIN) =>
+    app.http().get(path).set('Host', host).redirects(0);
+  const block = async (entry: string) => {
+    const res = await a
+      .http()
+      .post('/api/admin/blocklist/add')
+      .set(admin.auth)
+      .send({ entry })
+      .expect(200);
+    added.push(res.body.id);
+    return res.body as { error: number; id: number; entry: string };
+  };
+  const unblock = (id: number) =>
+    a.http().delete(`/api/admin/blocklist/${id}/delete`).set(admin.auth);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'blocklist-'));
+    fileHost = `${uniq('file')}.test`;
+    const file = join(dir, 'blocklist.txt');
+    writeFileSync(
+      file,
+      `# operator's list\n\n${fileHost}   # a comment\nnot a valid entry here\nkeyword:${uniq('kwfile')}\n`,
+    );
+    a = await createTestApp({ BLOCKLIST_FILE: file });
+    b = await createTestApp({ BLOCKLIST_FILE: file });
+    admin = await createUser(a, { admin: true });
+    user = await createUser(a);
+  });
+  afterAll(async () => {
+    for (const id of added) await unblock(id);
+    await a.close();
+    await b.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('admin routes', () => {
+    it('adds a domain (normalised from a URL) and a keyword, lists them newest first, deletes them', async () => {
+      const host = `${uniq('bad')}.test`;
+      const word = uniq('kw').toLowerCase();
+      const d = await block(`HTTPS://${host.toUpperCase()}./some/path`);
+      expect(d).toEqual({ error: 0, id: expect.any(Number), entry: host });
+      const k = await block(`Keyword:${word.toUpperCase()}`);
+      expect(k).toEqual({ error: 0, id: expect.any(Number), entry: `keyword:${word}` });
+
+      const list = await a.http().get('/api/admin/blocklist?limit=100').set(admin.auth).expect(200);
+      const entries = list.body.data.blocklist as Array<{ id: number; entry: string }>;
+      const mine = entries.filter((e) => e.id === d.id || e.id === k.id);
+      expect(mine).toEqual([
+        { id: k.id, entry: `keyword:${word}`, date: expect.stringMatching(DATE_TIME) },
+        { id: d.id, entry: host, date: expect.stringMatching(DATE_TIME) },
+      ]);
+      // the operator's file entries are applied but not listed
+      expect(entries.some((e) => e.entry === fileHost)).toBe(false);
+
+      expect((await unblock(k.id).expect(200)).body).toEqual({
+        error: 0,
+        message: expect.any(String),
+      });
+      expectError(await unblock(k.id), 404);
+    });
+
+    it('400 naming entry for what is neither a domain nor keyword:<word>; 409 for a duplicate', async () => {
+      for (const entry of ['', 'no dots', 'localhost', 'keyword:a', 'keyword:two words', 42]) {
+        const res = await a.http().post('/api/admin/blocklist/add').set(admin.auth).send({ entry });
+        expectError(res, 400, /entry/);
+      }
+      const host = `${uniq('dup')}.test`;
+      await block(host);
+      expectError(
+        await a.http().post('/api/admin/blocklist/add').set(admin.auth).send({ entry: host }),
+        409,
+      );
+    });
+
+    it('is for admins only: 403 for a user, 401 without a key', async () => {
+      expectError(await a.http().get('/api/admin/blocklist').set(user.auth), 403);
+      expectError(
+        await a.http().post('/api/admin/blocklist/add').set(user.auth).send({ entry: 'x.test' }),
+        403,
+      );
+      expectError(await a.http().delete('/api/admin/blocklist/1/delete').set(user.auth), 403);
+      expectError(await a.http().get('/api/admin/blocklist'), 401);
+    });
+  });
+
+  describe('refusal of new destinations', () => {
+    it('refuses a blocked domain, its subdomains and a keyword match on url/add, naming the field; nothing created', async () => {
+      const host = `${uniq('evil')}.test`;
+      const word = uniq('scamword').toLowerCase();
+      await block(host);
+      await block(`keyword:${word}`);
+      for (const url of [
+        `https://${host}/x`,
+        `http://deep.sub.${host}/`,
+        `https://fine.example/${word.toUpperCase()}?q=1`,
+        `https://${fileHost}/from-the-file`,
+      ]) {
+        const [{ n: before }] = await a.db.query(
+          `SELECT count(*)::int AS n FROM links WHERE user_id = $1`,
+          [user.id],
+        );
+        const res = await a.http().post('/api/url/add').set(user.auth).send({ url });
+        expect(expectError(res, 400)).toBe('url: this destination is blocked');
+        const [{ n: after }] = await a.db.query(
+          `SELECT count(*)::int AS n FROM links WHERE user_id = $1`,
+          [user.id],
+        );
+        expect(after).toBe(before);
+      }
+      // a look-alike host is not a subdomain
+      await addLink(a, user, { url: `https://not${host}/` });
+    });
+
+    it('refuses it in targeting rules, expiration redirects, domain redirects and QR link data', async () => {
+      const host = `${uniq('evil')}.test`;
+      await block(host);
+      const bad = `https://${host}/`;
+      const link = await addLink(a, user, { url: 'https://example.com/fine' });
+      const pro = await a.db.query(`SELECT id FROM plans WHERE name = 'Pro'`);
+      const proUser = await createUser(a, { planId: pro[0].id });
+      const cases: Array<[string, string, object, RegExp]> = [
+        [
+          'post',
+          '/api/url/add',
+          { url: 'https://example.com/', geotarget: [{ location: 'US', link: bad }] },
+          /^geotarget\[0\]\.link: this destination is blocked$/,
+        ],
+        [
+          'put',
+          `/api/url/${link.id}/update`,
+          { expirationredirect: bad },
+          /^expirationredirect: this destination is blocked$/,
+        ],
+        [
+          'post',
+          '/api/domain/add',
+          { domain: `https://${uniq('d')}.brand.test`, redirect404: bad },
+          /^redirect404: this destination is blocked$/,
+        ],
+        ['post', '/api/qr/add', { type: 'link', data: bad }, /^data: this destination is blocked$/],
+      ];
+      for (const [method, path, body, message] of cases) {
+        const owner = path === '/api/url/add' || path === '/api/domain/add' ? proUser : user;
+        const req = method === 'post' ? a.http().post(path) : a.http().put(path);
+        const res = await req.set(owner === proUser ? proUser.auth : user.auth).send(body);
+        expectError(res, 400, message);
+      }
+    });
+  });
+
+  describe('existing links', () => {
+    it('answer the 451 page on both replicas within moments of the entry, and forward again when it is removed', async () => {
+      const host = `${uniq('later')}.test`;
+      const l = await addLink(a, user, { url: `https://${host}/page` });
+      // both replicas have the link cached as forwarding
+      expect((await visit(a, `/${l.alias}`)).status).toBe(302);
+      expect((await visit(b, `/${l.alias}`)).status).toBe(302);
+
+      const { id } = await block(`www.${host}`); // a subdomain entry does not block the parent
+      expect((await visit(b, `/${l.alias}`)).status).toBe(302);
+      await unblock(id).expect(200);
+
+      const entry = await block(host);
+      for (const app of [a, b])
+        await eventually(async () => (await visit(app, `/${l.alias}`)).status === 451, 5000, 50);
+      const page = await visit(b, `/${l.alias}`);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.headers.location).toBeUndefined();
+      expect(page.text).not.toContain(host);
+
+      await unblock(entry.id).expect(200);
+      for (const app of [a, b])
+        await eventually(async () => (await visit(app, `/${l.alias}`)).status === 302, 5000, 50);
+    });
+
+    it('a link whose targeting rule or branded domain would send visitors to a blocked host answers 451 too', async () => {
+      const host = `${uniq('rule')}.test`;
+      const pro = await a.db.query(`SELECT id FROM plans WHERE name = 'Pro'`);
+      const proUser = await createUser(a, { planId: pro[0].id });
+      const l = await addLink(a, proUser, {
+        url: 'https://example.com/main',
+        devicetarget: [{ device: 'iPhone', link: `https://${host}/ios` }],
+      });
+      expect((await visit(b, `/${l.alias}`)).status).toBe(302);
+      await block(host);
+      await eventually(async () => (await visit(b, `/${l.alias}`)).status === 451, 5000, 50);
+    });
+
+    it('BLOCKLIST_FILE entries apply to links created before the file listed them', async () => {
+      const l = await addLink(a, user, { url: 'https://example.com/placeholder' });
+      await a.db.query(`UPDATE links SET url = $1 WHERE id = $2`, [
+        `https://${fileHost}/old`,
+        l.id,
+      ]);
+      // a fresh replica reads the link from Postgres and screens it against the file
+      const c = await createTestApp({ BLOCKLIST_FILE: join(dir, 'blocklist.txt') });
+      try {
+        expect((await visit(c, `/${l.alias}`)).status).toBe(451);
+      } finally {
+        await c.close();
+      }
+    });
+
+    it('a QR code whose link data is blocked answers the 451 page when scanned', async () => {
+      const host = `${uniq('qrbad')}.test`;
+      const res = await a
+        .http()
+        .post('/api/qr/add')
+        .set(user.auth)
+        .send({ type: 'link', data: `https://${host}/menu` })
+        .expect(200);
+      const code = /\/q\/([A-Za-z0-9_-]+)/.exec(res.body.link as string)![1];
+      expect((await visit(b, `/q/${code}`)).status).toBe(302);
+      await block(host);
+      await eventually(async () => (await visit(b, `/q/${code}`)).status === 451, 5000, 50);
+    });
+  });
+
+  describe('admin disable / enable', () => {
+    it('a disabled link answers 451 on both replicas at once; its owner sees disabled: true; enable restores it', async () => {
+      const l = await addLink(a, user, { url: 'https://example.com/disable-me' });
+      expect((await visit(a, `/${l.alias}`)).status).toBe(302);
+      expect((await visit(b, `/${l.alias}`)).status).toBe(302);
+
+      expect(
+        (await a.http().put(`/api/admin/url/${l.id}/disable`).set(admin.auth).expect(200)).body,
+      ).toEqual({ error: 0, message: 'Link has been disabled.' });
+      for (const app of [a, b])
+        await eventually(async () => (await visit(app, `/${l.alias}`)).status === 451, 1000, 20);
+      const details = await a.http().get(`/api/url/${l.id}`).set(user.auth).expect(200);
+      expect(details.body.details.disabled).toBe(true);
+      // the owner cannot lift it by editing the link
+      await a
+        .http()
+        .put(`/api/url/${l.id}/update`)
+        .set(user.auth)
+        .send({ url: 'https://example.com/other' })
+        .expect(200);
+      expect((await visit(b, `/${l.alias}`)).status).toBe(451);
+
+      expect(
+        (await a.http().put(`/api/admin/url/${l.id}/enable`).set(admin.auth).expect(200)).body,
+      ).toEqual({ error: 0, message: 'Link has been enabled.' });
+      for (const app of [a, b])
+        await eventually(async () => (await visit(app, `/${l.alias}`)).status === 302, 1000, 20);
+      expect((await visit(b, `/${l.alias}`)).headers.location).toBe('https://example.com/other');
+      expect((await a.http().get(`/api/url/${l.id}`).set(user.auth)).body.details.disabled).toBe(
+        false,
+      );
+    });
+
+    it('403 for a user, 404 for an unknown link, 400 for a malformed id', async () => {
+      const l = await addLink(a, user, { url: 'https://example.com/mine' });
+      expectError(await a.http().put(`/api/admin/url/${l.id}/disable`).set(user.auth), 403);
+      expect((await visit(a, `/${l.alias}`)).status).toBe(302);
+      expectError(await a.http().put(`/api/admin/url/999999999/disable`).set(admin.auth), 404);
+      expectError(await a.http().put(`/api/admin/url/abc/enable`).set(admin.auth), 400);
+    });
+  });
+
+  it('a domain must not be added as a branded domain redirect target of our own hosts either', async () => {
+    const own = await insertDomain(a, user.id);
+    const pro = await a.db.query(`SELECT id FROM plans WHERE name = 'Pro'`);
+    const proUser = await createUser(a, { planId: pro[0].id });
+    expectError(
+      await a
+        .http()
+        .post('/api/domain/add')
+        .set(proUser.auth)
+        .send({ domain: `https://${uniq('d')}.brand.test`, redirectroot: `https://${own.host}/` }),
+      400,
+      /^redirectroot: must not point at this service/,
+    );
+  });
+});

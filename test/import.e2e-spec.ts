@@ -1,0 +1,395 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import {
+  createPlan,
+  createTestApp,
+  createUser,
+  expectError,
+  TestApp,
+  TestUser,
+} from './support/app';
+import { insertDomain } from './support/links';
+import { uniq } from './support/resources';
+import { eventually } from './support/stats';
+
+const FIXTURES = join(__dirname, 'fixtures', 'import');
+
+interface ImportData {
+  id: number;
+  source: string;
+  status: string;
+  total: number;
+  created: number;
+  skipped: number;
+  failed: number;
+  errors: Array<{ line: number; message: string }>;
+  message: string | null;
+}
+
+describe('import', () => {
+  let t: TestApp;
+  let unlimited: number;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    unlimited = await createPlan(t, { links: 0 });
+  });
+  afterAll(() => t.close());
+
+  const fixture = (name: string, prefix: string) =>
+    readFileSync(join(FIXTURES, name), 'utf8').replace(/IMPALIAS/g, prefix);
+
+  async function start(u: TestUser, body: string | object, source?: string): Promise<number> {
+    const req = t
+      .http()
+      .post(`/api/import${source ? `?source=${source}` : ''}`)
+      .set(u.auth);
+    const res =
+      typeof body === 'string'
+        ? await req.set('Content-Type', 'text/csv').send(body)
+        : await req.send(body);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['error', 'id']);
+    expect(res.body.error).toBe(0);
+    return res.body.id;
+  }
+
+  async function finished(u: TestUser, id: number, ms = 30_000): Promise<ImportData> {
+    let data = {} as ImportData;
+    await eventually(
+      async () => {
+        const res = await t.http().get(`/api/import/${id}`).set(u.auth);
+        expect(res.status).toBe(200);
+        data = res.body.data;
+        return data.status === 'done' || data.status === 'failed';
+      },
+      ms,
+      100,
+    );
+    return data;
+  }
+
+  const userLinks = (u: TestUser) =>
+    t.db.query(
+      `SELECT l.alias, l.url, l.title, l.description, l.expires_at, d.host
+         FROM links l LEFT JOIN domains d ON d.id = l.domain_id
+        WHERE l.user_id = $1 ORDER BY l.id`,
+      [u.id],
+    ) as Promise<
+      Array<{
+        alias: string;
+        url: string;
+        title: string;
+        description: string;
+        expires_at: Date | null;
+        host: string | null;
+      }>
+    >;
+
+  describe('each layout', () => {
+    it('csv (this service): every column, quoted cells, a row without an alias', async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const p = uniq('i');
+      const id = await start(u, fixture('plain.csv', p));
+      const data = await finished(u, id);
+      expect(data).toEqual({
+        id,
+        source: 'csv',
+        status: 'done',
+        total: 3,
+        created: 3,
+        skipped: 0,
+        failed: 0,
+        errors: [],
+        message: null,
+      });
+      const links = await userLinks(u);
+      expect(links.map((l) => [l.alias, l.url, l.title, l.description])).toEqual([
+        [`${p}spring`, 'https://example.com/spring-sale', 'Spring sale', 'Our spring offers'],
+        [
+          `${p}docs`,
+          'https://example.com/docs?page=2&lang=en',
+          'Docs, page 2',
+          'A description with "quotes"',
+        ],
+        [
+          expect.stringMatching(/^[A-Za-z0-9]+$/),
+          `https://example.com/no-alias-${p}`,
+          'No alias',
+          '',
+        ],
+      ]);
+      expect(links[1].expires_at?.toISOString()).toBe('2099-12-31T23:59:59.000Z');
+      // the links work like url/add's
+      const res = await t.http().get(`/${p}spring`).set('Host', 'short.test').redirects(0);
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe('https://example.com/spring-sale');
+      const list = await t.http().get('/api/urls').set(u.auth);
+      expect(list.body.data.result).toBe(3);
+    });
+
+    it('bitly', async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const p = uniq('i');
+      const data = await finished(u, await start(u, fixture('bitly.csv', p), 'bitly'));
+      expect(data).toMatchObject({
+        source: 'bitly',
+        status: 'done',
+        total: 2,
+        created: 2,
+        failed: 0,
+      });
+      expect((await userLinks(u)).map((l) => [l.alias, l.url, l.title])).toEqual([
+        [`${p}b1`, 'https://example.org/bitly/one', 'Bitly one'],
+        [`${p}b2c`, 'https://example.org/bitly/two', 'Bitly two'],
+      ]);
+    });
+
+    it('shlink', async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const p = uniq('i');
+      const data = await finished(u, await start(u, fixture('shlink.csv', p), 'shlink'));
+      expect(data).toMatchObject({
+        source: 'shlink',
+        status: 'done',
+        total: 2,
+        created: 2,
+        failed: 0,
+      });
+      expect((await userLinks(u)).map((l) => [l.alias, l.url, l.title])).toEqual([
+        [`${p}s1`, 'https://example.net/shlink/one', 'Shlink one'],
+        [`${p}s2`, 'https://example.net/shlink/two', ''],
+      ]);
+    });
+
+    it('yourls', async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const p = uniq('i');
+      const data = await finished(u, await start(u, fixture('yourls.csv', p), 'yourls'));
+      expect(data).toMatchObject({
+        source: 'yourls',
+        status: 'done',
+        total: 2,
+        created: 2,
+        failed: 0,
+      });
+      expect((await userLinks(u)).map((l) => [l.alias, l.url, l.title])).toEqual([
+        [`${p}y1`, 'https://example.io/yourls/one', 'YOURLS one'],
+        [`${p}y2`, 'https://example.io/yourls/two', 'YOURLS two'],
+      ]);
+    });
+
+    it('kutt (JSON links)', async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const p = uniq('i');
+      const links = JSON.parse(fixture('kutt.json', p));
+      const data = await finished(u, await start(u, { links }, 'kutt'));
+      expect(data).toMatchObject({
+        source: 'kutt',
+        status: 'done',
+        total: 2,
+        created: 2,
+        failed: 0,
+      });
+      const rows = await userLinks(u);
+      expect(rows.map((l) => [l.alias, l.url, l.description])).toEqual([
+        [`${p}k1`, 'https://example.dev/kutt/one', 'Kutt one'],
+        [`${p}k2`, 'https://example.dev/kutt/two', ''],
+      ]);
+      expect(rows[0].expires_at?.toISOString()).toBe('2099-01-01T00:00:00.000Z');
+    });
+  });
+
+  it('the same file twice creates nothing new', async () => {
+    const u = await createUser(t, { planId: unlimited });
+    const csv = fixture('plain.csv', uniq('i'));
+    const first = await finished(u, await start(u, csv));
+    expect(first).toMatchObject({ created: 3, skipped: 0 });
+    const second = await finished(u, await start(u, csv));
+    expect(second).toMatchObject({ status: 'done', total: 3, created: 0, skipped: 3, failed: 0 });
+    expect(await userLinks(u)).toHaveLength(3);
+  });
+
+  it('reports invalid rows with their line numbers and imports the rest', async () => {
+    const u = await createUser(t, { planId: unlimited });
+    const other = await createUser(t, { planId: unlimited });
+    const p = uniq('i');
+    const domain = await insertDomain(t, u.id);
+    const taken = `${p}taken`;
+    await t.db.query(
+      `INSERT INTO links (user_id, alias, url) VALUES ($1, $2, 'https://x.example')`,
+      [other.id, taken],
+    );
+    const csv = [
+      'url,alias,title,description,domain,expiry', // 1
+      `https://ok.example/1,${p}ok1,,,,`, // 2
+      'notaurl,,,,,', // 3
+      `https://ok.example/2,a b,,,,`, // 4
+      `https://ok.example/3,${p}exp,,,,2001-01-01 00:00:00`, // 5
+      `https://ok.example/4,${p}dom,,,nope.example,`, // 6
+      `"https://ok.example/5",${p}ml,"two`, // 7
+      `lines",,,`, // 8
+      `https://ok.example/6,${taken},,,,`, // 9
+      `https://short.test/loop,${p}loop,,,,`, // 10
+      `https://ok.example/7,${p}dom2,,,${domain.host},`, // 11
+      `https://ok.example/8,${p}api,${'t'.repeat(300)},,,`, // 12
+      `https://ok.example/9,api,,,,`, // 13
+    ].join('\n');
+    const data = await finished(u, await start(u, csv));
+    expect(data).toMatchObject({ status: 'done', total: 11, created: 3, skipped: 0, failed: 8 });
+    expect(data.errors.map((e) => e.line)).toEqual([3, 4, 5, 6, 9, 10, 12, 13]);
+    const byLine = new Map(data.errors.map((e) => [e.line, e.message]));
+    expect(byLine.get(3)).toMatch(/^url: /);
+    expect(byLine.get(4)).toMatch(/^custom: /);
+    expect(byLine.get(5)).toBe('expiry: must be in the future');
+    expect(byLine.get(6)).toBe('domain: is not one of your branded domains');
+    expect(byLine.get(9)).toBe('custom: this alias is already taken');
+    expect(byLine.get(10)).toMatch(/^url: must not point at this service/);
+    expect(byLine.get(12)).toMatch(/^title: /);
+    expect(byLine.get(13)).toMatch(/^custom: /);
+    const links = await userLinks(u);
+    expect(links.map((l) => [l.alias, l.host])).toEqual([
+      [`${p}ok1`, null],
+      [`${p}ml`, null],
+      [`${p}dom2`, domain.host],
+    ]);
+    expect(links[1].title).toBe('two\nlines');
+  });
+
+  it("the plan's links limit stops the import at the limit", async () => {
+    const u = await createUser(t, { planId: await createPlan(t, { links: 5 }) });
+    await t.http().post('/api/url/add').set(u.auth).send({ url: 'https://before.example/' });
+    const rows = ['url,alias'];
+    for (let i = 0; i < 10; i++) rows.push(`https://limit.example/${i},`);
+    const data = await finished(u, await start(u, rows.join('\n')));
+    expect(data).toMatchObject({
+      status: 'failed',
+      total: 10,
+      created: 4,
+      failed: 1,
+      message: 'Plan limit reached: your plan allows 5 links',
+    });
+    expect(data.errors).toEqual([
+      { line: 6, message: 'Plan limit reached: your plan allows 5 links' },
+    ]);
+    expect(await userLinks(u)).toHaveLength(5);
+  });
+
+  it("refuses bad requests, and another user's import is a 404", async () => {
+    const u = await createUser(t, { planId: unlimited });
+    const other = await createUser(t, { planId: unlimited });
+    expectError(
+      await t
+        .http()
+        .post('/api/import?source=tinyurl')
+        .set(u.auth)
+        .set('Content-Type', 'text/csv')
+        .send('url\nhttps://a.example\n'),
+      400,
+      /source: must be one of csv, bitly, shlink, yourls, kutt/,
+    );
+    expectError(
+      await t.http().post('/api/import').set(u.auth).send({}),
+      400,
+      /links: send a CSV body/,
+    );
+    expectError(
+      await t.http().post('/api/import').set(u.auth).send({ links: [] }),
+      400,
+      /^links: must hold at least one link$/,
+    );
+    expectError(
+      await t
+        .http()
+        .post('/api/import')
+        .set(u.auth)
+        .send({ links: ['x'] }),
+      400,
+      /^links: must be an array of objects$/,
+    );
+    expectError(
+      await t
+        .http()
+        .post('/api/import')
+        .set(u.auth)
+        .send({ links: [{ url: 'https://a.example' }], extra: 1 }),
+      400,
+      /extra: unknown field/,
+    );
+    expectError(
+      await t.http().post('/api/import').set(u.auth).set('Content-Type', 'text/csv').send(''),
+      400,
+      /empty/,
+    );
+    expectError(
+      await t.http().post('/api/import').set('Content-Type', 'text/csv').send('url\n'),
+      401,
+    );
+    const big = Buffer.alloc(20 * 1024 * 1024 + 10, 'a');
+    expectError(
+      await t.http().post('/api/import').set(u.auth).set('Content-Type', 'text/csv').send(big),
+      413,
+      /20 MB/,
+    );
+
+    const id = await start(u, 'url\nhttps://mine.example/\n');
+    await finished(u, id);
+    expectError(await t.http().get(`/api/import/${id}`).set(other.auth), 404);
+    expectError(await t.http().get('/api/import/999999999').set(u.auth), 404);
+    expectError(await t.http().get('/api/import/abc').set(u.auth), 400);
+  });
+
+  it("a file without the layout's url column fails with a message", async () => {
+    const u = await createUser(t, { planId: unlimited });
+    const data = await finished(u, await start(u, 'link,title\nhttps://a.example,A\n', 'yourls'));
+    expect(data).toMatchObject({
+      status: 'failed',
+      total: 0,
+      created: 0,
+      message: 'line 1: the header has no "url" column (source yourls)',
+    });
+  });
+
+  it('100 000 rows: correct counts, progress while running, memory that does not grow with rows', async () => {
+    const u = await createUser(t, { planId: unlimited });
+    const p = uniq('h');
+    const lines = ['url,alias,title'];
+    for (let i = 0; i < 100_000; i++) lines.push(`https://bulk.example/${i},${p}${i},Row ${i}`);
+    const body = lines.join('\n');
+    const before = process.memoryUsage().heapUsed;
+    const started = Date.now();
+    const id = await start(u, body);
+    let peak = 0;
+    const seen = new Set<string>();
+    let data = {} as ImportData;
+    await eventually(
+      async () => {
+        peak = Math.max(peak, process.memoryUsage().heapUsed - before);
+        data = (await t.http().get(`/api/import/${id}`).set(u.auth)).body.data;
+        seen.add(data.status);
+        return data.status === 'done' || data.status === 'failed';
+      },
+      180_000,
+      250,
+    );
+    const seconds = (Date.now() - started) / 1000;
+    expect(data).toMatchObject({
+      status: 'done',
+      total: 100_000,
+      created: 100_000,
+      skipped: 0,
+      failed: 0,
+    });
+    expect(seen.has('running')).toBe(true);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM links WHERE user_id = $1`, [
+      u.id,
+    ]);
+    expect(n).toBe(100_000);
+    // the rows are streamed: a run holds a batch (500 rows), not the file's 100 000
+    expect(peak).toBeLessThan(150 * 1024 * 1024);
+    console.log(
+      `import: 100 000 rows in ${seconds.toFixed(1)} s (${Math.round(100_000 / seconds)} rows/s), heap peak +${Math.round(peak / 1024 / 1024)} MB`,
+    );
+  }, 200_000);
+});
