@@ -29,7 +29,7 @@ import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
 
-import { compactHll } from '../libs/stats/src/hll';
+import { compactEncoding, compactHll, emptyRegisters, mergeHll } from '../libs/stats/src/hll';
 
 const SECONDS = Number(process.env.STATS_BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.STATS_BENCH_CONNECTIONS ?? 4);
@@ -152,6 +152,19 @@ async function seed(db: Pool, redis: Redis, userId: number, prefix: string): Pro
     `INSERT INTO link_stats_daily (link_id, day, clicks, uniques, sketch)
      SELECT $1, * FROM unnest($2::date[], $3::bigint[], $4::bigint[], $5::bytea[])`,
     [linkId, days, clicks, uniques, sketches],
+  );
+  // month sketches, as the fold keeps them: the union of each month's day sketches
+  const months = new Map<string, Uint8Array>();
+  days.forEach((day, i) => {
+    const month = `${day.slice(0, 8)}01`;
+    const registers = months.get(month) ?? emptyRegisters();
+    months.set(month, registers);
+    mergeHll(registers, sketches[i]);
+  });
+  await db.query(
+    `INSERT INTO link_stats_monthly (link_id, month, sketch)
+     SELECT $1, * FROM unnest($2::date[], $3::bytea[])`,
+    [linkId, [...months.keys()], [...months.values()].map(compactEncoding)],
   );
   await db.query(`INSERT INTO link_stats_total (link_id, clicks, uniques) VALUES ($1, $2, $3)`, [
     linkId,

@@ -233,6 +233,12 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
           (d) => d.uniqueClicks,
         ),
       );
+      // each month touched keeps the union of its days' sketches
+      const months = await t.db.query(
+        `SELECT count(*)::int AS n FROM link_stats_monthly WHERE link_id = $1`,
+        [link.id],
+      );
+      expect(months[0].n).toBe(new Set(ofLink(link.id).map((v) => v.day.slice(0, 7))).size);
       // the days of A alone: 10 clicks, 1 visitor
       const onlyA = await t.db.query(
         `SELECT count(*)::int AS n FROM link_stats_daily WHERE link_id = $1 AND sketch IS NOT NULL`,
@@ -245,7 +251,7 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
       expect(v3.body.data.topDevices).toBeUndefined();
     });
 
-    it.each(['week', 'month'] as const)(
+    it.each(['day', 'week', 'month'] as const)(
       'interval=%s: every period zero-filled, distinct visitors per period, summing to clicks',
       async (interval) => {
         const start = addDays(today, -60);
@@ -633,6 +639,15 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
       expect(await days(ids.keeps7)).toEqual([]);
       expect(await days(ids.admin)).toEqual([oldDay, recentDay]);
       expect(await days(ids.pro)).toEqual([oldDay, recentDay]);
+      const months = async (linkId: number) =>
+        (
+          await t.db.query(
+            `SELECT to_char(month, 'YYYY-MM') AS m FROM link_stats_monthly WHERE link_id = $1`,
+            [linkId],
+          )
+        ).map((r: { m: string }) => r.m);
+      expect(await months(ids.keeps7)).not.toContain(oldDay.slice(0, 7));
+      expect(await months(ids.admin)).toContain(oldDay.slice(0, 7));
       expect(await dimDays(ids.free)).toBe(1);
       expect(await dimDays(ids.admin)).toBe(2);
       // lifetime totals stay

@@ -232,6 +232,7 @@ export class StatsFold {
         ],
       );
     }
+    await this.months(m, linkIds, days, sketches);
     if (dims.length) {
       await m.query(
         `INSERT INTO link_stats_dims AS s (link_id, day, dim, label, count)
@@ -283,6 +284,50 @@ export class StatsFold {
     });
   }
 
+  /**
+   * Merges the day sketches just stored into their months' sketches (link_stats_monthly): a
+   * month's sketch is the union of its days', kept up to date in the same transaction.
+   */
+  private async months(
+    m: EntityManager,
+    linkIds: number[],
+    days: string[],
+    sketches: Array<Buffer | null>,
+  ): Promise<void> {
+    const byMonth = new Map<string, { linkId: number; month: string; days: Buffer[] }>();
+    sketches.forEach((sketch, i) => {
+      if (!sketch) return;
+      const month = `${days[i].slice(0, 8)}01`;
+      const key = `${linkIds[i]}|${month}`;
+      const entry = byMonth.get(key) ?? { linkId: linkIds[i], month, days: [] };
+      byMonth.set(key, entry);
+      entry.days.push(sketch);
+    });
+    if (!byMonth.size) return;
+    const entries = [...byMonth.values()];
+    const stored: Array<{ link_id: number; month: string; sketch: Buffer }> = await m.query(
+      `SELECT s.link_id, to_char(s.month, 'YYYY-MM-DD') AS month, s.sketch
+         FROM link_stats_monthly s
+         JOIN unnest($1::int[], $2::date[]) AS i(link_id, month) USING (link_id, month)`,
+      [entries.map((e) => e.linkId), entries.map((e) => e.month)],
+    );
+    const before = new Map(stored.map((r) => [`${r.link_id}|${r.month}`, r.sketch]));
+    const merged = entries.map((e) => {
+      const registers = emptyRegisters();
+      const old = before.get(`${e.linkId}|${e.month}`);
+      if (old) mergeHll(registers, old);
+      for (const day of e.days) mergeHll(registers, day);
+      return compactEncoding(registers);
+    });
+    await m.query(
+      `INSERT INTO link_stats_monthly AS s (link_id, month, sketch)
+       SELECT i.* FROM unnest($1::int[], $2::date[], $3::bytea[]) AS i(link_id, month, sketch)
+       JOIN links l ON l.id = i.link_id
+       ON CONFLICT (link_id, month) DO UPDATE SET sketch = EXCLUDED.sketch`,
+      [entries.map((e) => e.linkId), entries.map((e) => e.month), merged],
+    );
+  }
+
   private async cleanup(batch: string, ids: string[]): Promise<void> {
     const keys = [...ids.map((id) => this.keys.batchLink(batch, id)), this.keys.batch(batch)];
     await this.redis.client
@@ -293,13 +338,22 @@ export class StatsFold {
   }
 
   /**
-   * Drops per-day detail (clicks, sketches, dimensions) older than each owner's retention: the
+   * Drops per-day detail (clicks, sketches, dimensions; month sketches of months wholly older)
+   * older than each owner's retention: the
    * `retention` (days; 0 = forever) of their effective plan (a paid membership past its expiry
    * counts as the free plan), none for admins. Also forgets batch ids older than a week. Lifetime
    * totals stay.
    */
   async applyRetention(): Promise<void> {
-    for (const table of ['link_stats_dims', 'link_stats_daily']) {
+    for (const [table, older] of [
+      ['link_stats_dims', `s.day < (now() AT TIME ZONE 'UTC')::date - k.days`],
+      ['link_stats_daily', `s.day < (now() AT TIME ZONE 'UTC')::date - k.days`],
+      // a month goes once its last day is older than what is kept
+      [
+        'link_stats_monthly',
+        `s.month + interval '1 month' - interval '1 day' < (now() AT TIME ZONE 'UTC')::date - k.days`,
+      ],
+    ]) {
       await this.db.query(
         `WITH free AS (SELECT limits FROM plans WHERE free ORDER BY id LIMIT 1),
          kept AS (
@@ -310,8 +364,7 @@ export class StatsFold {
             WHERE NOT u.is_admin
          )
          DELETE FROM ${table} s USING links l, kept k
-          WHERE s.link_id = l.id AND l.user_id = k.user_id AND k.days > 0
-            AND s.day < (now() AT TIME ZONE 'UTC')::date - k.days`,
+          WHERE s.link_id = l.id AND l.user_id = k.user_id AND k.days > 0 AND ${older}`,
       );
     }
     await this.db.query(`DELETE FROM stat_batches WHERE applied_at < now() - interval '7 days'`);

@@ -8,7 +8,7 @@ import { countRegisters, emptyRegisters, mergeHll, mergeRegisters } from './hll'
 import { DIM, dayToIso, StatsKeys } from './keys';
 import { bump, PendingCounters, readPending } from './pending-counters';
 import { top } from './stats-reader';
-import { Interval, periods } from './stats-range';
+import { fullMonths, Interval, periods } from './stats-range';
 import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from './types';
 
 const TOP_KEYS = {
@@ -30,9 +30,13 @@ export interface RangeRequest {
 /** Everything known about one day of the range, over the links read. */
 interface DayData {
   clicks: number;
-  /** HyperLogLog sketches of the day (stored, and Redis's live one of a day with pending visits) */
+  /** stored HyperLogLog sketches of the day, as fetched (not those a month sketch stands for) */
   sketches: Buffer[];
-  /** the stored count of the day when it has exactly one stored sketch and nothing else */
+  /** Redis's live sketches of the day, for links with visits not folded yet */
+  live: Buffer[];
+  /** stored sketches of the day (fetched or not) */
+  stored: number;
+  /** the stored count of the day when it has exactly one stored sketch */
   single: number | null;
   /** daily counts of days folded before sketches were kept (added, as they cannot be merged) */
   legacy: number;
@@ -41,6 +45,8 @@ interface DayData {
 interface Scope {
   /** SQL condition on `d.link_id` with `$1` */
   where: string;
+  /** one link (month sketches are read for one link only) */
+  single: boolean;
   param: number;
   linkIds: number[];
 }
@@ -66,7 +72,7 @@ export class StatsRangeReader {
   /** One link (a QR code's: its link's) over the range. */
   async forLink(linkId: number, range: RangeRequest): Promise<RangeStatistics> {
     const { stats } = await this.read(
-      { where: 'd.link_id = $1', param: linkId, linkIds: [linkId] },
+      { where: 'd.link_id = $1', single: true, param: linkId, linkIds: [linkId] },
       range,
     );
     return stats;
@@ -81,6 +87,7 @@ export class StatsRangeReader {
     const { stats, linkClicks } = await this.read(
       {
         where: 'd.link_id IN (SELECT id FROM links WHERE user_id = $1)',
+        single: false,
         param: userId,
         linkIds: links.map((l) => l.id),
       },
@@ -98,18 +105,39 @@ export class StatsRangeReader {
     const days = new Map<string, DayData>();
     const dayOf = (day: string) => {
       let d = days.get(day);
-      if (!d) days.set(day, (d = { clicks: 0, sketches: [], single: null, legacy: 0 }));
+      if (!d)
+        days.set(
+          day,
+          (d = { clicks: 0, sketches: [], live: [], stored: 0, single: null, legacy: 0 }),
+        );
       return d;
     };
+    // Calendar months wholly inside the range (one link; not by week): their stored month sketch
+    // stands for their days in unions, so those days' sketches are not fetched (except the last
+    // few days', which may have visits not folded yet).
+    const full = scope.single && interval !== 'week' ? fullMonths(from, to) : [];
+    const fullSet = new Set(full);
+    const monthSketches = new Map<string, Buffer>();
     if (from <= to) {
       const params = [scope.param, from, to];
-      const [daily, dimRows, pending] = await Promise.all([
+      const [daily, dimRows, months, pending] = await Promise.all([
         this.db.query(
-          `SELECT d.link_id, to_char(d.day, 'YYYY-MM-DD') AS day, d.clicks, d.uniques, d.sketch
+          `SELECT d.link_id, to_char(d.day, 'YYYY-MM-DD') AS day, d.clicks, d.uniques,
+                  d.sketch IS NOT NULL AS has_sketch,
+                  CASE WHEN date_trunc('month', d.day)::date = ANY($4::date[])
+                        AND d.day < (now() AT TIME ZONE 'UTC')::date - 3
+                       THEN NULL ELSE d.sketch END AS sketch
              FROM link_stats_daily d WHERE ${scope.where} AND d.day BETWEEN $2 AND $3`,
-          params,
+          [...params, full.map((m) => `${m}-01`)],
         ) as Promise<
-          Array<{ link_id: number; day: string; clicks: string; uniques: string; sketch: Buffer }>
+          Array<{
+            link_id: number;
+            day: string;
+            clicks: string;
+            uniques: string;
+            has_sketch: boolean;
+            sketch: Buffer | null;
+          }>
         >,
         this.db.query(
           `SELECT d.dim, d.label, SUM(d.count)::bigint AS count
@@ -117,6 +145,13 @@ export class StatsRangeReader {
             GROUP BY d.dim, d.label`,
           params,
         ) as Promise<Array<{ dim: string; label: string; count: string }>>,
+        full.length
+          ? (this.db.query(
+              `SELECT to_char(d.month, 'YYYY-MM') AS month, d.sketch
+                 FROM link_stats_monthly d WHERE ${scope.where} AND d.month = ANY($2::date[])`,
+              [scope.param, full.map((m) => `${m}-01`)],
+            ) as Promise<Array<{ month: string; sketch: Buffer }>>)
+          : Promise.resolve([]),
         this.pendingIn(scope.linkIds, from, to),
       ]);
       for (const r of daily) {
@@ -124,11 +159,13 @@ export class StatsRangeReader {
         const clicks = Number(r.clicks);
         d.clicks += clicks;
         linkClicks.set(r.link_id, (linkClicks.get(r.link_id) ?? 0) + clicks);
-        if (r.sketch) {
-          d.sketches.push(r.sketch);
-          d.single = d.sketches.length === 1 ? Number(r.uniques) : null;
+        if (r.has_sketch) {
+          d.stored += 1;
+          d.single = d.stored === 1 ? Number(r.uniques) : null;
+          if (r.sketch) d.sketches.push(r.sketch);
         } else d.legacy += Number(r.uniques);
       }
+      for (const r of months) monthSketches.set(r.month, r.sketch);
       for (const r of dimRows) bump(dims, r.dim, r.label, Number(r.count));
       await this.addPending(pending, dayOf, dims, linkClicks);
     }
@@ -137,30 +174,50 @@ export class StatsRangeReader {
     let merged = false;
     let legacy = 0;
     let clicks = 0;
+    const unionInto = (registers: Uint8Array, blobs: Iterable<Buffer>) => {
+      let any = false;
+      for (const blob of blobs) any = mergeHll(registers, blob) || any;
+      return any;
+    };
     const series: SeriesPoint[] = periods(from, to, interval).map((period) => {
       const point: SeriesPoint = { date: period.date, clicks: 0, uniqueClicks: 0 };
       const inPeriod = period.days.map((day) => days.get(day)).filter((d): d is DayData => !!d);
       const periodLegacy = inPeriod.reduce((n, d) => n + d.legacy, 0);
       point.clicks = inPeriod.reduce((n, d) => n + d.clicks, 0);
-      const sketches = inPeriod.flatMap((d) => d.sketches);
-      if (inPeriod.length === 1 && inPeriod[0].single !== null && sketches.length === 1) {
-        // one stored sketch: its count is stored with it
-        point.uniqueClicks = inPeriod[0].single + periodLegacy;
-        merged = mergeHll(total, sketches[0]) || merged;
-      } else if (sketches.length) {
+      const live = inPeriod.flatMap((d) => d.live);
+      const month = period.date.slice(0, 7);
+      const one = inPeriod.length === 1 ? inPeriod[0] : undefined;
+      if (interval === 'month' && fullSet.has(month)) {
+        // a whole month: its month sketch, and the live sketches of its days not yet folded
         const registers = emptyRegisters();
-        let any = false;
-        for (const s of sketches) any = mergeHll(registers, s) || any;
+        const sketch = monthSketches.get(month);
+        const any = unionInto(registers, sketch ? [sketch, ...live] : live);
         point.uniqueClicks = (any ? countRegisters(registers) : 0) + periodLegacy;
         if (any) {
           mergeRegisters(total, registers);
           merged = true;
         }
-      } else point.uniqueClicks = periodLegacy;
+      } else if (one && one.stored === 1 && one.single !== null && !live.length) {
+        // one stored sketch: its count is stored with it (a whole month's day: its month's
+        // sketch joins the total below)
+        point.uniqueClicks = one.single + periodLegacy;
+        if (one.sketches.length) merged = mergeHll(total, one.sketches[0]) || merged;
+      } else {
+        const registers = emptyRegisters();
+        const any = unionInto(registers, [...inPeriod.flatMap((d) => d.sketches), ...live]);
+        point.uniqueClicks = (any ? countRegisters(registers) : 0) + periodLegacy;
+        if (any) {
+          mergeRegisters(total, registers);
+          merged = true;
+        }
+      }
       legacy += periodLegacy;
       clicks += point.clicks;
       return point;
     });
+    // whole months read by day: their month sketches stand for their days' in the total
+    if (interval !== 'month')
+      for (const sketch of monthSketches.values()) merged = mergeHll(total, sketch) || merged;
 
     const social = dims.get(DIM.social);
     const stats: RangeStatistics = {
@@ -227,9 +284,7 @@ export class StatsRangeReader {
       for (const [, linkId, day] of live) pipeline.getBuffer(this.keys.visitors(linkId, day));
       ((await pipeline.exec()) ?? []).forEach(([err, blob], i) => {
         if (err || !blob) return;
-        const d = live[i][0];
-        d.sketches.push(blob as Buffer);
-        d.single = null;
+        live[i][0].live.push(blob as Buffer);
       });
     } catch (err) {
       this.logger.warn(`live visitor sketches unavailable: ${(err as Error).message}`);

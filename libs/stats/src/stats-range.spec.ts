@@ -1,6 +1,6 @@
 import { InvalidFieldError } from '@app/common';
 
-import { addDays, daysBetween, parseRange, periods, periodStart } from './stats-range';
+import { addDays, daysBetween, fullMonths, parseRange, periods, periodStart } from './stats-range';
 
 const TODAY = '2026-11-23'; // a Monday
 
@@ -94,5 +94,14 @@ describe('statistics ranges', () => {
     const all = periods('2025-10-20', TODAY, 'month').flatMap((p) => p.days);
     expect(all).toHaveLength(400);
     expect(new Set(all).size).toBe(400);
+  });
+
+  it('lists the calendar months wholly inside a range', () => {
+    expect(fullMonths('2026-01-01', '2026-03-31')).toEqual(['2026-01', '2026-02', '2026-03']);
+    expect(fullMonths('2026-01-02', '2026-03-30')).toEqual(['2026-02']);
+    expect(fullMonths('2024-02-01', '2024-02-29')).toEqual(['2024-02']);
+    expect(fullMonths('2024-02-01', '2024-02-28')).toEqual([]);
+    expect(fullMonths('2025-12-15', '2026-01-31')).toEqual(['2026-01']);
+    expect(fullMonths('2026-11-05', '2026-11-20')).toEqual([]);
   });
 });
