@@ -1,4 +1,5 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { BeforeApplicationShutdown } from '@nestjs/common';
 import { Job } from 'bullmq';
 
 import { ImportLinksPayload, JOB, QUEUE, WORKER_OPTIONS } from '@app/queue';
@@ -12,9 +13,21 @@ import { LinkImportRunner } from './link-import-runner';
  * leaves the job to another (BullMQ's stalled check) and the rows already created are skipped.
  */
 @Processor(QUEUE.imports, { ...WORKER_OPTIONS, concurrency: 2 })
-export class ImportProcessor extends WorkerHost {
+export class ImportProcessor extends WorkerHost implements BeforeApplicationShutdown {
   constructor(private readonly runner: LinkImportRunner) {
     super();
+  }
+
+  /**
+   * Stops taking jobs without waiting for a running import (it resumes elsewhere, skipping the
+   * rows it created). A graceful close could wait forever for the blocking connection of a
+   * worker whose Redis went away and came back (seen with BullMQ 5.81).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.race([
+      this.worker.close(true).catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
+    ]);
   }
 
   async process(job: Job<ImportLinksPayload>): Promise<void> {
