@@ -386,8 +386,10 @@ describe('import', () => {
       u.id,
     ]);
     expect(n).toBe(100_000);
-    // the rows are streamed: a run holds a batch (500 rows), not the file's 100 000
-    expect(peak).toBeLessThan(150 * 1024 * 1024);
+    // the rows are streamed: a run holds a batch (500 rows), not the file's 100 000. heapUsed
+    // includes garbage not yet collected (+60 to +180 MB across runs on a busy machine), so the
+    // bound is loose; rows held whole (parsed cells, DTOs, row reports) would go far past it
+    expect(peak).toBeLessThan(256 * 1024 * 1024);
     console.log(
       `import: 100 000 rows in ${seconds.toFixed(1)} s (${Math.round(100_000 / seconds)} rows/s), heap peak +${Math.round(peak / 1024 / 1024)} MB`,
     );

@@ -1,5 +1,13 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 
 import { ApiErrors, ApiOkData, ApiOkFields, Auth, IdParam, Principal } from '@app/common';
 
@@ -19,6 +27,7 @@ domains, expiry in the future, the plan's "alias" feature and "links" count). A 
 without an alias, whose URL one of your links has) is skipped, so importing a file twice creates nothing new; an
 alias of another user is an error of that row. Reaching the plan's links count stops the import.`;
 
+@ApiExtraModels(ImportLinksDto)
 @ApiTags('import')
 @ApiBearerAuth()
 @Controller('api')
@@ -33,7 +42,7 @@ export class ImportsController {
     schema: {
       oneOf: [
         { type: 'string', example: 'url,alias,title\nhttps://example.com/a,spring,Spring sale\n' },
-        { $ref: '#/components/schemas/ImportLinksDto' },
+        { $ref: getSchemaPath(ImportLinksDto) },
       ],
     },
   })
