@@ -136,7 +136,12 @@ describe('fuzz: hostile input on every route', () => {
     admin = await createUser(t, { admin: true });
     const doc = (await t.http().get('/docs-json')).body;
     routes = routesFrom(doc).filter(
-      (r) => r.template.startsWith('/api/') || r.template.startsWith('/auth/'),
+      (r) =>
+        (r.template.startsWith('/api/') || r.template.startsWith('/auth/')) &&
+        // an accepted import runs as a background job that writes links after the request has
+        // answered, so "rejected requests change nothing" could not be checked around it; its
+        // refusals (400, 413) are covered by test/import.e2e-spec.ts
+        !(r.method === 'post' && r.template === '/api/import'),
     );
   });
   afterAll(async () => {

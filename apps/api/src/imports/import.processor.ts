@@ -1,5 +1,5 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { BeforeApplicationShutdown } from '@nestjs/common';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 
 import { ImportLinksPayload, JOB, QUEUE, WORKER_OPTIONS } from '@app/queue';
@@ -14,6 +14,8 @@ import { LinkImportRunner } from './link-import-runner';
  */
 @Processor(QUEUE.imports, { ...WORKER_OPTIONS, concurrency: 2 })
 export class ImportProcessor extends WorkerHost implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(ImportProcessor.name);
+
   constructor(private readonly runner: LinkImportRunner) {
     super();
   }
@@ -28,6 +30,12 @@ export class ImportProcessor extends WorkerHost implements BeforeApplicationShut
       this.worker.close(true).catch(() => undefined),
       new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
     ]);
+  }
+
+  /** Redis going away is an `error` event of the worker: logged (unheard, it would crash the process). */
+  @OnWorkerEvent('error')
+  onError(err: Error): void {
+    this.logger.warn(`import worker: ${err.message}`);
   }
 
   async process(job: Job<ImportLinksPayload>): Promise<void> {
