@@ -551,6 +551,29 @@ describe('webhooks', () => {
       expect(res.body.data.deliveries[0].event).toBe('webhook.test');
     });
 
+    it('visit batches that all fell due at once (a worker behind) still leave a second apart', async () => {
+      const u = await createUser(t);
+      const { id } = await addWebhook(u, {
+        url: receiver.url('/late'),
+        events: ['link.clicked', 'link.created'],
+      });
+      // three batches whose slots passed while no worker sent them, and one ordinary event
+      await t.db.query(
+        `INSERT INTO webhook_deliveries (webhook_id, event, data, not_before)
+         SELECT $1::int, 'link.clicked', json_build_object('batch', n), now() - interval '5 seconds'
+           FROM generate_series(1, 3) AS n
+         UNION ALL SELECT $1, 'link.created', '{}'::json, now() - interval '5 seconds'`,
+        [id],
+      );
+      await eventually(async () => receiver.on('/late').length === 4, 20_000, 100);
+      const clicked = receiver.on('/late').filter((r) => r.body.event === 'link.clicked');
+      expect(clicked.map((r) => r.body.data.batch).sort()).toEqual([1, 2, 3]);
+      const at = clicked.map((r) => r.at).sort((a, b) => a - b);
+      for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThanOrEqual(800);
+      // the ordinary event did not wait for the visit batches' slots
+      const created = receiver.on('/late').find((r) => r.body.event === 'link.created') as Received;
+      expect(created.at).toBeLessThan(at[2]);
+    });
     it('1 000 visits in a second: batched deliveries summing to 1 000, no bots, one a second', async () => {
       const u = await createUser(t);
       const { secret } = await addWebhook(u, {

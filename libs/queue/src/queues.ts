@@ -20,6 +20,8 @@ export const JOB = {
 export interface DeliverWebhookPayload {
   /** webhook_deliveries.id: the row holds the event, the worker reads it (and its webhook) */
   deliveryId: number;
+  /** A visit batch waiting for the send slot it reserved (ms since epoch); set by the worker. */
+  slotAt?: number;
 }
 
 export interface ImportLinksPayload {

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { PublicUrls } from '@app/common';
 import { FOLD_LISTENER } from '@app/stats';
 
+import { DeliverySpacing } from './delivery-spacing';
 import { VisitEvents } from './visit-events';
 import { WebhookRelay } from './webhook-relay';
 import { WebhookSender } from './webhook-sender';
@@ -17,6 +18,7 @@ import { WebhookProcessor } from './webhook.processor';
     WebhookRelay,
     WebhookProcessor,
     WebhookSender,
+    DeliverySpacing,
     PublicUrls,
     VisitEvents,
     { provide: FOLD_LISTENER, useExisting: VisitEvents },

@@ -1,13 +1,14 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Job } from 'bullmq';
+import { DelayedError, Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 
 import { decryptSecret, formatDateTime } from '@app/common';
 import { AppConfig } from '@app/config';
 import { DeliverWebhookPayload, JOB, QUEUE, WORKER_OPTIONS, webhookBackoff } from '@app/queue';
 
+import { DeliverySpacing } from './delivery-spacing';
 import { WebhookSender } from './webhook-sender';
 
 /** A webhook whose deliveries have failed this long is disabled. */
@@ -33,7 +34,9 @@ interface DeliveryRow {
  * body is the same every time (same id, created, data) and only the timestamp and signature
  * change. A 2xx ends it; a failure is recorded on the row and thrown, so BullMQ retries with the
  * webhook backoff; the last attempt, a refused target, or a webhook failing for a day marks it
- * failed (the latter also disables the webhook). Receivers may see an event twice (a worker
+ * failed (the latter also disables the webhook). A visit batch first takes the webhook's next
+ * one-second send slot (DeliverySpacing) and waits for it, so a worker that fell behind never
+ * sends two within a second. Receivers may see an event twice (a worker
  * killed mid-request retries it): X-Webhook-Id tells them.
  */
 @Processor(QUEUE.webhooks, {
@@ -48,6 +51,7 @@ export class WebhookProcessor extends WorkerHost {
     @InjectDataSource() private readonly db: DataSource,
     private readonly sender: WebhookSender,
     private readonly config: AppConfig,
+    private readonly spacing: DeliverySpacing,
   ) {
     super();
   }
@@ -57,7 +61,7 @@ export class WebhookProcessor extends WorkerHost {
     this.logger.debug(`delivery ${job?.data.deliveryId} attempt failed: ${err.message}`);
   }
 
-  async process(job: Job<DeliverWebhookPayload>): Promise<string> {
+  async process(job: Job<DeliverWebhookPayload>, token?: string): Promise<string> {
     if (job.name !== JOB.deliverWebhook) throw new Error(`unknown job ${job.name}`);
     const id = job.data.deliveryId;
     const [row]: DeliveryRow[] = await this.db.query(
@@ -71,6 +75,19 @@ export class WebhookProcessor extends WorkerHost {
     if (row.disabled_at) {
       await this.finish(row, 'failed', null, 'not sent: the webhook is disabled', { sent: false });
       return 'disabled';
+    }
+    if (job.data.slotAt === undefined) {
+      const wait = await this.spacing.reserve(row.webhook_id, row.event);
+      if (wait > 0) {
+        // not an attempt: back in the queue until the slot it reserved
+        const slotAt = Date.now() + wait;
+        await job.updateData({ ...job.data, slotAt });
+        await job.moveToDelayed(slotAt, token);
+        throw new DelayedError();
+      }
+    } else {
+      // its slot is now; a retry after a failure reserves a new one
+      await job.updateData({ deliveryId: job.data.deliveryId });
     }
     const body = JSON.stringify({
       id: row.uid,

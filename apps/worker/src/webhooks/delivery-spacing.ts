@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+
+import { RedisService } from '@app/redis';
+
+/** The events that are batches of visits: at most one of them leaves per webhook per second. */
+const VISIT_BATCH_EVENTS: ReadonlySet<string> = new Set(['link.clicked', 'qr.scanned']);
+const SPACING_MS = 1000;
+
+/**
+ * Reserves the next free send slot of a webhook: the key holds the end of the last slot given
+ * out (Redis time, ms), so concurrent callers on every worker get consecutive slots, each once.
+ * Answers how long the caller waits for its slot (0: now).
+ */
+const RESERVE_SLOT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local free = tonumber(redis.call('GET', KEYS[1]) or '0')
+local at = math.max(now, free)
+local spacing = tonumber(ARGV[1])
+redis.call('SET', KEYS[1], at + spacing, 'PX', at + spacing - now)
+return at - now`;
+
+/**
+ * "At most one visit batch per webhook per second" (CONTRACT "Webhooks"), held when a delivery
+ * is sent. The fold schedules batches a second apart (`not_before`), but a worker that falls
+ * behind would send a late batch and the next one on time, closer than a second. So a batch
+ * reserves the webhook's next one-second slot in Redis (shared by every worker) before it is
+ * sent, and waits for it when it is not the current one.
+ */
+@Injectable()
+export class DeliverySpacing {
+  constructor(private readonly redis: RedisService) {}
+
+  /** 0 when this delivery may leave now, else the milliseconds until its reserved slot. */
+  async reserve(webhookId: number, event: string): Promise<number> {
+    if (!VISIT_BATCH_EVENTS.has(event)) return 0;
+    const wait = await this.redis.client.eval(
+      RESERVE_SLOT,
+      1,
+      this.redis.key('webhook', webhookId, 'visit-slot'),
+      SPACING_MS,
+    );
+    return Number(wait);
+  }
+}
