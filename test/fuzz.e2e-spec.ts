@@ -102,12 +102,17 @@ describe('fuzz: hostile input on every route', () => {
   let routes: Route[];
   const tally = { requests: 0, rejected: 0, accepted: 0 };
 
+  /**
+   * What a write would change, table by table: the row count and the newest row version's
+   * transaction id (an insert, an update — even one that rewrites the same values — and a
+   * delete all move one of them). A scan without reading the rows' contents: a digest of every
+   * row made each check cost seconds once earlier suites had left 200 000 links behind.
+   */
   const checksum = async (): Promise<string> => {
     const parts = TABLES.map(
-      (tbl) =>
-        `(SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) FROM ${tbl} x)`,
+      (tbl) => `(SELECT count(*) || ':' || coalesce(max(xmin::text::bigint), 0) FROM ${tbl})`,
     );
-    const [row] = await t.db.query(`SELECT md5(concat_ws('|', ${parts.join(', ')})) AS sum`);
+    const [row] = await t.db.query(`SELECT concat_ws('|', ${parts.join(', ')}) AS sum`);
     return row.sum;
   };
 
@@ -198,9 +203,8 @@ describe('fuzz: hostile input on every route', () => {
         { seed: SEED, numRuns: RUNS, endOnFailure: true },
       );
     }
-    // every route of the OpenAPI document, RUNS requests each, two table checksums per request:
-    // the time grows with the routes (and the rows earlier suites left), not a hang
-  }, 600_000);
+    // every route of the OpenAPI document, RUNS requests each, two table checksums per request
+  }, 300_000);
 
   it(
     'a lone UTF-16 surrogate in any body field is a 400 naming the field, on every route',
