@@ -19,6 +19,9 @@
  *   api hot, targeted  links with geo, device and language targets (the visitor matches none of
  *                      them: every rule is checked); target ≥ 0.9× the plain hot link
  *   api hot, branded   the links of a branded domain, by Host
+ *   + worker           the api hot with a worker beside it on core 0 (it folds the visits);
+ *   + worker, webhook  the same, on the links of a user with a `link.clicked` webhook (a
+ *                      receiver in this process answers 204): within 5 % of the run before
  *   Redis GET + 302    node:http doing one Redis GET of the link's cached JSON, then the 302
  *   api cold           the api with LINK_CACHE_SIZE=0: every request reads Redis; visits recorded
  *   MGET + 302         the Redis baseline with the api's batching (BatchedGet: one MGET per turn
@@ -35,12 +38,15 @@
  * Redis keys are removed at the end.
  */
 import { ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+
+import { encryptSecret } from '@app/common';
 
 import {
   checkHeadroom,
@@ -114,15 +120,21 @@ const DATABASE_URL =
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_PREFIX = process.env.BENCH_REDIS_PREFIX ?? `bench${run}`;
 
-/** Links of the main host are bn00000…, with targeting options bt00000…; the branded domain's bd00000…. */
+/**
+ * Links of the main host are bn00000…, with targeting options bt00000…; the branded domain's
+ * bd00000…; those of the user with a link.clicked webhook bw00000….
+ */
 const alias = (i: number, prefix = 'bn') => `${prefix}${String(i).padStart(5, '0')}`;
 const BRANDED_HOST = 'go.bench.example';
+const BENCH_SECRET = 'bench-app-secret-0123456789';
+/** The worker's fold interval in this bench (STATS_FOLD_SECONDS). */
+const FOLD_SECONDS = 2;
 
-type ServerKind = 'raw302' | 'redis302' | 'mget302' | 'api';
+type ServerKind = 'raw302' | 'redis302' | 'mget302' | 'api' | 'worker';
 
 // ---------------------------------------------------------------- parent: seed, drive, report
 
-async function seed(): Promise<void> {
+async function seed(receiver: string): Promise<void> {
   const { runMigrations } = await import('@app/database');
   await runMigrations(DATABASE_URL);
   const db = new DataSource({ type: 'postgres', url: DATABASE_URL });
@@ -131,7 +143,8 @@ async function seed(): Promise<void> {
     await db.query(`DELETE FROM links WHERE alias LIKE 'bn%'`);
     await db.query(`DELETE FROM links WHERE alias LIKE 'bd%'`);
     await db.query(`DELETE FROM links WHERE alias LIKE 'bt%'`);
-    await db.query(`DELETE FROM users WHERE email = 'bench@example.com'`);
+    await db.query(`DELETE FROM links WHERE alias LIKE 'bw%'`);
+    await db.query(`DELETE FROM users WHERE email IN ('bench@example.com', 'hooked@example.com')`);
     const [user] = await db.query(
       `INSERT INTO users (email, username, password_hash, plan_id, api_key_hash, api_key_enc)
        SELECT 'bench@example.com', 'bench', 'x', id, md5(random()::text) || md5(random()::text), 'x'
@@ -155,6 +168,21 @@ async function seed(): Promise<void> {
         JSON.stringify(DEVICE_RULES),
         JSON.stringify(LANGUAGE_RULES),
       ],
+    );
+    // a second user whose links are all watched by a link.clicked webhook
+    const [hooked] = await db.query(
+      `INSERT INTO users (email, username, password_hash, plan_id, api_key_hash, api_key_enc)
+       SELECT 'hooked@example.com', 'hooked', 'x', id, md5(random()::text) || md5(random()::text), 'x'
+       FROM plans WHERE NOT free ORDER BY id LIMIT 1 RETURNING id`,
+    );
+    await db.query(
+      `INSERT INTO links (user_id, alias, url)
+       SELECT $1, 'bw' || lpad(i::text, 5, '0'), 'https://example.com/watched/' || i FROM generate_series(0, $2 - 1) AS i`,
+      [hooked.id, HOT_SET],
+    );
+    await db.query(
+      `INSERT INTO webhooks (user_id, url, events, secret_enc) VALUES ($1, $2, '{link.clicked}', $3)`,
+      [hooked.id, receiver, encryptSecret('bench-webhook-secret', BENCH_SECRET)],
     );
     const [domain] = await db.query(
       `INSERT INTO domains (user_id, domain, host, verified_at) VALUES ($1, $2, $3, now()) RETURNING id`,
@@ -215,8 +243,19 @@ async function start(
     DOMAIN_VERIFY: 'off',
     TRUST_PROXY: 'loopback',
     LOG_LEVEL: 'silent',
+    APP_SECRET: BENCH_SECRET,
+    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+    STATS_FOLD_SECONDS: String(FOLD_SECONDS),
     ...env,
   };
+  if (kind === 'worker') {
+    const { child } = await startPinnedServer(
+      [join(__dirname, '..', 'dist', 'apps', 'worker', 'main.js')],
+      common,
+      /worker started/,
+    );
+    return { child, url: '' };
+  }
   if (kind === 'api') {
     const port = await freePort();
     const dir = process.env.BENCH_PROFILE;
@@ -247,7 +286,7 @@ const clientIp = (k: number) =>
 /** What a scenario requests: aliases 0..span-1 with `prefix`, on the main host or the branded one. */
 interface Target {
   span: number;
-  prefix: 'bn' | 'bd' | 'bt';
+  prefix: 'bn' | 'bd' | 'bt' | 'bw';
   /** Send the desktop browser User-Agent (visits recorded); false: none (not counted). */
   browser: boolean;
   /** A mix of visitors (user agents, addresses, languages) instead of one desktop browser. */
@@ -291,6 +330,8 @@ interface Scenario extends Target {
   server: string;
   /** The raw 302 baseline must keep its core busy (the generator-headroom check). */
   cpuBound?: boolean;
+  /** A worker runs beside the api on core 0 during the run (started before, stopped after). */
+  worker?: boolean;
   runs: Array<RunResult & { redisUs: number }>;
 }
 
@@ -323,6 +364,7 @@ async function measure(
   s: Scenario,
   server: { child: ChildProcess; url: string },
   redis: Redis,
+  worker: { child: ChildProcess } | null,
 ): Promise<RunResult & { redisUs: number }> {
   const redis0 = await redisCpu(redis);
   const r = await runWrk({
@@ -330,7 +372,8 @@ async function measure(
     connections: CONNECTIONS,
     seconds: SECONDS,
     script: script(s),
-    serverPids: [server.child.pid as number],
+    // the worker's CPU counts as the server's: it shares core 0 with the api
+    serverPids: [server.child.pid as number, ...(worker ? [worker.child.pid as number] : [])],
     cpuBound: s.cpuBound,
   });
   const redisUs = ((await redisCpu(redis)) - redis0) / Math.max(1, r.requests);
@@ -364,7 +407,19 @@ async function main(): Promise<void> {
   console.log(
     `seeding ${LINKS} links into ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} (Redis prefix ${REDIS_PREFIX}) ...`,
   );
-  await seed();
+  // the webhook's receiver: counts the visits it is sent
+  const delivered = { deliveries: 0, visits: 0 };
+  const receiver = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      delivered.deliveries += 1;
+      delivered.visits += (JSON.parse(body) as { data: { visits: unknown[] } }).data.visits.length;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  await seed(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
   const hot = { span: HOT_SET, browser: true } as const;
   // in each round, a baseline and then the api scenarios measured against it
   const scenarios: Scenario[] = [
@@ -374,6 +429,15 @@ async function main(): Promise<void> {
     { name: 'api hot, mixed visitors', server: 'hot', prefix: 'bn', ...hot, mix: true, runs: [] },
     { name: 'api hot, targeted', server: 'hot', prefix: 'bt', ...hot, mix: true, runs: [] },
     { name: 'api hot, branded', server: 'hot', prefix: 'bd', ...hot, runs: [] },
+    { name: 'api hot + worker', server: 'hot', prefix: 'bn', ...hot, worker: true, runs: [] },
+    {
+      name: 'api hot + worker, webhook',
+      server: 'hot',
+      prefix: 'bw',
+      ...hot,
+      worker: true,
+      runs: [],
+    },
     {
       name: 'baseline Redis GET + 302',
       server: 'redis',
@@ -416,26 +480,43 @@ async function main(): Promise<void> {
       a.server === 'cold' ? -1 : b.server === 'cold' ? 1 : 0,
     );
     if (!active.some((s) => s.server === 'cold') && servers.has('cold'))
-      await warm({ ...scenarios[6] }, servers.get('cold') as { child: ChildProcess; url: string });
+      await warm(
+        scenarios.find((s) => s.server === 'redis') as Scenario,
+        servers.get('cold') as { child: ChildProcess; url: string },
+      );
     for (const s of warmOrder)
       await warm(s, servers.get(s.server) as { child: ChildProcess; url: string });
     console.log(
       `\n${CONNECTIONS} connections, ${SECONDS} s per run, ${rounds} round(s), loopback, ${cpus().length} cores; server on core 0, wrk on core 1\n${HEADER}\n`,
     );
+    let worker: { child: ChildProcess } | null = null;
     for (let round = 0; round < rounds; round++) {
       for (const s of active) {
         if (s.span === LINKS) await refill(servers, redisClient);
+        if (s.worker && !worker) {
+          // started before the first run that has one, and given two folds to take in the
+          // visits the runs without a worker left pending, so that no run pays for them
+          worker = await start('worker');
+          await new Promise((resolve) => setTimeout(resolve, 2 * FOLD_SECONDS * 1000 + 1000));
+        } else if (!s.worker && worker) {
+          await stop(worker.child);
+          worker = null;
+        }
         s.runs.push(
           await measure(
             s,
             servers.get(s.server) as { child: ChildProcess; url: string },
             redisClient,
+            worker,
           ),
         );
       }
+      if (worker) await stop(worker.child);
+      worker = null;
       console.log('');
     }
   } finally {
+    receiver.close();
     redisClient.disconnect();
     await Promise.all([...servers.values()].map((s) => stop(s.child)));
     await cleanup();
@@ -456,7 +537,8 @@ async function main(): Promise<void> {
     return;
   }
 
-  const [raw, apiHot, noUa, mixed, targeted, branded, redis, cold, mget] = scenarios;
+  const [raw, apiHot, noUa, mixed, targeted, branded, withWorker, webhook, redis, cold, mget] =
+    scenarios;
   /** The median over rounds of a / b, each round's runs side by side. */
   const ratio = (a: Scenario, b: Scenario, f: (r: RunResult) => number) =>
     median(a.runs.map((r, i) => f(r) / f(b.runs[i])));
@@ -476,6 +558,8 @@ async function main(): Promise<void> {
   // the same visitor mix on both: what the 70 rules cost
   const tRps = ratio(targeted, mixed, rps);
   row(tRps >= 0.9, 'api hot, targeted / plain, mixed visitors, req/s', f2(tRps), '>= 0.90');
+  const hookRps = ratio(webhook, withWorker, rps);
+  row(hookRps >= 0.95, 'webhook subscribed / none (api + worker), req/s', f2(hookRps), '>= 0.95');
   const coldRps = ratio(cold, redis, rps);
   row(coldRps >= 0.8, 'api cold (recorded) / Redis GET + 302, req/s', f2(coldRps), '>= 0.80');
   const coldP99 = medianOf(cold.runs).p99Ms;
@@ -488,6 +572,9 @@ async function main(): Promise<void> {
   );
   console.log(`       api hot, no UA / raw 302, CPU per request    ${f2(ratio(noUa, raw, cpu))}`);
   console.log(`       api cold / MGET + 302, req/s                 ${f2(ratio(cold, mget, rps))}`);
+  console.log(
+    `       webhook receiver: ${delivered.deliveries} deliveries, ${delivered.visits} visits (one a second at most)`,
+  );
   if (!generatorOk || errors.length) process.exitCode = 1;
 }
 
