@@ -63,19 +63,11 @@ export class OverlaysService {
     return { data: overlayDetailsView(overlay) };
   }
 
-  /** 403 past the plan's `overlay` count, counted under a per-user lock so concurrent adds cannot pass it. */
+  /** 403 past the plan's `overlay` count (PlanService.createCounted: concurrent adds cannot pass it). */
   async add(auth: Principal, dto: AddOverlayDto): Promise<{ id: number }> {
     if (dto.link) await this.destinations.check('link', dto.link, { ownHostsAllowed: true });
-    return this.db.transaction(async (em) => {
-      await em.query(`SELECT pg_advisory_xact_lock(hashtext('overlays'), $1)`, [auth.user.id]);
-      this.plans.assertCanCreate(
-        auth,
-        'overlay',
-        await em.countBy(Overlay, { userId: auth.user.id }),
-      );
-      const saved = await em.save(em.create(Overlay, { userId: auth.user.id, ...columns(dto) }));
-      return { id: saved.id };
-    });
+    const saved = await this.plans.createCounted(auth, 'overlay', Overlay, columns(dto));
+    return { id: saved.id };
   }
 
   async update(auth: Principal, id: number, dto: UpdateOverlayDto): Promise<void> {

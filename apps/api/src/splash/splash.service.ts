@@ -56,19 +56,11 @@ export class SplashService {
     return { data: splashDetailsView(splash) };
   }
 
-  /** 403 past the plan's `splash` count, counted under a per-user lock so concurrent adds cannot pass it. */
+  /** 403 past the plan's `splash` count (PlanService.createCounted: concurrent adds cannot pass it). */
   async add(auth: Principal, dto: AddSplashDto): Promise<{ id: number }> {
     await this.checkUrls(dto);
-    return this.db.transaction(async (em) => {
-      await em.query(`SELECT pg_advisory_xact_lock(hashtext('splash_pages'), $1)`, [auth.user.id]);
-      this.plans.assertCanCreate(
-        auth,
-        'splash',
-        await em.countBy(SplashPage, { userId: auth.user.id }),
-      );
-      const saved = await em.save(em.create(SplashPage, { userId: auth.user.id, ...columns(dto) }));
-      return { id: saved.id };
-    });
+    const saved = await this.plans.createCounted(auth, 'splash', SplashPage, columns(dto));
+    return { id: saved.id };
   }
 
   async update(auth: Principal, id: number, dto: UpdateSplashDto): Promise<void> {
