@@ -16,7 +16,8 @@ import {
 import { AddOverlayDto } from './dto/add-overlay.dto';
 import { OverlayCreatedView, OverlayDetailsView, OverlayView } from './dto/overlay.view';
 import { UpdateOverlayDto } from './dto/update-overlay.dto';
-import { OverlaysService } from './overlays.service';
+import { LinkPages } from '../link-pages/link-pages.service';
+import { OVERLAY_PAGES } from './overlay-pages';
 
 const PAGE_DOC =
   'A link of type overlay shows its target in a full-page frame with this box in a corner: the message, ' +
@@ -26,14 +27,14 @@ const PAGE_DOC =
 @ApiBearerAuth()
 @Controller('api')
 export class OverlaysController {
-  constructor(private readonly overlays: OverlaysService) {}
+  constructor(private readonly pages: LinkPages) {}
 
   @Get('overlay')
   @ApiOperation({ summary: "The caller's CTA overlays, newest first" })
   @ApiOkList('cta', OverlayView)
   @ApiErrors(400, 403)
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
-    return this.overlays.list(auth, query);
+    return this.pages.list(OVERLAY_PAGES, auth, query);
   }
 
   @Get('overlay/:id')
@@ -41,7 +42,7 @@ export class OverlaysController {
   @ApiOkData(OverlayDetailsView)
   @ApiErrors(400, 403, 404)
   get(@Auth() auth: Principal, @IdParam('id') id: number) {
-    return this.overlays.get(auth, id);
+    return this.pages.get(OVERLAY_PAGES, auth, id);
   }
 
   @Post('overlay/add')
@@ -52,7 +53,7 @@ export class OverlaysController {
   @ApiOkFields(OverlayCreatedView)
   @ApiErrors(400, 403, 413)
   add(@Auth() auth: Principal, @Body() dto: AddOverlayDto) {
-    return this.overlays.add(auth, dto);
+    return this.pages.add(OVERLAY_PAGES, auth, dto);
   }
 
   @Put('overlay/:id/update')
@@ -63,7 +64,7 @@ export class OverlaysController {
   @ApiOkMessage()
   @ApiErrors(400, 403, 404, 413)
   async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateOverlayDto) {
-    await this.overlays.update(auth, id, dto);
+    await this.pages.update(OVERLAY_PAGES, auth, id, dto);
     return { message: 'Overlay has been updated successfully.' };
   }
 
@@ -75,7 +76,7 @@ export class OverlaysController {
   @ApiOkMessage()
   @ApiErrors(400, 403, 404)
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
-    await this.overlays.remove(auth, id);
+    await this.pages.remove(OVERLAY_PAGES, auth, id);
     return { message: 'Overlay has been deleted successfully.' };
   }
 }

@@ -16,7 +16,8 @@ import {
 import { AddSplashDto } from './dto/add-splash.dto';
 import { SplashCreatedView, SplashDetailsView, SplashView } from './dto/splash.view';
 import { UpdateSplashDto } from './dto/update-splash.dto';
-import { SplashService } from './splash.service';
+import { LinkPages } from '../link-pages/link-pages.service';
+import { SPLASH_PAGES } from './splash-pages';
 
 const PAGE_DOC =
   'A link of type splash first shows this page: the title, the image (linking to `link`), the message, ' +
@@ -27,14 +28,14 @@ const PAGE_DOC =
 @ApiBearerAuth()
 @Controller('api')
 export class SplashController {
-  constructor(private readonly splash: SplashService) {}
+  constructor(private readonly pages: LinkPages) {}
 
   @Get('splash')
   @ApiOperation({ summary: "The caller's custom splash pages, newest first" })
   @ApiOkList('splash', SplashView)
   @ApiErrors(400, 403)
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
-    return this.splash.list(auth, query);
+    return this.pages.list(SPLASH_PAGES, auth, query);
   }
 
   @Get('splash/:id')
@@ -42,7 +43,7 @@ export class SplashController {
   @ApiOkData(SplashDetailsView)
   @ApiErrors(400, 403, 404)
   get(@Auth() auth: Principal, @IdParam('id') id: number) {
-    return this.splash.get(auth, id);
+    return this.pages.get(SPLASH_PAGES, auth, id);
   }
 
   @Post('splash/add')
@@ -53,7 +54,7 @@ export class SplashController {
   @ApiOkFields(SplashCreatedView)
   @ApiErrors(400, 403, 413)
   add(@Auth() auth: Principal, @Body() dto: AddSplashDto) {
-    return this.splash.add(auth, dto);
+    return this.pages.add(SPLASH_PAGES, auth, dto);
   }
 
   @Put('splash/:id/update')
@@ -64,7 +65,7 @@ export class SplashController {
   @ApiOkMessage()
   @ApiErrors(400, 403, 404, 413)
   async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateSplashDto) {
-    await this.splash.update(auth, id, dto);
+    await this.pages.update(SPLASH_PAGES, auth, id, dto);
     return { message: 'Splash page has been updated successfully.' };
   }
 
@@ -76,7 +77,7 @@ export class SplashController {
   @ApiOkMessage()
   @ApiErrors(400, 403, 404)
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
-    await this.splash.remove(auth, id);
+    await this.pages.remove(SPLASH_PAGES, auth, id);
     return { message: 'Splash page has been deleted successfully.' };
   }
 }
