@@ -7,7 +7,7 @@ import {
   InvalidFieldError,
   NotFoundError,
   PageQueryDto,
-  paginate,
+  paginateOwn,
   Paginated,
   hostOfUrl,
   PlanService,
@@ -40,10 +40,7 @@ export class DomainsService {
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<DomainView>> {
-    const qb = this.domains
-      .createQueryBuilder('d')
-      .where('d.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'domains', domainView);
+    return paginateOwn(this.domains, auth.user.id, query, 'domains', domainView);
   }
 
   /**

@@ -7,7 +7,7 @@ import {
   BadRequestError,
   NotFoundError,
   PageQueryDto,
-  paginate,
+  paginateOwn,
   Paginated,
   PlanService,
   Principal,
@@ -51,11 +51,8 @@ export class LinkPages {
     auth: Principal,
     query: PageQueryDto,
   ): Promise<Paginated<V>> {
-    const qb = this.db
-      .getRepository(kind.entity)
-      .createQueryBuilder('page')
-      .where('page.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, kind.listKey, kind.view);
+    const pages = this.db.getRepository(kind.entity);
+    return paginateOwn(pages, auth.user.id, query, kind.listKey, kind.view);
   }
 
   async get<R extends LinkPageRow, B, V, D>(

@@ -5,7 +5,7 @@ import { Repository } from 'typeorm';
 import {
   NotFoundError,
   PageQueryDto,
-  paginate,
+  paginateOwn,
   Paginated,
   PlanService,
   Principal,
@@ -26,10 +26,7 @@ export class PixelsService {
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<PixelView>> {
-    const qb = this.pixels
-      .createQueryBuilder('p')
-      .where('p.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'pixels', pixelView);
+    return paginateOwn(this.pixels, auth.user.id, query, 'pixels', pixelView);
   }
 
   /** 403 past the plan's `pixels` count (PlanService.createCounted: concurrent adds cannot pass it). */
