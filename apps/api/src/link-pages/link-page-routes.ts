@@ -53,7 +53,7 @@ export function LinkPagesController<R extends LinkPageRow, B, V, D>(
   @ApiBearerAuth()
   @Controller('api')
   class LinkPageRoutesController {
-    constructor(readonly pages: LinkPages) {}
+    constructor(private readonly pages: LinkPages) {}
 
     @Get(kind.type)
     @ApiOperation({ summary: `The caller's ${noun}s, newest first` })
