@@ -166,50 +166,81 @@ describe('CTA overlays and custom splash pages', () => {
     return createUser(t, { planId: unlimitedPlan });
   };
 
-  describe('CTA overlays: get one, add, update, delete', () => {
-    const add = (u: TestUser, body: object) =>
-      t.http().post('/api/overlay/add').set(u.auth).send(body);
-    const get = (u: TestUser, id: number) => t.http().get(`/api/overlay/${id}`).set(u.auth);
-    const update = (u: TestUser, id: number, body: object) =>
-      t.http().put(`/api/overlay/${id}/update`).set(u.auth).send(body);
-    const FULL = {
-      type: 'contact',
-      name: 'Contact us',
-      message: 'Questions? Write to us.',
-      button: 'Write',
-      link: 'https://www.example.com/contact',
-      bgcolor: '#112233',
-      textcolor: '#FFFFFF',
-      buttoncolor: '#ff8800',
-      position: 'tr',
+  /** The routes of one kind of page (`overlay`, `splash`), called with a user's key. */
+  const routes = (path: 'overlay' | 'splash') => ({
+    add: (u: TestUser, body: object) => t.http().post(`/api/${path}/add`).set(u.auth).send(body),
+    get: (u: TestUser, id: number) => t.http().get(`/api/${path}/${id}`).set(u.auth),
+    update: (u: TestUser, id: number, body: object) =>
+      t.http().put(`/api/${path}/${id}/update`).set(u.auth).send(body),
+    remove: (u: TestUser, id: number) => t.http().delete(`/api/${path}/${id}/delete`).set(u.auth),
+  });
+
+  const OVERLAY_FULL = {
+    type: 'contact',
+    name: 'Contact us',
+    message: 'Questions? Write to us.',
+    button: 'Write',
+    link: 'https://www.example.com/contact',
+    bgcolor: '#112233',
+    textcolor: '#FFFFFF',
+    buttoncolor: '#ff8800',
+    position: 'tr',
+  };
+  const SPLASH_FULL = {
+    name: 'Collection',
+    title: 'Our new collection',
+    message: 'Have a look before you go on.',
+    image: 'https://cdn.example/collection.jpg',
+    link: 'https://shop.example/collection',
+    countdown: 10,
+    button: 'Take me there',
+  };
+
+  type Body = Record<string, unknown>;
+  /** What the tests every kind of page passes the same way need to know about it. */
+  interface PageKind {
+    path: 'overlay' | 'splash';
+    table: string;
+    listKey: string;
+    notFound: RegExp;
+    /** A body with every field, and the list entry of the page it adds. */
+    full: Body;
+    listEntry: Body;
+    /** A body with only the required fields. */
+    named: (name: string) => Body;
+    /** A row inserted without the API. */
+    insert: (u: TestUser, name: string) => Promise<number>;
+    /** What a page added with only the required fields holds besides them. */
+    defaults: Body;
+    /** Add bodies refused with 400, and the message each gets. */
+    bad: Array<[Body, RegExp]>;
+    /** Update bodies that each change one field, then update bodies refused with 400. */
+    steps: Body[];
+    badUpdates: Array<[Body, RegExp]>;
+    /** A page on a visit: what it is added with and shows, then a change and what shows after it. */
+    onVisit: {
+      body: Body;
+      /** The `type` of a link showing the page. */
+      linkType: (id: number) => number | string;
+      target: string;
+      shows: string[];
+      headers: Record<string, string>;
+      change: Body;
+      showsAfterChange: string[];
+      hiddenAfterChange: string[];
     };
-
-    it('adds an overlay with every field; GET /api/overlay/:id echoes them; the list entry keeps its v3 shape', async () => {
-      const u = await createUser(t);
-      const res = await add(u, FULL).expect(200);
-      expect(res.body).toEqual({ error: 0, id: expect.any(Number) });
-      expect((await get(u, res.body.id).expect(200)).body).toEqual({
-        error: 0,
-        data: { id: res.body.id, ...FULL, date: expect.stringMatching(DATE_TIME) },
-      });
-      const list = (await t.http().get('/api/overlay').set(u.auth).expect(200)).body.data.cta;
-      expect(list).toEqual([
-        {
-          id: res.body.id,
-          type: 'contact',
-          name: 'Contact us',
-          date: expect.stringMatching(DATE_TIME),
-        },
-      ]);
-    });
-
-    it('defaults for the fields left out', async () => {
-      const u = await createUser(t);
-      const { id } = (await add(u, { type: 'message', name: 'Bare' }).expect(200)).body;
-      expect((await get(u, id)).body.data).toEqual({
-        id,
-        type: 'message',
-        name: 'Bare',
+  }
+  const KINDS: PageKind[] = [
+    {
+      path: 'overlay',
+      table: 'overlays',
+      listKey: 'cta',
+      notFound: /^Overlay not found$/,
+      full: OVERLAY_FULL,
+      listEntry: { type: 'contact', name: 'Contact us' },
+      named: (name) => ({ type: 'message', name }),
+      insert: (u, name) => insertOverlay(u, 'message', name),
+      defaults: {
         message: '',
         button: '',
         link: '',
@@ -217,59 +248,29 @@ describe('CTA overlays and custom splash pages', () => {
         textcolor: '#000000',
         buttoncolor: '#0055ff',
         position: 'bl',
-        date: expect.stringMatching(DATE_TIME),
-      });
-    });
-
-    const bad: Array<[Record<string, unknown>, RegExp]> = [
-      [{ name: 'n' }, /^type: must be one of message, contact/],
-      [{ type: 'banner', name: 'n' }, /^type: must be one of message, contact/],
-      [{ type: 'message' }, /^name: /],
-      [{ type: 'message', name: '' }, /^name: must be 1 to 100 characters/],
-      [{ type: 'message', name: 'n'.repeat(101) }, /^name: /],
-      [{ type: 'message', name: 'n', message: 'm'.repeat(1001) }, /^message: /],
-      [{ type: 'message', name: 'n', message: 5 }, /^message: /],
-      [{ type: 'message', name: 'n', button: 'b'.repeat(101) }, /^button: /],
-      [{ type: 'message', name: 'n', link: 'ftp://x.example/' }, /^link: /],
-      [{ type: 'message', name: 'n', link: 'javascript:alert(1)' }, /^link: /],
-      [{ type: 'message', name: 'n', link: null }, /^link: /],
-      [{ type: 'message', name: 'n', bgcolor: 'red' }, /^bgcolor: must be a HEX colour/],
-      [{ type: 'message', name: 'n', textcolor: '#12345' }, /^textcolor: /],
-      [{ type: 'message', name: 'n', buttoncolor: 255 }, /^buttoncolor: /],
-      [
-        { type: 'message', name: 'n', position: 'center' },
-        /^position: must be one of bl, br, tl, tr/,
+      },
+      bad: [
+        [{ name: 'n' }, /^type: must be one of message, contact/],
+        [{ type: 'banner', name: 'n' }, /^type: must be one of message, contact/],
+        [{ type: 'message' }, /^name: /],
+        [{ type: 'message', name: '' }, /^name: must be 1 to 100 characters/],
+        [{ type: 'message', name: 'n'.repeat(101) }, /^name: /],
+        [{ type: 'message', name: 'n', message: 'm'.repeat(1001) }, /^message: /],
+        [{ type: 'message', name: 'n', message: 5 }, /^message: /],
+        [{ type: 'message', name: 'n', button: 'b'.repeat(101) }, /^button: /],
+        [{ type: 'message', name: 'n', link: 'ftp://x.example/' }, /^link: /],
+        [{ type: 'message', name: 'n', link: 'javascript:alert(1)' }, /^link: /],
+        [{ type: 'message', name: 'n', link: null }, /^link: /],
+        [{ type: 'message', name: 'n', bgcolor: 'red' }, /^bgcolor: must be a HEX colour/],
+        [{ type: 'message', name: 'n', textcolor: '#12345' }, /^textcolor: /],
+        [{ type: 'message', name: 'n', buttoncolor: 255 }, /^buttoncolor: /],
+        [
+          { type: 'message', name: 'n', position: 'center' },
+          /^position: must be one of bl, br, tl, tr/,
+        ],
+        [{ type: 'message', name: 'n', shadow: true }, /^shadow: unknown field/],
       ],
-      [{ type: 'message', name: 'n', shadow: true }, /^shadow: unknown field/],
-    ];
-    it('400 naming the field, for each field; nothing created', async () => {
-      const u = await createUser(t);
-      for (const [body, message] of bad) expectError(await add(u, body), 400, message);
-      expect(await countOwned(t, 'overlays', u.id)).toBe(0);
-    });
-
-    it("403 past the plan's overlay count, and when the plan has overlays disabled", async () => {
-      const u = await createUser(t); // the free plan: one overlay
-      await add(u, { type: 'message', name: 'one' }).expect(200);
-      expectError(
-        await add(u, { type: 'message', name: 'two' }),
-        403,
-        /^Plan limit reached: your plan allows 1 overlay$/,
-      );
-      const off = await createPlan(t, { overlay: { enabled: '0', count: '0' } });
-      const v = await createUser(t, { planId: off });
-      expectError(await add(v, { type: 'message', name: 'x' }), 403, /"overlay"/);
-      expect(await countOwned(t, 'overlays', u.id)).toBe(1);
-      expect(await countOwned(t, 'overlays', v.id)).toBe(0);
-      const admin = await createUser(t, { admin: true, planId: off });
-      await add(admin, { type: 'message', name: 'admins are not limited' }).expect(200);
-    });
-
-    it('updates only the fields sent, each one', async () => {
-      const u = await createUser(t);
-      const { id } = (await add(u, FULL).expect(200)).body;
-      let expected = (await get(u, id)).body.data;
-      const steps: Array<Record<string, unknown>> = [
+      steps: [
         { type: 'message' },
         { name: 'Renamed' },
         { message: '' },
@@ -279,41 +280,14 @@ describe('CTA overlays and custom splash pages', () => {
         { textcolor: '#123456' },
         { buttoncolor: '#abcdef' },
         { position: 'bl' },
-      ];
-      for (const body of steps) {
-        expect((await update(u, id, body).expect(200)).body).toEqual({
-          error: 0,
-          message: expect.any(String),
-        });
-        expected = { ...expected, ...body };
-        expect((await get(u, id)).body.data).toEqual(expected);
-      }
-      expectError(await update(u, id, {}), 400, /at least one field/);
-      expectError(await update(u, id, { name: null }), 400, /^name: /);
-      expectError(await update(u, id, { bgcolor: 'blue' }), 400, /^bgcolor: /);
-      expect((await get(u, id)).body.data).toEqual(expected);
-    });
-
-    it("404 for another user's overlay on every route; nothing changes", async () => {
-      const u = await createUser(t);
-      const other = await createUser(t);
-      const theirs = await insertOverlay(other, 'message', 'theirs');
-      expectError(await get(u, theirs), 404, /^Overlay not found$/);
-      expectError(await update(u, theirs, { name: 'pwned' }), 404, /^Overlay not found$/);
-      expectError(
-        await t.http().delete(`/api/overlay/${theirs}/delete`).set(u.auth),
-        404,
-        /^Overlay not found$/,
-      );
-      expectError(await get(u, 2147483000), 404, /^Overlay not found$/);
-      expectError(await t.http().get('/api/overlay/abc').set(u.auth), 400, /^id: /);
-      expect((await get(other, theirs)).body.data.name).toBe('theirs');
-    });
-
-    it('created through the API and shown on a real redirect; changes show at once; deleting it makes the link direct', async () => {
-      const u = await createUser(t);
-      const { id } = (
-        await add(u, {
+      ],
+      badUpdates: [
+        [{}, /at least one field/],
+        [{ name: null }, /^name: /],
+        [{ bgcolor: 'blue' }, /^bgcolor: /],
+      ],
+      onVisit: {
+        body: {
           type: 'message',
           name: 'cta',
           message: 'Join our list',
@@ -321,112 +295,211 @@ describe('CTA overlays and custom splash pages', () => {
           link: 'https://list.example/join',
           bgcolor: '#ffeeaa',
           position: 'tl',
-        }).expect(200)
-      ).body;
-      const link = await addLink(t, u, { url: 'https://target.example/page', type: id });
-      let page = await visit(`/${link.alias}`);
-      expect(page.status).toBe(200);
-      expect(page.text).toContain('<iframe class="target" src="https://target.example/page"');
-      expect(page.text).toContain('<p>Join our list</p>');
-      expect(page.text).toContain('href="https://list.example/join"');
-      expect(page.text).toContain('>Join</a>');
-      expect(page.text).toContain('background:#ffeeaa');
-      expect(page.text).toContain('left:1rem;top:1rem');
-
-      await update(u, id, { message: 'Changed message' }).expect(200);
-      page = await visit(`/${link.alias}`);
-      expect(page.text).toContain('<p>Changed message</p>');
-
-      await t.http().delete(`/api/overlay/${id}/delete`).set(u.auth).expect(200);
-      expectError(await get(u, id), 404);
-      const res = await visit(`/${link.alias}`);
-      expect(res.status).toBe(302);
-      expect(res.headers.location).toBe('https://target.example/page');
-      expect(await linkDetails(u, link.id)).toMatchObject({ type: 'direct', overlay: null });
-    });
-  });
-
-  describe('custom splash pages: get one, add, update, delete', () => {
-    const add = (u: TestUser, body: object) =>
-      t.http().post('/api/splash/add').set(u.auth).send(body);
-    const get = (u: TestUser, id: number) => t.http().get(`/api/splash/${id}`).set(u.auth);
-    const update = (u: TestUser, id: number, body: object) =>
-      t.http().put(`/api/splash/${id}/update`).set(u.auth).send(body);
-    const FULL = {
-      name: 'Collection',
-      title: 'Our new collection',
-      message: 'Have a look before you go on.',
-      image: 'https://cdn.example/collection.jpg',
-      link: 'https://shop.example/collection',
-      countdown: 10,
-      button: 'Take me there',
-    };
-
-    it('adds a splash page with every field; GET /api/splash/:id echoes them; the list entry keeps its v3 shape', async () => {
-      const u = await createUser(t);
-      const res = await add(u, FULL).expect(200);
-      expect(res.body).toEqual({ error: 0, id: expect.any(Number) });
-      expect((await get(u, res.body.id).expect(200)).body).toEqual({
-        error: 0,
-        data: { id: res.body.id, ...FULL, date: expect.stringMatching(DATE_TIME) },
-      });
-      expect((await t.http().get('/api/splash').set(u.auth)).body.data.splash).toEqual([
-        { id: res.body.id, name: 'Collection', date: expect.stringMatching(DATE_TIME) },
-      ]);
-    });
-
-    it('defaults for the fields left out', async () => {
-      const u = await createUser(t);
-      const { id } = (await add(u, { name: 'Bare' }).expect(200)).body;
-      expect((await get(u, id)).body.data).toEqual({
-        id,
-        name: 'Bare',
+        },
+        /** A link shows an overlay by its id as the link's `type`. */
+        linkType: (id) => id,
+        target: 'https://target.example/page',
+        shows: [
+          '<iframe class="target" src="https://target.example/page"',
+          '<p>Join our list</p>',
+          'href="https://list.example/join"',
+          '>Join</a>',
+          'background:#ffeeaa',
+          'left:1rem;top:1rem',
+        ],
+        headers: {},
+        change: { message: 'Changed message' },
+        showsAfterChange: ['<p>Changed message</p>'],
+        hiddenAfterChange: [],
+      },
+    },
+    {
+      path: 'splash',
+      table: 'splash_pages',
+      listKey: 'splash',
+      notFound: /^Splash page not found$/,
+      full: SPLASH_FULL,
+      listEntry: { name: 'Collection' },
+      named: (name) => ({ name }),
+      insert: (u, name) => insertSplash(u, name),
+      defaults: {
         title: '',
         message: '',
         image: '',
         link: '',
         countdown: 5,
         button: 'Continue',
+      },
+      bad: [
+        [{}, /^name: /],
+        [{ name: '' }, /^name: must be 1 to 100 characters/],
+        [{ name: 'n'.repeat(101) }, /^name: /],
+        [{ name: 'n', title: 't'.repeat(201) }, /^title: must be at most 200/],
+        [{ name: 'n', message: 'm'.repeat(2001) }, /^message: /],
+        [{ name: 'n', image: 'cat.jpg' }, /^image: /],
+        [{ name: 'n', image: 'data:image/png;base64,AAAA' }, /^image: /],
+        [{ name: 'n', link: 'javascript:alert(1)' }, /^link: /],
+        [{ name: 'n', countdown: -1 }, /^countdown: must be an integer from 0 to 600/],
+        [{ name: 'n', countdown: 601 }, /^countdown: /],
+        [{ name: 'n', countdown: 1.5 }, /^countdown: /],
+        [{ name: 'n', countdown: '5' }, /^countdown: /],
+        [{ name: 'n', button: '' }, /^button: must be 1 to 100 characters/],
+        [{ name: 'n', button: 'b'.repeat(101) }, /^button: /],
+        [{ name: 'n', video: 'x' }, /^video: unknown field/],
+      ],
+      steps: [
+        { name: 'Renamed' },
+        { title: '' },
+        { message: 'New text' },
+        { image: '' },
+        { link: 'https://other.example/' },
+        { countdown: 0 },
+        { button: 'Go on' },
+      ],
+      badUpdates: [
+        [{}, /at least one field/],
+        [{ countdown: 700 }, /^countdown: /],
+      ],
+      onVisit: {
+        body: SPLASH_FULL,
+        /** A link of type splash shows the owner's splash page. */
+        linkType: () => 'splash',
+        target: 'https://target.example/splash',
+        shows: [
+          '<h1>Our new collection</h1>',
+          '<img class="hero" src="https://cdn.example/collection.jpg"',
+          '<p>Have a look before you go on.</p>',
+          'href="https://shop.example/collection"',
+          'id="go" href="https://target.example/splash"',
+          '>Take me there</a>',
+          'data-seconds="10"',
+        ],
+        headers: { 'content-security-policy': 'img-src https://cdn.example' },
+        change: { title: 'Changed title', countdown: 0 },
+        showsAfterChange: ['<h1>Changed title</h1>'],
+        hiddenAfterChange: ['data-seconds'],
+      },
+    },
+  ];
+
+  describe.each(KINDS)('/api/$path: get one, add, update, delete', (kind) => {
+    const { add, get, update, remove } = routes(kind.path);
+
+    it('adds a page with every field; GET echoes them; the list entry keeps its v3 shape', async () => {
+      const u = await createUser(t);
+      const res = await add(u, kind.full).expect(200);
+      expect(res.body).toEqual({ error: 0, id: expect.any(Number) });
+      expect((await get(u, res.body.id).expect(200)).body).toEqual({
+        error: 0,
+        data: { id: res.body.id, ...kind.full, date: expect.stringMatching(DATE_TIME) },
+      });
+      const list = (await t.http().get(`/api/${kind.path}`).set(u.auth).expect(200)).body.data;
+      expect(list[kind.listKey]).toEqual([
+        { id: res.body.id, ...kind.listEntry, date: expect.stringMatching(DATE_TIME) },
+      ]);
+    });
+
+    it('defaults for the fields left out', async () => {
+      const u = await createUser(t);
+      const bare = kind.named('Bare');
+      const { id } = (await add(u, bare).expect(200)).body;
+      expect((await get(u, id)).body.data).toEqual({
+        id,
+        ...bare,
+        ...kind.defaults,
         date: expect.stringMatching(DATE_TIME),
       });
     });
 
-    const bad: Array<[Record<string, unknown>, RegExp]> = [
-      [{}, /^name: /],
-      [{ name: '' }, /^name: must be 1 to 100 characters/],
-      [{ name: 'n'.repeat(101) }, /^name: /],
-      [{ name: 'n', title: 't'.repeat(201) }, /^title: must be at most 200/],
-      [{ name: 'n', message: 'm'.repeat(2001) }, /^message: /],
-      [{ name: 'n', image: 'cat.jpg' }, /^image: /],
-      [{ name: 'n', image: 'data:image/png;base64,AAAA' }, /^image: /],
-      [{ name: 'n', link: 'javascript:alert(1)' }, /^link: /],
-      [{ name: 'n', countdown: -1 }, /^countdown: must be an integer from 0 to 600/],
-      [{ name: 'n', countdown: 601 }, /^countdown: /],
-      [{ name: 'n', countdown: 1.5 }, /^countdown: /],
-      [{ name: 'n', countdown: '5' }, /^countdown: /],
-      [{ name: 'n', button: '' }, /^button: must be 1 to 100 characters/],
-      [{ name: 'n', button: 'b'.repeat(101) }, /^button: /],
-      [{ name: 'n', video: 'x' }, /^video: unknown field/],
-    ];
     it('400 naming the field, for each field; nothing created', async () => {
       const u = await createUser(t);
-      for (const [body, message] of bad) expectError(await add(u, body), 400, message);
-      expect(await countOwned(t, 'splash_pages', u.id)).toBe(0);
+      for (const [body, message] of kind.bad) expectError(await add(u, body), 400, message);
+      expect(await countOwned(t, kind.table, u.id)).toBe(0);
     });
 
-    it("403 past the plan's splash count, and when the plan has splash pages disabled", async () => {
-      const u = await createUser(t); // the free plan: one splash page
-      await add(u, { name: 'one' }).expect(200);
+    it("403 past the plan's count (the free plan allows one), and when the plan has the kind disabled", async () => {
+      const u = await createUser(t);
+      await add(u, kind.named('one')).expect(200);
       expectError(
-        await add(u, { name: 'two' }),
+        await add(u, kind.named('two')),
         403,
-        /^Plan limit reached: your plan allows 1 splash$/,
+        new RegExp(`^Plan limit reached: your plan allows 1 ${kind.path}$`),
       );
-      const off = await createPlan(t, { splash: { enabled: '0', count: '0' } });
+      const off = await createPlan(t, { [kind.path]: { enabled: '0', count: '0' } });
       const v = await createUser(t, { planId: off });
-      expectError(await add(v, { name: 'x' }), 403, /"splash"/);
-      expect(await countOwned(t, 'splash_pages', u.id)).toBe(1);
-      expect(await countOwned(t, 'splash_pages', v.id)).toBe(0);
+      expectError(await add(v, kind.named('x')), 403, new RegExp(`"${kind.path}"`));
+      expect(await countOwned(t, kind.table, u.id)).toBe(1);
+      expect(await countOwned(t, kind.table, v.id)).toBe(0);
+    });
+
+    it('updates only the fields sent, each one', async () => {
+      const u = await createUser(t);
+      const { id } = (await add(u, kind.full).expect(200)).body;
+      let expected = (await get(u, id)).body.data;
+      for (const body of kind.steps) {
+        expect((await update(u, id, body).expect(200)).body).toEqual({
+          error: 0,
+          message: expect.any(String),
+        });
+        expected = { ...expected, ...body };
+        expect((await get(u, id)).body.data).toEqual(expected);
+      }
+      for (const [body, message] of kind.badUpdates)
+        expectError(await update(u, id, body), 400, message);
+      expect((await get(u, id)).body.data).toEqual(expected);
+    });
+
+    it("404 for another user's page on every route; nothing changes", async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const theirs = await kind.insert(other, 'theirs');
+      expectError(await get(u, theirs), 404, kind.notFound);
+      expectError(await update(u, theirs, { name: 'pwned' }), 404, kind.notFound);
+      expectError(await remove(u, theirs), 404, kind.notFound);
+      expectError(await get(u, 2147483000), 404, kind.notFound);
+      expectError(await t.http().get(`/api/${kind.path}/abc`).set(u.auth), 400, /^id: /);
+      expect((await get(other, theirs)).body.data.name).toBe('theirs');
+    });
+
+    it('created through the API and shown on a real redirect; changes show at once; deleting it makes the link direct', async () => {
+      const shown = kind.onVisit;
+      const u = await createUser(t);
+      const { id } = (await add(u, shown.body).expect(200)).body;
+      const link = await addLink(t, u, { url: shown.target, type: shown.linkType(id) });
+      let page = await visit(`/${link.alias}`);
+      expect(page.status).toBe(200);
+      for (const text of shown.shows) expect(page.text).toContain(text);
+      for (const [name, value] of Object.entries(shown.headers))
+        expect(page.headers[name]).toContain(value);
+
+      await update(u, id, shown.change).expect(200);
+      page = await visit(`/${link.alias}`);
+      for (const text of shown.showsAfterChange) expect(page.text).toContain(text);
+      for (const text of shown.hiddenAfterChange) expect(page.text).not.toContain(text);
+
+      await remove(u, id).expect(200);
+      expectError(await get(u, id), 404);
+      const res = await visit(`/${link.alias}`);
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe(shown.target);
+      expect(await linkDetails(u, link.id)).toMatchObject({ type: 'direct', [kind.path]: null });
+    });
+  });
+
+  describe('CTA overlays', () => {
+    const { add } = routes('overlay');
+
+    it('admins are not limited by a plan with overlays disabled', async () => {
+      const off = await createPlan(t, { overlay: { enabled: '0', count: '0' } });
+      const admin = await createUser(t, { admin: true, planId: off });
+      await add(admin, { type: 'message', name: 'admins are not limited' }).expect(200);
+    });
+  });
+
+  describe('custom splash pages', () => {
+    const { add } = routes('splash');
+
+    it('a plan without a splash count allows many', async () => {
       const w = await unlimitedUser();
       for (const name of ['a', 'b', 'c']) await add(w, { name }).expect(200);
     });
@@ -438,73 +511,6 @@ describe('CTA overlays and custom splash pages', () => {
       );
       expect(results.sort()).toEqual([200, 403, 403, 403]);
       expect(await countOwned(t, 'splash_pages', u.id)).toBe(1);
-    });
-
-    it('updates only the fields sent, each one', async () => {
-      const u = await createUser(t);
-      const { id } = (await add(u, FULL).expect(200)).body;
-      let expected = (await get(u, id)).body.data;
-      const steps: Array<Record<string, unknown>> = [
-        { name: 'Renamed' },
-        { title: '' },
-        { message: 'New text' },
-        { image: '' },
-        { link: 'https://other.example/' },
-        { countdown: 0 },
-        { button: 'Go on' },
-      ];
-      for (const body of steps) {
-        expect((await update(u, id, body).expect(200)).body).toEqual({
-          error: 0,
-          message: expect.any(String),
-        });
-        expected = { ...expected, ...body };
-        expect((await get(u, id)).body.data).toEqual(expected);
-      }
-      expectError(await update(u, id, {}), 400, /at least one field/);
-      expectError(await update(u, id, { countdown: 700 }), 400, /^countdown: /);
-      expect((await get(u, id)).body.data).toEqual(expected);
-    });
-
-    it("404 for another user's splash page on every route; nothing changes", async () => {
-      const u = await createUser(t);
-      const other = await createUser(t);
-      const theirs = await insertSplash(other, 'theirs');
-      expectError(await get(u, theirs), 404, /^Splash page not found$/);
-      expectError(await update(u, theirs, { name: 'pwned' }), 404, /^Splash page not found$/);
-      expectError(
-        await t.http().delete(`/api/splash/${theirs}/delete`).set(u.auth),
-        404,
-        /^Splash page not found$/,
-      );
-      expect((await get(other, theirs)).body.data.name).toBe('theirs');
-    });
-
-    it('created through the API and shown on a real redirect; changes show at once; deleting it makes the link direct', async () => {
-      const u = await createUser(t);
-      const { id } = (await add(u, FULL).expect(200)).body;
-      const link = await addLink(t, u, { url: 'https://target.example/splash', type: 'splash' });
-      let page = await visit(`/${link.alias}`);
-      expect(page.status).toBe(200);
-      expect(page.text).toContain('<h1>Our new collection</h1>');
-      expect(page.text).toContain('<img class="hero" src="https://cdn.example/collection.jpg"');
-      expect(page.text).toContain('<p>Have a look before you go on.</p>');
-      expect(page.text).toContain('href="https://shop.example/collection"');
-      expect(page.text).toContain('id="go" href="https://target.example/splash"');
-      expect(page.text).toContain('>Take me there</a>');
-      expect(page.text).toContain('data-seconds="10"');
-      expect(page.headers['content-security-policy']).toContain('img-src https://cdn.example');
-
-      await update(u, id, { title: 'Changed title', countdown: 0 }).expect(200);
-      page = await visit(`/${link.alias}`);
-      expect(page.text).toContain('<h1>Changed title</h1>');
-      expect(page.text).not.toContain('data-seconds');
-
-      await t.http().delete(`/api/splash/${id}/delete`).set(u.auth).expect(200);
-      const res = await visit(`/${link.alias}`);
-      expect(res.status).toBe(302);
-      expect(res.headers.location).toBe('https://target.example/splash');
-      expect(await linkDetails(u, link.id)).toMatchObject({ type: 'direct', splash: null });
     });
 
     it('escapes every field on the page', async () => {

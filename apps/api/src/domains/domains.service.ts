@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
 
 import {
   ConflictError,
   InvalidFieldError,
   NotFoundError,
   PageQueryDto,
-  paginate,
+  paginateOwn,
   Paginated,
   hostOfUrl,
   PlanService,
@@ -32,7 +32,6 @@ const DUPLICATE = 'domain: this domain is already registered';
 export class DomainsService {
   constructor(
     @InjectRepository(Domain) private readonly domains: Repository<Domain>,
-    @InjectDataSource() private readonly db: DataSource,
     private readonly plans: PlanService,
     private readonly verifier: DomainVerifier,
     private readonly config: AppConfig,
@@ -41,10 +40,7 @@ export class DomainsService {
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<DomainView>> {
-    const qb = this.domains
-      .createQueryBuilder('d')
-      .where('d.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'domains', domainView);
+    return paginateOwn(this.domains, auth.user.id, query, 'domains', domainView);
   }
 
   /**
@@ -76,25 +72,13 @@ export class DomainsService {
 
     let created: Domain;
     try {
-      created = await this.db.transaction(async (em) => {
-        await em.query(`SELECT pg_advisory_xact_lock(hashtext('domains'), $1)`, [auth.user.id]);
-        this.plans.assertCanCreate(
-          auth,
-          'domain',
-          await em.countBy(Domain, { userId: auth.user.id }),
-        );
-        const saved = await em.save(
-          em.create(Domain, {
-            userId: auth.user.id,
-            domain,
-            host,
-            redirectRoot: normalizeRedirectUrl(dto.redirectroot ?? ''),
-            redirect404: normalizeRedirectUrl(dto.redirect404 ?? ''),
-            verifyToken: randomString(32),
-            verifiedAt: this.config.DOMAIN_VERIFY === 'off' ? new Date() : null,
-          }),
-        );
-        return saved;
+      created = await this.plans.createCounted(auth, 'domain', Domain, {
+        domain,
+        host,
+        redirectRoot: normalizeRedirectUrl(dto.redirectroot ?? ''),
+        redirect404: normalizeRedirectUrl(dto.redirect404 ?? ''),
+        verifyToken: randomString(32),
+        verifiedAt: this.config.DOMAIN_VERIFY === 'off' ? new Date() : null,
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);

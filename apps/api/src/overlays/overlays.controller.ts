@@ -1,81 +1,20 @@
-import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-
-import {
-  ApiErrors,
-  ApiOkData,
-  ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
-  Auth,
-  IdParam,
-  PageQueryDto,
-  Principal,
-} from '@app/common';
-
+import { LinkPagesController } from '../link-pages/link-page-routes';
 import { AddOverlayDto } from './dto/add-overlay.dto';
 import { OverlayCreatedView, OverlayDetailsView, OverlayView } from './dto/overlay.view';
 import { UpdateOverlayDto } from './dto/update-overlay.dto';
-import { OverlaysService } from './overlays.service';
+import { OVERLAY_PAGES } from './overlay-pages';
 
 const PAGE_DOC =
   'A link of type overlay shows its target in a full-page frame with this box in a corner: the message, ' +
   'and the button (when both `button` and `link` are set) opening `link` in a new tab, in the given colours.';
 
-@ApiTags('CTA overlays')
-@ApiBearerAuth()
-@Controller('api')
-export class OverlaysController {
-  constructor(private readonly overlays: OverlaysService) {}
-
-  @Get('overlay')
-  @ApiOperation({ summary: "The caller's CTA overlays, newest first" })
-  @ApiOkList('cta', OverlayView)
-  @ApiErrors(400, 403)
-  list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
-    return this.overlays.list(auth, query);
-  }
-
-  @Get('overlay/:id')
-  @ApiOperation({ summary: 'One CTA overlay with everything its box shows: `{error, data}`' })
-  @ApiOkData(OverlayDetailsView)
-  @ApiErrors(400, 403, 404)
-  get(@Auth() auth: Principal, @IdParam('id') id: number) {
-    return this.overlays.get(auth, id);
-  }
-
-  @Post('overlay/add')
-  @ApiOperation({
-    summary: 'Add a CTA overlay: `{error, id}`',
-    description: `${PAGE_DOC} 403 past the plan's \`overlay\` count or when the plan has overlays disabled.`,
-  })
-  @ApiOkFields(OverlayCreatedView)
-  @ApiErrors(400, 403, 413)
-  add(@Auth() auth: Principal, @Body() dto: AddOverlayDto) {
-    return this.overlays.add(auth, dto);
-  }
-
-  @Put('overlay/:id/update')
-  @ApiOperation({
-    summary: 'Change a CTA overlay: `{error, message}`',
-    description: 'Only the fields sent change; links showing it show the change at once.',
-  })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404, 413)
-  async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateOverlayDto) {
-    await this.overlays.update(auth, id, dto);
-    return { message: 'Overlay has been updated successfully.' };
-  }
-
-  @Delete('overlay/:id/delete')
-  @ApiOperation({
-    summary: 'Delete a CTA overlay: `{error, message}`',
-    description: 'Links that used it become direct links.',
-  })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
-  async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
-    await this.overlays.remove(auth, id);
-    return { message: 'Overlay has been deleted successfully.' };
-  }
-}
+/** The CTA overlay routes, /api/overlay… (LinkPagesController). */
+export class OverlaysController extends LinkPagesController({
+  kind: OVERLAY_PAGES,
+  tag: 'CTA overlays',
+  noun: 'CTA overlay',
+  getSummary: 'One CTA overlay with everything its box shows: `{error, data}`',
+  pageDoc: PAGE_DOC,
+  bodies: { add: AddOverlayDto, update: UpdateOverlayDto },
+  views: { list: OverlayView, details: OverlayDetailsView, created: OverlayCreatedView },
+}) {}

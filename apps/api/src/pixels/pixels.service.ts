@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
 
 import {
   NotFoundError,
   PageQueryDto,
-  paginate,
+  paginateOwn,
   Paginated,
   PlanService,
   Principal,
@@ -21,28 +21,19 @@ import { UpdatePixelDto } from './dto/update-pixel.dto';
 export class PixelsService {
   constructor(
     @InjectRepository(Pixel) private readonly pixels: Repository<Pixel>,
-    @InjectDataSource() private readonly db: DataSource,
     private readonly plans: PlanService,
     private readonly cache: LinkCache,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<PixelView>> {
-    const qb = this.pixels
-      .createQueryBuilder('p')
-      .where('p.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'pixels', pixelView);
+    return paginateOwn(this.pixels, auth.user.id, query, 'pixels', pixelView);
   }
 
-  /** 403 past the plan's `pixels` count, counted under a per-user lock so concurrent adds cannot pass it. */
+  /** 403 past the plan's `pixels` count (PlanService.createCounted: concurrent adds cannot pass it). */
   async add(auth: Principal, dto: AddPixelDto): Promise<{ id: number }> {
-    return this.db.transaction(async (em) => {
-      await em.query(`SELECT pg_advisory_xact_lock(hashtext('pixels'), $1)`, [auth.user.id]);
-      this.plans.assertCanCreate(auth, 'pixels', await em.countBy(Pixel, { userId: auth.user.id }));
-      const saved = await em.save(
-        em.create(Pixel, { userId: auth.user.id, type: dto.type, name: dto.name, tag: dto.tag }),
-      );
-      return { id: saved.id };
-    });
+    const { type, name, tag } = dto;
+    const saved = await this.plans.createCounted(auth, 'pixels', Pixel, { type, name, tag });
+    return { id: saved.id };
   }
 
   async update(auth: Principal, id: number, dto: UpdatePixelDto): Promise<void> {

@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { Injectable, Type } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, DeepPartial, EntityManager, FindOptionsWhere, Repository } from 'typeorm';
 
 import { CountedFeature, FlagFeature, Plan, User } from '@app/database';
 
@@ -14,7 +14,10 @@ const FREE_PLAN_TTL_MS = 30_000;
 export class PlanService {
   private freePlan?: { plan: Plan; at: number };
 
-  constructor(@InjectRepository(Plan) private readonly plans: Repository<Plan>) {}
+  constructor(
+    @InjectRepository(Plan) private readonly plans: Repository<Plan>,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {}
 
   /** The service's free plan (lowest id with free = true), cached briefly. */
   async getFreePlan(): Promise<Plan> {
@@ -67,6 +70,28 @@ export class PlanService {
     if (max > 0 && current >= max) {
       throw new ForbiddenError(`Plan limit reached: your plan allows ${max} ${feature}`);
     }
+  }
+
+  /**
+   * Saves one more row of a counted feature (`domain`, `pixels`, `overlay`, `splash`) for the
+   * caller: 403 when the plan's count is reached. The count is taken in the insert's transaction
+   * under a per-user advisory lock keyed by the entity's table, so concurrent creations by one
+   * user queue up and cannot pass the count together.
+   */
+  createCounted<E extends { userId: number }>(
+    auth: Principal,
+    feature: CountedFeature,
+    entity: Type<E>,
+    values: DeepPartial<NoInfer<E>>,
+  ): Promise<E> {
+    const userId = auth.user.id;
+    return this.db.transaction(async (em) => {
+      const table = em.getRepository(entity).metadata.tableName;
+      await em.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [table, userId]);
+      const owned = await em.countBy(entity, { userId } as FindOptionsWhere<E>);
+      this.assertCanCreate(auth, feature, owned);
+      return em.save(em.create(entity, { userId, ...values } as DeepPartial<E>));
+    });
   }
 
   /** The plan's `links` maximum for the caller; 0 = none (unlimited, and always for admins). */

@@ -8,5 +8,6 @@ export * from './validation';
 export * from './json-body.middleware';
 export * from './openapi';
 export * from './optional';
+export * from './partial-update-type';
 export * from './cors';
 export * from './openapi-document';

@@ -4,13 +4,8 @@ import { IsIn, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '@app/common';
 import { OverlayType } from '@app/database';
 
-import {
-  COLOR_PATTERN,
-  IsOptionalUrl,
-  OVERLAY_DOC,
-  OVERLAY_POSITIONS,
-  OVERLAY_TYPES,
-} from './overlay-fields';
+import { IsOptionalUrl } from '../../link-pages/optional-url';
+import { COLOR_PATTERN, OVERLAY_DOC, OVERLAY_POSITIONS, OVERLAY_TYPES } from './overlay-fields';
 
 export class AddOverlayDto {
   @ApiProperty({ enum: OVERLAY_TYPES, description: OVERLAY_DOC.type })

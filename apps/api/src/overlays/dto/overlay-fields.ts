@@ -1,26 +1,6 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
-
-import { isHttpUrl } from '@app/common';
-
 export const OVERLAY_TYPES = ['message', 'contact'] as const;
 export const OVERLAY_POSITIONS = ['bl', 'br', 'tl', 'tr'] as const;
 export const COLOR_PATTERN = /^#[0-9A-Fa-f]{6}$/;
-
-/** '' (none) or an absolute http(s) URL. */
-export function IsOptionalUrl(options?: ValidationOptions) {
-  return (object: object, propertyName: string): void =>
-    registerDecorator({
-      name: 'isOptionalUrl',
-      target: object.constructor,
-      propertyName,
-      options: {
-        message:
-          '$property must be an empty string or an absolute http(s) URL of at most 2048 characters',
-        ...options,
-      },
-      validator: { validate: (v: unknown) => typeof v === 'string' && (v === '' || isHttpUrl(v)) },
-    });
-}
 
 export const OVERLAY_DOC = {
   type: '`message`: a message with a button; `contact`: the same box, meant for a contact call to action',

@@ -3,7 +3,8 @@ import { IsInt, IsString, Length, Max, MaxLength, Min } from 'class-validator';
 
 import { IsOptionalNotNull } from '@app/common';
 
-import { IsOptionalUrl, MAX_COUNTDOWN, SPLASH_DOC } from './splash-fields';
+import { IsOptionalUrl } from '../../link-pages/optional-url';
+import { MAX_COUNTDOWN, SPLASH_DOC } from './splash-fields';
 
 export class AddSplashDto {
   @ApiProperty({ example: 'Holiday notice', minLength: 1, maxLength: 100 })

@@ -1,25 +1,5 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
-
-import { isHttpUrl } from '@app/common';
-
 /** The longest countdown a splash page shows. */
 export const MAX_COUNTDOWN = 600;
-
-/** '' (none) or an absolute http(s) URL. */
-export function IsOptionalUrl(options?: ValidationOptions) {
-  return (object: object, propertyName: string): void =>
-    registerDecorator({
-      name: 'isOptionalUrl',
-      target: object.constructor,
-      propertyName,
-      options: {
-        message:
-          '$property must be an empty string or an absolute http(s) URL of at most 2048 characters',
-        ...options,
-      },
-      validator: { validate: (v: unknown) => typeof v === 'string' && (v === '' || isHttpUrl(v)) },
-    });
-}
 
 export const SPLASH_DOC = {
   title: 'Heading of the page ("" for none)',
