@@ -1,15 +1,7 @@
 import { addMonths } from '@app/common';
 
 import { FREE_LIMITS } from '../libs/database/src/migrations/1732200000000-initial-schema';
-import {
-  createPlan,
-  createTestApp,
-  createUser,
-  DATE_TIME,
-  expectError,
-  TestApp,
-  TestUser,
-} from './support/app';
+import { createPlan, createUser, DATE_TIME, expectError, useAdminSuite } from './support/app';
 
 /** The documented limits keys, in order. */
 const LIMIT_KEYS = [
@@ -33,20 +25,7 @@ const LIMIT_KEYS = [
 ];
 
 describe('admin: plans and subscriptions', () => {
-  let t: TestApp;
-  let admin: TestUser;
-  let member: TestUser;
-  let freeId: number;
-  let proId: number;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await createUser(t, { admin: true });
-    member = await createUser(t);
-    [{ id: freeId }] = await t.db.query(`SELECT id FROM plans WHERE name = 'Free'`);
-    [{ id: proId }] = await t.db.query(`SELECT id FROM plans WHERE name = 'Pro'`);
-  });
-  afterAll(() => t.close());
+  const { t, admin, member, plans } = useAdminSuite();
 
   const userRow = async (id: number) => {
     const [row] = await t.db.query(`SELECT plan_id, plan_type, expires FROM users WHERE id = $1`, [
@@ -54,6 +33,9 @@ describe('admin: plans and subscriptions', () => {
     ]);
     return row as { plan_id: number; plan_type: string | null; expires: Date | null };
   };
+  /** The user as the admin sees it (GET /api/user/:id). */
+  const viewOf = async (id: number) =>
+    (await t.http().get(`/api/user/${id}`).set(admin.auth).expect(200)).body.data;
   const subscribe = (
     planId: number | string,
     userId: number | string,
@@ -72,15 +54,15 @@ describe('admin: plans and subscriptions', () => {
       const ids = res.body.data.map((p: { id: number }) => p.id);
       expect(ids).toEqual([...ids].sort((a, b) => b - a));
 
-      expect(res.body.data.find((p: { id: number }) => p.id === freeId)).toEqual({
-        id: freeId,
+      expect(res.body.data.find((p: { id: number }) => p.id === plans.free)).toEqual({
+        id: plans.free,
         name: 'Free',
         free: true,
         prices: null,
         limits: FREE_LIMITS,
       });
-      expect(res.body.data.find((p: { id: number }) => p.id === proId)).toEqual({
-        id: proId,
+      expect(res.body.data.find((p: { id: number }) => p.id === plans.pro)).toEqual({
+        id: plans.pro,
         name: 'Pro',
         free: false,
         prices: { monthly: 9.99, yearly: 99, lifetime: 299 },
@@ -140,35 +122,32 @@ describe('admin: plans and subscriptions', () => {
     it('monthly without expiration: now + 1 month; status pro for the user and the admin', async () => {
       const u = await createUser(t);
       const before = new Date();
-      const res = await subscribe(proId, u.id, { type: 'monthly' }).expect(200);
+      const res = await subscribe(plans.pro, u.id, { type: 'monthly' }).expect(200);
       const after = new Date();
       expect(res.body).toEqual({ error: 0, message: expect.stringMatching(/subscribed/) });
       const row = await userRow(u.id);
-      expect(row.plan_id).toBe(proId);
+      expect(row.plan_id).toBe(plans.pro);
       expect(row.plan_type).toBe('monthly');
       expect(row.expires!.getTime()).toBeGreaterThanOrEqual(addMonths(before, 1).getTime() - 1000);
       expect(row.expires!.getTime()).toBeLessThanOrEqual(addMonths(after, 1).getTime() + 1000);
 
-      const view = await t.http().get(`/api/user/${u.id}`).set(admin.auth).expect(200);
-      expect(view.body.data).toMatchObject({
+      const view = await viewOf(u.id);
+      expect(view).toMatchObject({
         status: 'pro',
-        planid: proId,
+        planid: plans.pro,
         expires: expect.stringMatching(DATE_TIME),
       });
       expect(
-        Math.abs(
-          new Date(`${view.body.data.expires.replace(' ', 'T')}Z`).getTime() -
-            row.expires!.getTime(),
-        ),
+        Math.abs(new Date(`${view.expires.replace(' ', 'T')}Z`).getTime() - row.expires!.getTime()),
       ).toBeLessThan(1000);
       const account = await t.http().get('/api/account').set(u.auth).expect(200);
-      expect(account.body.data).toMatchObject({ status: 'pro', expires: view.body.data.expires });
+      expect(account.body.data).toMatchObject({ status: 'pro', expires: view.expires });
     });
 
     it('yearly without expiration: now + 12 months', async () => {
       const u = await createUser(t);
       const before = new Date();
-      await subscribe(proId, u.id, { type: 'yearly' }).expect(200);
+      await subscribe(plans.pro, u.id, { type: 'yearly' }).expect(200);
       const after = new Date();
       const row = await userRow(u.id);
       expect(row.plan_type).toBe('yearly');
@@ -182,60 +161,64 @@ describe('admin: plans and subscriptions', () => {
 
     it('lifetime without expiration: never expires, status pro', async () => {
       const u = await createUser(t, {
-        planId: proId,
+        planId: plans.pro,
         planType: 'monthly',
         expires: new Date('2090-01-01T00:00:00Z'),
       });
-      await subscribe(proId, u.id, { type: 'lifetime' }).expect(200);
-      expect(await userRow(u.id)).toEqual({ plan_id: proId, plan_type: 'lifetime', expires: null });
-      const view = await t.http().get(`/api/user/${u.id}`).set(admin.auth).expect(200);
-      expect(view.body.data).toMatchObject({ status: 'pro', planid: proId, expires: null });
+      await subscribe(plans.pro, u.id, { type: 'lifetime' }).expect(200);
+      expect(await userRow(u.id)).toEqual({
+        plan_id: plans.pro,
+        plan_type: 'lifetime',
+        expires: null,
+      });
+      expect(await viewOf(u.id)).toMatchObject({ status: 'pro', planid: plans.pro, expires: null });
     });
 
     it('an explicit expiration is used as given, whatever the type', async () => {
       const u = await createUser(t);
-      await subscribe(proId, u.id, { type: 'monthly', expiration: '2031-01-31 23:59:58' }).expect(
-        200,
-      );
-      expect(await userRow(u.id)).toEqual({
-        plan_id: proId,
-        plan_type: 'monthly',
-        expires: new Date('2031-01-31T23:59:58Z'),
-      });
-      await subscribe(proId, u.id, { type: 'lifetime', expiration: '2032-02-29 00:00:00' }).expect(
-        200,
-      );
-      expect(await userRow(u.id)).toEqual({
-        plan_id: proId,
-        plan_type: 'lifetime',
-        expires: new Date('2032-02-29T00:00:00Z'),
-      });
-      const view = await t.http().get(`/api/user/${u.id}`).set(admin.auth).expect(200);
-      expect(view.body.data).toMatchObject({ status: 'pro', expires: '2032-02-29 00:00:00' });
+      for (const [type, expiration] of [
+        ['monthly', '2031-01-31 23:59:58'],
+        ['lifetime', '2032-02-29 00:00:00'],
+      ]) {
+        await subscribe(plans.pro, u.id, { type, expiration }).expect(200);
+        expect(await userRow(u.id)).toEqual({
+          plan_id: plans.pro,
+          plan_type: type,
+          expires: new Date(`${expiration.replace(' ', 'T')}Z`),
+        });
+      }
+      expect(await viewOf(u.id)).toMatchObject({ status: 'pro', expires: '2032-02-29 00:00:00' });
     });
 
     it('a free plan never expires: back to free clears the expiry', async () => {
       const u = await createUser(t, {
-        planId: proId,
+        planId: plans.pro,
         planType: 'yearly',
         expires: new Date('2090-01-01T00:00:00Z'),
       });
-      await subscribe(freeId, u.id, { type: 'monthly', expiration: '2031-01-01 00:00:00' }).expect(
-        200,
-      );
-      expect(await userRow(u.id)).toEqual({ plan_id: freeId, plan_type: null, expires: null });
-      const view = await t.http().get(`/api/user/${u.id}`).set(admin.auth).expect(200);
-      expect(view.body.data).toMatchObject({ status: 'free', planid: freeId, expires: null });
+      await subscribe(plans.free, u.id, {
+        type: 'monthly',
+        expiration: '2031-01-01 00:00:00',
+      }).expect(200);
+      expect(await userRow(u.id)).toEqual({ plan_id: plans.free, plan_type: null, expires: null });
+      expect(await viewOf(u.id)).toMatchObject({
+        status: 'free',
+        planid: plans.free,
+        expires: null,
+      });
     });
 
     it('a lapsed paid membership falls back to the free plan', async () => {
       const u = await createUser(t);
-      await subscribe(proId, u.id, { type: 'monthly' }).expect(200);
+      await subscribe(plans.pro, u.id, { type: 'monthly' }).expect(200);
       await t.db.query(`UPDATE users SET expires = now() - interval '1 second' WHERE id = $1`, [
         u.id,
       ]);
-      const view = await t.http().get(`/api/user/${u.id}`).set(admin.auth).expect(200);
-      expect(view.body.data).toMatchObject({ status: 'free', planid: proId, expires: null });
+      expect(await viewOf(u.id)).toMatchObject({
+        status: 'free',
+        planid: plans.pro,
+        expires: null,
+      });
       expect((await t.http().get('/api/account').set(u.auth).expect(200)).body.data).toMatchObject({
         status: 'free',
         expires: null,
@@ -245,25 +228,13 @@ describe('admin: plans and subscriptions', () => {
     it('the new plan is in force at once (a plan without API access locks the user out)', async () => {
       const noApi = await createPlan(t, { api: { enabled: '0' } });
       const u = await createUser(t);
-      await t
-        .http()
-        .put('/api/account/update')
-        .set(u.auth)
-        .send({ password: 'abcdef' })
-        .expect(200);
+      const changePassword = (password: string) =>
+        t.http().put('/api/account/update').set(u.auth).send({ password });
+      await changePassword('abcdef').expect(200);
       await subscribe(noApi, u.id, { type: 'lifetime' }).expect(200);
-      expectError(
-        await t.http().put('/api/account/update').set(u.auth).send({ password: 'abcdefg' }),
-        403,
-        /API access/,
-      );
-      await subscribe(proId, u.id, { type: 'lifetime' }).expect(200);
-      await t
-        .http()
-        .put('/api/account/update')
-        .set(u.auth)
-        .send({ password: 'abcdefg' })
-        .expect(200);
+      expectError(await changePassword('abcdefg'), 403, /API access/);
+      await subscribe(plans.pro, u.id, { type: 'lifetime' }).expect(200);
+      await changePassword('abcdefg').expect(200);
     });
 
     it.each([
@@ -290,15 +261,15 @@ describe('admin: plans and subscriptions', () => {
     ])('400 for %j, changing nothing', async (body, message) => {
       const u = await createUser(t);
       const before = await userRow(u.id);
-      expectError(await subscribe(proId, u.id, body), 400, message);
+      expectError(await subscribe(plans.pro, u.id, body), 400, message);
       expect(await userRow(u.id)).toEqual(before);
     });
 
     it('400 naming the path parameter that is not a positive integer', async () => {
       expectError(await subscribe('abc', member.id, { type: 'monthly' }), 400, /^planid: /);
       expectError(await subscribe(0, member.id, { type: 'monthly' }), 400, /^planid: /);
-      expectError(await subscribe(proId, '1.5', { type: 'monthly' }), 400, /^userid: /);
-      expectError(await subscribe(proId, -3, { type: 'monthly' }), 400, /^userid: /);
+      expectError(await subscribe(plans.pro, '1.5', { type: 'monthly' }), 400, /^userid: /);
+      expectError(await subscribe(plans.pro, -3, { type: 'monthly' }), 400, /^userid: /);
     });
 
     it('404 for an unknown plan or user, changing nothing', async () => {
@@ -310,7 +281,7 @@ describe('admin: plans and subscriptions', () => {
         /^Plan not found$/,
       );
       expectError(
-        await subscribe(proId, 2_000_000_000, { type: 'monthly' }),
+        await subscribe(plans.pro, 2_000_000_000, { type: 'monthly' }),
         404,
         /^User not found$/,
       );
@@ -320,11 +291,11 @@ describe('admin: plans and subscriptions', () => {
     it('401 without a key, 403 for a non-admin (even on itself), changing nothing', async () => {
       const before = await userRow(member.id);
       expectError(
-        await t.http().put(`/api/plan/${proId}/user/${member.id}`).send({ type: 'lifetime' }),
+        await t.http().put(`/api/plan/${plans.pro}/user/${member.id}`).send({ type: 'lifetime' }),
         401,
       );
       expectError(
-        await subscribe(proId, member.id, { type: 'lifetime' }, member.auth),
+        await subscribe(plans.pro, member.id, { type: 'lifetime' }, member.auth),
         403,
         /Admin/,
       );

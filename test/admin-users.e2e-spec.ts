@@ -1,29 +1,9 @@
 import { randomString } from '@app/common';
 
-import {
-  createTestApp,
-  createUser,
-  DATE_TIME,
-  expectError,
-  TestApp,
-  TestUser,
-} from './support/app';
+import { createUser, DATE_TIME, expectError, useAdminSuite } from './support/app';
 
 describe('admin: users', () => {
-  let t: TestApp;
-  let admin: TestUser;
-  let member: TestUser;
-  let freeId: number;
-  let proId: number;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await createUser(t, { admin: true });
-    member = await createUser(t);
-    [{ id: freeId }] = await t.db.query(`SELECT id FROM plans WHERE name = 'Free'`);
-    [{ id: proId }] = await t.db.query(`SELECT id FROM plans WHERE name = 'Pro'`);
-  });
-  afterAll(() => t.close());
+  const { t, admin, member, plans } = useAdminSuite();
 
   const userCount = async () =>
     (await t.db.query(`SELECT count(*)::int AS n FROM users`))[0].n as number;
@@ -34,6 +14,9 @@ describe('admin: users', () => {
     email: `${tag}@example.com`,
     password: 'secret1',
   });
+  /** POST /api/user/add as `as` (by default the admin). */
+  const addUser = (body: object, as = admin) =>
+    t.http().post('/api/user/add').set(as.auth).send(body);
 
   describe('GET /api/user/:id', () => {
     it('returns the documented User with the decrypted key', async () => {
@@ -46,7 +29,7 @@ describe('admin: users', () => {
           username: member.username,
           avatar: expect.stringMatching(/^https:\/\/www\.gravatar\.com\/avatar\/[0-9a-f]{32}/),
           status: 'free',
-          planid: freeId,
+          planid: plans.free,
           expires: null,
           registered: expect.stringMatching(DATE_TIME),
           apikey: member.apiKey,
@@ -56,7 +39,7 @@ describe('admin: users', () => {
 
     it('shows a paid membership as pro with its expiry', async () => {
       const u = await createUser(t, {
-        planId: proId,
+        planId: plans.pro,
         planType: 'yearly',
         expires: new Date('2091-03-04T05:06:07Z'),
       });
@@ -64,7 +47,7 @@ describe('admin: users', () => {
       expect(res.body.data).toMatchObject({
         id: u.id,
         status: 'pro',
-        planid: proId,
+        planid: plans.pro,
         expires: '2091-03-04 05:06:07',
       });
     });
@@ -88,7 +71,7 @@ describe('admin: users', () => {
   describe('POST /api/user/add', () => {
     it('creates a free user with a working API key and a hashed password', async () => {
       const body = newUserBody();
-      const res = await t.http().post('/api/user/add').set(admin.auth).send(body).expect(200);
+      const res = await addUser(body).expect(200);
       expect(res.body).toEqual({
         error: 0,
         message: expect.stringMatching(/created/),
@@ -101,7 +84,7 @@ describe('admin: users', () => {
         email: body.email,
         username: body.username,
         status: 'free',
-        planid: freeId,
+        planid: plans.free,
         expires: null,
       });
       expect(view.body.data.apikey).toMatch(/^[A-Za-z0-9]{32,}$/);
@@ -122,59 +105,47 @@ describe('admin: users', () => {
     });
 
     it('puts the user on the given plan with the given expiration', async () => {
-      const body = { ...newUserBody(), planid: proId, expiration: '2033-06-30 12:00:00' };
-      const res = await t.http().post('/api/user/add').set(admin.auth).send(body).expect(200);
+      const body = { ...newUserBody(), planid: plans.pro, expiration: '2033-06-30 12:00:00' };
+      const res = await addUser(body).expect(200);
       const view = await t.http().get(`/api/user/${res.body.data.id}`).set(admin.auth).expect(200);
       expect(view.body.data).toMatchObject({
         status: 'pro',
-        planid: proId,
+        planid: plans.pro,
         expires: '2033-06-30 12:00:00',
       });
     });
 
     it('a paid plan without expiration does not expire; a free plan ignores expiration', async () => {
-      const paid = await t
-        .http()
-        .post('/api/user/add')
-        .set(admin.auth)
-        .send({ ...newUserBody(), planid: proId })
-        .expect(200);
+      const paid = await addUser({ ...newUserBody(), planid: plans.pro }).expect(200);
       expect(
         (await t.http().get(`/api/user/${paid.body.data.id}`).set(admin.auth)).body.data,
       ).toMatchObject({
         status: 'pro',
-        planid: proId,
+        planid: plans.pro,
         expires: null,
       });
-      const free = await t
-        .http()
-        .post('/api/user/add')
-        .set(admin.auth)
-        .send({ ...newUserBody(), planid: freeId, expiration: '2033-06-30 12:00:00' })
-        .expect(200);
+      const free = await addUser({
+        ...newUserBody(),
+        planid: plans.free,
+        expiration: '2033-06-30 12:00:00',
+      }).expect(200);
       expect(
         (await t.http().get(`/api/user/${free.body.data.id}`).set(admin.auth)).body.data,
       ).toMatchObject({
         status: 'free',
-        planid: freeId,
+        planid: plans.free,
         expires: null,
       });
     });
 
     it('accepts the username edge cases (3 and 32 characters, . _ -)', async () => {
       const tag = newTag();
-      await t
-        .http()
-        .post('/api/user/add')
-        .set(admin.auth)
-        .send({ ...newUserBody(tag), username: `a.${randomString(1)}` })
-        .expect(200);
-      await t
-        .http()
-        .post('/api/user/add')
-        .set(admin.auth)
-        .send({ ...newUserBody(), username: `A-_.${randomString(28)}`, password: 'x'.repeat(128) })
-        .expect(200);
+      await addUser({ ...newUserBody(tag), username: `a.${randomString(1)}` }).expect(200);
+      await addUser({
+        ...newUserBody(),
+        username: `A-_.${randomString(28)}`,
+        password: 'x'.repeat(128),
+      }).expect(200);
     });
 
     const valid = () => newUserBody();
@@ -213,30 +184,22 @@ describe('admin: users', () => {
       ],
       ['an unknown field', { admin: true }, /^admin: unknown field$/],
     ])('400 for %s, creating nothing', async (_name, patch, message) => {
-      const body: Record<string, unknown> = { ...valid(), planid: proId, ...patch };
+      const body: Record<string, unknown> = { ...valid(), planid: plans.pro, ...patch };
       for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
       const before = await userCount();
-      expectError(await t.http().post('/api/user/add').set(admin.auth).send(body), 400, message);
+      expectError(await addUser(body), 400, message);
       expect(await userCount()).toBe(before);
     });
 
     it('409 for a taken e-mail (case-insensitive) or username (case-insensitive), creating nothing', async () => {
       const before = await userCount();
       expectError(
-        await t
-          .http()
-          .post('/api/user/add')
-          .set(admin.auth)
-          .send({ ...newUserBody(), email: member.email.toUpperCase() }),
+        await addUser({ ...newUserBody(), email: member.email.toUpperCase() }),
         409,
         /^email: /,
       );
       expectError(
-        await t
-          .http()
-          .post('/api/user/add')
-          .set(admin.auth)
-          .send({ ...newUserBody(), username: member.username.toUpperCase() }),
+        await addUser({ ...newUserBody(), username: member.username.toUpperCase() }),
         409,
         /^username: /,
       );
@@ -247,11 +210,7 @@ describe('admin: users', () => {
       const tag = newTag();
       const sameEmail = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          t
-            .http()
-            .post('/api/user/add')
-            .set(admin.auth)
-            .send({ ...newUserBody(tag), username: `race_${tag}_${i}` }),
+          addUser({ ...newUserBody(tag), username: `race_${tag}_${i}` }),
         ),
       );
       expect(sameEmail.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
@@ -259,13 +218,7 @@ describe('admin: users', () => {
 
       const name = `race_${newTag()}`;
       const sameName = await Promise.all(
-        Array.from({ length: 6 }, () =>
-          t
-            .http()
-            .post('/api/user/add')
-            .set(admin.auth)
-            .send({ ...newUserBody(), username: name }),
-        ),
+        Array.from({ length: 6 }, () => addUser({ ...newUserBody(), username: name })),
       );
       expect(sameName.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
       for (const r of sameName.filter((x) => x.status === 409)) expectError(r, 409, /^username: /);
@@ -279,11 +232,7 @@ describe('admin: users', () => {
     it('401 without a key, 403 for a non-admin, creating nothing', async () => {
       const before = await userCount();
       expectError(await t.http().post('/api/user/add').send(newUserBody()), 401);
-      expectError(
-        await t.http().post('/api/user/add').set(member.auth).send(newUserBody()),
-        403,
-        /Admin/,
-      );
+      expectError(await addUser(newUserBody(), member), 403, /Admin/);
       expect(await userCount()).toBe(before);
     });
   });
@@ -453,12 +402,15 @@ describe('admin: users', () => {
       };
       const free = await add({}, 'free');
       const pro = await add(
-        { planId: proId, planType: 'monthly', expires: new Date(Date.now() + 86_400_000) },
+        { planId: plans.pro, planType: 'monthly', expires: new Date(Date.now() + 86_400_000) },
         'pro',
       );
-      const lifetime = await add({ planId: proId, planType: 'lifetime', expires: null }, 'life');
+      const lifetime = await add(
+        { planId: plans.pro, planType: 'lifetime', expires: null },
+        'life',
+      );
       const lapsed = await add(
-        { planId: proId, planType: 'monthly', expires: new Date(Date.now() - 1000) },
+        { planId: plans.pro, planType: 'monthly', expires: new Date(Date.now() - 1000) },
         'lapsed',
       );
       const adm = await add({ admin: true }, 'admin');
@@ -480,7 +432,7 @@ describe('admin: users', () => {
         username: p.adm.username,
         avatar: expect.stringMatching(/^https:\/\/www\.gravatar\.com\/avatar\/[0-9a-f]{32}/),
         status: 'free',
-        planid: freeId,
+        planid: plans.free,
         expires: null,
         registered: expect.stringMatching(DATE_TIME),
         apikey: p.adm.apiKey,
@@ -494,10 +446,10 @@ describe('admin: users', () => {
       ]);
       expect(res.body.data[3]).toMatchObject({
         status: 'pro',
-        planid: proId,
+        planid: plans.pro,
         expires: expect.stringMatching(DATE_TIME),
       });
-      expect(res.body.data[1]).toMatchObject({ status: 'free', planid: proId, expires: null });
+      expect(res.body.data[1]).toMatchObject({ status: 'free', planid: plans.pro, expires: null });
     });
 
     it('the whole list without a search, newest first', async () => {
@@ -527,23 +479,19 @@ describe('admin: users', () => {
 
     it('a subscription moves a user between the free and pro lists', async () => {
       const p = await population();
-      await t
-        .http()
-        .put(`/api/plan/${proId}/user/${p.free.id}`)
-        .set(admin.auth)
-        .send({ type: 'monthly' })
-        .expect(200);
+      const monthly = (planId: number, userId: number) =>
+        t
+          .http()
+          .put(`/api/plan/${planId}/user/${userId}`)
+          .set(admin.auth)
+          .send({ type: 'monthly' });
+      await monthly(plans.pro, p.free.id).expect(200);
       expect(ids(await list({ email: p.tag, filter: 'pro' }))).toEqual([
         p.lifetime.id,
         p.pro.id,
         p.free.id,
       ]);
-      await t
-        .http()
-        .put(`/api/plan/${freeId}/user/${p.pro.id}`)
-        .set(admin.auth)
-        .send({ type: 'monthly' })
-        .expect(200);
+      await monthly(plans.free, p.pro.id).expect(200);
       expect(ids(await list({ email: p.tag, filter: 'pro' }))).toEqual([p.lifetime.id, p.free.id]);
     });
 
@@ -619,7 +567,7 @@ describe('admin: users', () => {
          SELECT 'bulk' || g || '.' || $1 || '@example.com', 'bulk_' || $1 || '_' || g, 'x', $2,
                 md5($1 || g) || md5(g || $1), (SELECT api_key_enc FROM users WHERE id = $3)
            FROM generate_series(1, 1001) AS g`,
-        [tag, freeId, member.id],
+        [tag, plans.free, member.id],
       );
       try {
         expect((await list({ email: tag }).expect(200)).body.data).toHaveLength(100);

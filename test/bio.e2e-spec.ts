@@ -5,22 +5,17 @@ import { CacheBus, REPEAT_INVALIDATION_MS } from '@app/redis';
 import { cspHash } from '../apps/api/src/public/html';
 import {
   createPlan,
-  createTestApp,
   createUser,
   DATE_TIME,
   expectError,
-  TestApp,
+  expectHtmlHeaders,
   TestUser,
+  useSuite,
+  withTestApp,
 } from './support/app';
 import { addLink, insertDomain } from './support/links';
-import {
-  countOwned,
-  expectDocumented,
-  expectPagination,
-  insertLink,
-  uniq,
-} from './support/resources';
-import { BROWSER_UA, eventually, readStats } from './support/stats';
+import { apiRoutes, countOwned, insertLink, resourceApi, uniq } from './support/resources';
+import { BROWSER_UA, EMPTY_STATS, eventually, readStats } from './support/stats';
 
 const MAIN = 'short.test';
 const BASE = 'http://short.test';
@@ -30,13 +25,8 @@ const ESCAPED_XSS =
 
 /** The headers and CSP every public HTML page carries; every inline block allowed by its hash. */
 function expectHtmlPage(res: request.Response, status: number): string {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-  expect(res.headers['x-content-type-options']).toBe('nosniff');
+  const csp = expectHtmlHeaders(res, status);
   expect(res.headers['x-frame-options']).toBe('DENY');
-  const csp = res.headers['content-security-policy'] as string;
-  expect(csp).toMatch(/^default-src 'none'; /);
-  expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).toContain("form-action 'none'");
   expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*|script-src/);
   for (const [, body] of res.text.matchAll(/<style>([\s\S]*?)<\/style>/g))
@@ -46,11 +36,18 @@ function expectHtmlPage(res: request.Response, status: number): string {
   return csp;
 }
 
-describe('bio pages', () => {
-  let t: TestApp;
-  let user: TestUser;
+const ROUTES = apiRoutes({
+  'GET /api/bio': { list: 'bios' },
+  'GET /api/bio/{id}': {},
+  'POST /api/bio/add': { body: { name: 'x' } },
+  'PUT /api/bio/{id}/update': { body: { name: 'x' } },
+  'DELETE /api/bio/{id}/delete': {},
+});
 
-  const visit = (path: string, host = MAIN, app: TestApp = t) =>
+describe('bio pages', () => {
+  const { t, user } = useSuite({ user: {} });
+
+  const visit = (path: string, host = MAIN, app = t) =>
     app
       .http()
       .get(path)
@@ -58,42 +55,25 @@ describe('bio pages', () => {
       .set('User-Agent', BROWSER_UA)
       .set('X-Forwarded-For', `203.0.113.${Math.floor(Math.random() * 200) + 1}`)
       .redirects(0);
-  const add = (u: TestUser, body: object) => t.http().post('/api/bio/add').set(u.auth).send(body);
-  const update = (u: TestUser, id: number, body: object) =>
-    t.http().put(`/api/bio/${id}/update`).set(u.auth).send(body);
-  const read = (u: TestUser, id: number) => t.http().get(`/api/bio/${id}`).set(u.auth);
+  const {
+    add,
+    update,
+    get: read,
+    list,
+    remove,
+    onePage,
+    expectPagination,
+  } = resourceApi(t, 'bio', '/api/bio', 'bios');
   const created = async (u: TestUser, body: object): Promise<{ id: number; alias: string }> => {
     const res = await add(u, body);
     expect(res.status).toBe(200);
     return { id: res.body.id, alias: (res.body.url as string).split('/').pop() as string };
   };
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await createUser(t);
-  });
-  afterAll(() => t.close());
-
-  it('401 without a key on every route', async () => {
-    expectError(await t.http().get('/api/bio'), 401);
-    expectError(await t.http().get('/api/bio/1'), 401);
-    expectError(await t.http().post('/api/bio/add').send({ name: 'x' }), 401);
-    expectError(await t.http().put('/api/bio/1/update').send({ name: 'x' }), 401);
-    expectError(await t.http().delete('/api/bio/1/delete'), 401);
-  });
+  it('401 without a key on every route', () => ROUTES.expectKeyRequired(t));
 
   it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
-    await expectDocumented(
-      t,
-      [
-        ['/api/bio', 'get'],
-        ['/api/bio/{id}', 'get'],
-        ['/api/bio/add', 'post'],
-        ['/api/bio/{id}/update', 'put'],
-        ['/api/bio/{id}/delete', 'delete'],
-      ],
-      [['/api/bio', 'bios']],
-    );
+    await ROUTES.expectDocumented(t);
     const { paths, components } = (await t.http().get('/docs-json')).body;
     const body = paths['/api/bio/add'].post.requestBody.content['application/json'].schema;
     const dto = components.schemas[body.$ref.split('/').pop()];
@@ -142,15 +122,7 @@ describe('bio pages', () => {
           uniqueClicks: 0,
           date: expect.stringMatching(DATE_TIME),
         },
-        data: {
-          clicks: 0,
-          uniqueClicks: 0,
-          topCountries: {},
-          topReferrers: {},
-          topBrowsers: {},
-          topOs: {},
-          socialCount: { network01: 0, network02: 0, network03: 0 },
-        },
+        data: EMPTY_STATS,
       });
     });
 
@@ -158,7 +130,7 @@ describe('bio pages', () => {
       const u = await createUser(t);
       const domain = await insertDomain(t, u.id);
       const alias = uniq('bio');
-      const res = await add(u, {
+      const body = {
         name: 'Full',
         alias,
         domain: domain.id,
@@ -171,24 +143,15 @@ describe('bio pages', () => {
           { title: 'Blog', url: 'https://blog.example/post?x=1' },
         ],
         socials: { x: 'https://x.example/jane', github: 'https://github.example/jane' },
-      }).expect(200);
+      };
+      const res = await add(u, body).expect(200);
       expect(res.body).toEqual({ error: 0, id: expect.any(Number), url: `${domain.url}/${alias}` });
       const { details } = (await read(u, res.body.id).expect(200)).body;
       expect(details).toEqual({
+        ...body,
         id: res.body.id,
-        name: 'Full',
-        alias,
         url: `${domain.url}/${alias}`,
         domain: domain.url,
-        title: 'Jane Doe',
-        description: 'Designer',
-        avatar: 'https://cdn.example/jane.jpg',
-        theme: 'dark',
-        links: [
-          { title: 'Shop', url: 'https://shop.example/' },
-          { title: 'Blog', url: 'https://blog.example/post?x=1' },
-        ],
-        socials: { x: 'https://x.example/jane', github: 'https://github.example/jane' },
         clicks: 0,
         uniqueClicks: 0,
         date: expect.stringMatching(DATE_TIME),
@@ -334,7 +297,7 @@ describe('bio pages', () => {
       expectError(await read(u, theirs.id), 404, /^Bio page not found$/);
       expectError(await read(u, link.id), 404, /^Bio page not found$/);
       expectError(await read(u, 2147483000), 404, /^Bio page not found$/);
-      expectError(await t.http().get('/api/bio/abc').set(u.auth), 400, /^id: /);
+      expectError(await read(u, 'abc'), 400, /^id: /);
     });
   });
 
@@ -349,27 +312,19 @@ describe('bio pages', () => {
         links: [{ title: 'x', url: 'https://x.example/' }],
       });
       const b = await created(u, { name: 'B', theme: 'dark' });
-      const body = (await t.http().get('/api/bio').set(u.auth).expect(200)).body;
-      expect(body).toEqual({
-        error: '0',
-        data: {
-          result: 2,
-          perpage: 15,
-          currentpage: 1,
-          nextpage: 0,
-          maxpage: 1,
-          bios: [
-            expect.objectContaining({ id: b.id, name: 'B', alias: b.alias, theme: 'dark' }),
-            expect.objectContaining({
-              id: a.id,
-              name: 'A',
-              title: 'Title A',
-              url: `${BASE}/${a.alias}`,
-              links: [{ title: 'x', url: 'https://x.example/' }],
-            }),
-          ],
-        },
-      });
+      const body = (await list(u).expect(200)).body;
+      expect(body).toEqual(
+        onePage([
+          expect.objectContaining({ id: b.id, name: 'B', alias: b.alias, theme: 'dark' }),
+          expect.objectContaining({
+            id: a.id,
+            name: 'A',
+            title: 'Title A',
+            url: `${BASE}/${a.alias}`,
+            links: [{ title: 'x', url: 'https://x.example/' }],
+          }),
+        ]),
+      );
       expect(Object.keys(body.data.bios[0]).sort()).toEqual(
         [
           'alias',
@@ -397,7 +352,7 @@ describe('bio pages', () => {
         (await created(u, { name: 'b' })).id,
         (await created(u, { name: 'c' })).id,
       ];
-      await expectPagination(t, u, '/api/bio', 'bios', ids);
+      await expectPagination(u, ids);
     });
   });
 
@@ -497,14 +452,15 @@ describe('bio pages', () => {
       ).body.id;
       await t.http().post(`/api/channel/${channel}/assign/bio/${page.id}`).set(u.auth).expect(200);
       expect((await visit(`/${page.alias}`)).status).toBe(200);
-      expect(
-        (await t.http().delete(`/api/bio/${page.id}/delete`).set(u.auth).expect(200)).body,
-      ).toEqual({ error: 0, message: expect.any(String) });
+      expect((await remove(u, page.id).expect(200)).body).toEqual({
+        error: 0,
+        message: expect.any(String),
+      });
       expectError(await read(u, page.id), 404);
       expect((await visit(`/${page.alias}`)).status).toBe(404);
       expect(await countOwned(t, 'bio_pages', u.id)).toBe(0);
       expect(await countOwned(t, 'channel_items', u.id)).toBe(0);
-      expectError(await t.http().delete(`/api/bio/${page.id}/delete`).set(u.auth), 404);
+      expectError(await remove(u, page.id), 404);
     });
 
     it("404 for another user's page or a plain link; nothing deleted", async () => {
@@ -512,16 +468,8 @@ describe('bio pages', () => {
       const other = await createUser(t);
       const theirs = await created(other, { name: 'theirs' });
       const link = await insertLink(t, u.id);
-      expectError(
-        await t.http().delete(`/api/bio/${theirs.id}/delete`).set(u.auth),
-        404,
-        /^Bio page not found$/,
-      );
-      expectError(
-        await t.http().delete(`/api/bio/${link.id}/delete`).set(u.auth),
-        404,
-        /^Bio page not found$/,
-      );
+      expectError(await remove(u, theirs.id), 404, /^Bio page not found$/);
+      expectError(await remove(u, link.id), 404, /^Bio page not found$/);
       expect(await countOwned(t, 'bio_pages', other.id)).toBe(1);
       expect(await countOwned(t, 'links', u.id)).toBe(1);
     });
@@ -545,15 +493,18 @@ describe('bio pages', () => {
       const csp = expectHtmlPage(res, 200);
       expect(csp).toContain('img-src https://cdn.example');
       expect(res.headers['cache-control']).toBe('no-cache');
-      expect(res.text).toContain('<h1>Jane</h1>');
-      expect(res.text).toContain('Hello there');
-      expect(res.text).toContain('<img class="avatar" src="https://cdn.example/jane.jpg"');
-      expect(res.text).toContain('<a class="button" href="?go=0" rel="nofollow">Shop</a>');
-      expect(res.text).toContain('<a class="button" href="?go=1" rel="nofollow">Blog</a>');
-      expect(res.text).toContain('href="?go=x"');
-      expect(res.text).toContain('>LinkedIn</a>');
-      expect(res.text).toContain('name="viewport" content="width=device-width,initial-scale=1"');
-      expect(res.text).toContain('background:#f6f8fa');
+      for (const html of [
+        '<h1>Jane</h1>',
+        'Hello there',
+        '<img class="avatar" src="https://cdn.example/jane.jpg"',
+        '<a class="button" href="?go=0" rel="nofollow">Shop</a>',
+        '<a class="button" href="?go=1" rel="nofollow">Blog</a>',
+        'href="?go=x"',
+        '>LinkedIn</a>',
+        'name="viewport" content="width=device-width,initial-scale=1"',
+        'background:#f6f8fa',
+      ])
+        expect(res.text).toContain(html);
       await update(u, page.id, { theme: 'dark' }).expect(200);
       const dark = await visit(`/${page.alias}`);
       expectHtmlPage(dark, 200);
@@ -663,8 +614,7 @@ describe('bio pages', () => {
     });
 
     it('a second api instance drops its cached page when the first one changes or deletes it', async () => {
-      const t2 = await createTestApp();
-      try {
+      await withTestApp({}, async (t2) => {
         const u = await createUser(t);
         const page = await created(u, { name: 'Replicated', title: 'Version one' });
         await eventually(async () => t2.app.get(CacheBus).live);
@@ -681,15 +631,13 @@ describe('bio pages', () => {
           3000,
           20,
         );
-        await t.http().delete(`/api/bio/${page.id}/delete`).set(u.auth).expect(200);
+        await remove(u, page.id).expect(200);
         await eventually(
           async () => (await visit(`/${page.alias}`, MAIN, t2)).status === 404,
           3000,
           20,
         );
-      } finally {
-        await t2.close();
-      }
+      });
     });
   });
 

@@ -1,56 +1,39 @@
-import { createTestApp, createUser, expectError, TestApp, TestUser } from './support/app';
+import { createUser, expectError, TestUser, useTestApp } from './support/app';
 import {
+  apiRoutes,
   countOwned,
-  expectDocumented,
-  expectPagination,
   insertLink,
   insertQr,
+  resourceApi,
   uniq,
 } from './support/resources';
 
 const BASE = 'http://short.test';
 
+const ROUTES = apiRoutes({
+  'GET /api/campaigns': { list: 'campaigns' },
+  'POST /api/campaign/add': { body: {} },
+  'PUT /api/campaign/{id}/update': { body: { name: 'x' } },
+  'DELETE /api/campaign/{id}/delete': {},
+  'POST /api/campaign/{campaignid}/assign/{linkid}': {},
+});
+
 describe('campaigns', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-
-  const add = (u: TestUser, body: object) =>
-    t.http().post('/api/campaign/add').set(u.auth).send(body);
-  const update = (u: TestUser, id: number | string, body: object) =>
-    t.http().put(`/api/campaign/${id}/update`).set(u.auth).send(body);
+  const t = useTestApp();
+  const { add, update, list, remove, onePage, expectPagination } = resourceApi(
+    t,
+    'campaign',
+    '/api/campaigns',
+    'campaigns',
+  );
   const assign = (u: TestUser, campaignId: number | string, linkId: number | string) =>
     t.http().post(`/api/campaign/${campaignId}/assign/${linkId}`).set(u.auth);
-  const list = (u: TestUser) => t.http().get('/api/campaigns').set(u.auth);
   const row = async (id: number) =>
     (await t.db.query(`SELECT user_id, name, slug, public FROM campaigns WHERE id = $1`, [id]))[0];
   const campaignOf = async (linkId: number) =>
     (await t.db.query(`SELECT campaign_id FROM links WHERE id = $1`, [linkId]))[0].campaign_id;
 
-  it('401 on every route without a key', async () => {
-    expectError(await t.http().get('/api/campaigns'), 401);
-    expectError(await t.http().post('/api/campaign/add').send({}), 401);
-    expectError(await t.http().put('/api/campaign/1/update').send({ name: 'x' }), 401);
-    expectError(await t.http().delete('/api/campaign/1/delete'), 401);
-    expectError(await t.http().post('/api/campaign/1/assign/1'), 401);
-  });
-
-  it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
-    await expectDocumented(
-      t,
-      [
-        ['/api/campaigns', 'get'],
-        ['/api/campaign/add', 'post'],
-        ['/api/campaign/{campaignid}/assign/{linkid}', 'post'],
-        ['/api/campaign/{id}/update', 'put'],
-        ['/api/campaign/{id}/delete', 'delete'],
-      ],
-      [['/api/campaigns', 'campaigns']],
-    );
-  });
+  ROUTES.itChecksEveryRoute(t);
 
   describe('POST /api/campaign/add', () => {
     it('creates a campaign with every field, answering the documented shape', async () => {
@@ -148,34 +131,26 @@ describe('campaigns', () => {
       const slug = uniq('l-');
       const a = (await add(u, { name: 'First', slug, public: true }).expect(200)).body.id;
       const b = (await add(u, { name: 'Second' }).expect(200)).body.id;
-      expect((await list(u).expect(200)).body).toEqual({
-        error: '0',
-        data: {
-          result: 2,
-          perpage: 15,
-          currentpage: 1,
-          nextpage: 0,
-          maxpage: 1,
-          campaigns: [
-            {
-              id: b,
-              domain: 'Second',
-              name: 'Second',
-              public: false,
-              rotator: false,
-              list: `${BASE}/u/second-${b}`,
-            },
-            {
-              id: a,
-              domain: 'First',
-              name: 'First',
-              public: true,
-              rotator: `${BASE}/r/${slug}`,
-              list: `${BASE}/u/${slug}-${a}`,
-            },
-          ],
-        },
-      });
+      expect((await list(u).expect(200)).body).toEqual(
+        onePage([
+          {
+            id: b,
+            domain: 'Second',
+            name: 'Second',
+            public: false,
+            rotator: false,
+            list: `${BASE}/u/second-${b}`,
+          },
+          {
+            id: a,
+            domain: 'First',
+            name: 'First',
+            public: true,
+            rotator: `${BASE}/r/${slug}`,
+            list: `${BASE}/u/${slug}-${a}`,
+          },
+        ]),
+      );
     });
 
     it("paginates the caller's campaigns only", async () => {
@@ -184,7 +159,7 @@ describe('campaigns', () => {
       await add(other, { name: 'theirs' }).expect(200);
       const ids: number[] = [];
       for (let i = 0; i < 3; i++) ids.push((await add(u, { name: `c${i}` }).expect(200)).body.id);
-      await expectPagination(t, u, '/api/campaigns', 'campaigns', ids);
+      await expectPagination(u, ids);
     });
   });
 
@@ -315,7 +290,7 @@ describe('campaigns', () => {
       const l2 = await insertLink(t, u.id);
       await assign(u, id, l1.id).expect(200);
       await assign(u, id, l2.id).expect(200);
-      const res = await t.http().delete(`/api/campaign/${id}/delete`).set(u.auth).expect(200);
+      const res = await remove(u, id).expect(200);
       expect(res.body).toEqual({ error: 0, message: expect.any(String) });
       expect(
         await t.db.query(`SELECT id, campaign_id FROM links WHERE id = ANY($1) ORDER BY id`, [
@@ -326,7 +301,7 @@ describe('campaigns', () => {
         { id: l2.id, campaign_id: null },
       ]);
       expect((await list(u)).body.data).toMatchObject({ result: 0, campaigns: [] });
-      expectError(await t.http().delete(`/api/campaign/${id}/delete`).set(u.auth), 404);
+      expectError(await remove(u, id), 404);
       // the slug is free again
       await add(u, { slug }).expect(200);
     });
@@ -337,12 +312,8 @@ describe('campaigns', () => {
       const { id } = (await add(owner, { name: 'Kept' }).expect(200)).body;
       const link = await insertLink(t, owner.id);
       await assign(owner, id, link.id).expect(200);
-      expectError(
-        await t.http().delete(`/api/campaign/${id}/delete`).set(intruder.auth),
-        404,
-        /^Campaign not found$/,
-      );
-      expectError(await t.http().delete('/api/campaign/nope/delete').set(owner.auth), 400, /^id: /);
+      expectError(await remove(intruder, id), 404, /^Campaign not found$/);
+      expectError(await remove(owner, 'nope'), 400, /^id: /);
       expect(await countOwned(t, 'campaigns', owner.id)).toBe(1);
       expect(await campaignOf(link.id)).toBe(id);
     });

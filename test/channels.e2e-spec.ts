@@ -1,33 +1,34 @@
 import { formatDay } from '@app/common';
 
-import { createTestApp, createUser, expectError, TestApp, TestUser } from './support/app';
+import { createUser, expectError, TestUser, useTestApp } from './support/app';
 import {
+  apiRoutes,
   countOwned,
-  expectDocumented,
   expectPagination,
   insertLink,
   insertQr,
+  onePage,
+  resourceApi,
   uniq,
 } from './support/resources';
 
 const BASE = 'http://short.test';
 
+const ROUTES = apiRoutes({
+  'GET /api/channels': { list: 'channels' },
+  'GET /api/channel/{id}': {},
+  'POST /api/channel/add': { body: { name: 'x' } },
+  'POST /api/channel/{channelid}/assign/{type}/{itemid}': { path: '/api/channel/1/assign/links/1' },
+  'PUT /api/channel/{id}/update': { body: { name: 'x' } },
+  'DELETE /api/channel/{id}/delete': {},
+});
+
 describe('channels', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-
-  const add = (u: TestUser, body: object) =>
-    t.http().post('/api/channel/add').set(u.auth).send(body);
-  const update = (u: TestUser, id: number | string, body: object) =>
-    t.http().put(`/api/channel/${id}/update`).set(u.auth).send(body);
+  const t = useTestApp();
+  const channels = resourceApi(t, 'channel', '/api/channels', 'channels');
+  const { add, update, list, get: items, remove } = channels;
   const assign = (u: TestUser, channelId: number | string, type: string, itemId: number | string) =>
     t.http().post(`/api/channel/${channelId}/assign/${type}/${itemId}`).set(u.auth);
-  const items = (u: TestUser, id: number, query = '') =>
-    t.http().get(`/api/channel/${id}${query}`).set(u.auth);
   const row = async (id: number) =>
     (
       await t.db.query(
@@ -39,49 +40,15 @@ describe('channels', () => {
     (await add(u, { name }).expect(200)).body.id as number;
   const today = () => formatDay(new Date());
 
-  it('401 on every route without a key', async () => {
-    expectError(await t.http().get('/api/channels'), 401);
-    expectError(await t.http().get('/api/channel/1'), 401);
-    expectError(await t.http().post('/api/channel/add').send({ name: 'x' }), 401);
-    expectError(await t.http().put('/api/channel/1/update').send({ name: 'x' }), 401);
-    expectError(await t.http().delete('/api/channel/1/delete'), 401);
-    expectError(await t.http().post('/api/channel/1/assign/links/1'), 401);
-  });
-
-  it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
-    await expectDocumented(
-      t,
-      [
-        ['/api/channels', 'get'],
-        ['/api/channel/{id}', 'get'],
-        ['/api/channel/add', 'post'],
-        ['/api/channel/{channelid}/assign/{type}/{itemid}', 'post'],
-        ['/api/channel/{id}/update', 'put'],
-        ['/api/channel/{id}/delete', 'delete'],
-      ],
-      [['/api/channels', 'channels']],
-    );
-  });
+  ROUTES.itChecksEveryRoute(t);
 
   describe('POST /api/channel/add and GET /api/channels', () => {
     it('creates a channel with defaults, answering the documented shape', async () => {
       const u = await createUser(t);
       const res = await add(u, { name: 'News' }).expect(200);
-      expect(res.body).toEqual({
-        error: 0,
-        id: expect.any(Number),
-        name: 'News',
-        description: '',
-        color: '#000000',
-        starred: false,
-      });
-      expect(await row(res.body.id)).toEqual({
-        user_id: u.id,
-        name: 'News',
-        description: '',
-        color: '#000000',
-        starred: false,
-      });
+      const stored = { name: 'News', description: '', color: '#000000', starred: false };
+      expect(res.body).toEqual({ error: 0, id: expect.any(Number), ...stored });
+      expect(await row(res.body.id)).toEqual({ user_id: u.id, ...stored });
     });
 
     it('creates a channel with every field and lists it', async () => {
@@ -94,17 +61,9 @@ describe('channels', () => {
       };
       const res = await add(u, body).expect(200);
       expect(res.body).toEqual({ error: 0, id: expect.any(Number), ...body });
-      expect((await t.http().get('/api/channels').set(u.auth).expect(200)).body).toEqual({
-        error: '0',
-        data: {
-          result: 1,
-          perpage: 15,
-          currentpage: 1,
-          nextpage: 0,
-          maxpage: 1,
-          channels: [{ id: res.body.id, ...body }],
-        },
-      });
+      expect((await list(u).expect(200)).body).toEqual(
+        channels.onePage([{ id: res.body.id, ...body }]),
+      );
     });
 
     it("paginates the caller's channels only", async () => {
@@ -112,7 +71,7 @@ describe('channels', () => {
       const other = await createUser(t);
       await newChannel(other);
       const ids = [await newChannel(u, 'a'), await newChannel(u, 'b'), await newChannel(u, 'c')];
-      await expectPagination(t, u, '/api/channels', 'channels', ids);
+      await channels.expectPagination(u, ids);
     });
 
     it.each([
@@ -144,32 +103,16 @@ describe('channels', () => {
   describe('PUT /api/channel/:id/update', () => {
     it('changes any field alone or together', async () => {
       const u = await createUser(t);
-      const id = (await add(u, { name: 'Old', description: 'old', color: '#111111' }).expect(200))
-        .body.id;
+      const created = { name: 'Old', description: 'old', color: '#111111' };
+      const id = (await add(u, created).expect(200)).body.id;
       expect((await update(u, id, { starred: true }).expect(200)).body).toEqual({
         error: 0,
         message: expect.any(String),
       });
-      expect(await row(id)).toEqual({
-        user_id: u.id,
-        name: 'Old',
-        description: 'old',
-        color: '#111111',
-        starred: true,
-      });
-      await update(u, id, {
-        name: 'New',
-        description: '',
-        color: '#ABCDEF',
-        starred: false,
-      }).expect(200);
-      expect(await row(id)).toEqual({
-        user_id: u.id,
-        name: 'New',
-        description: '',
-        color: '#ABCDEF',
-        starred: false,
-      });
+      expect(await row(id)).toEqual({ user_id: u.id, ...created, starred: true });
+      const changed = { name: 'New', description: '', color: '#ABCDEF', starred: false };
+      await update(u, id, changed).expect(200);
+      expect(await row(id)).toEqual({ user_id: u.id, ...changed });
     });
 
     it('400 for an empty body and invalid fields; nothing changes', async () => {
@@ -204,14 +147,9 @@ describe('channels', () => {
         `INSERT INTO domains (user_id, domain, host) VALUES ($1, $2, $3) RETURNING id, domain`,
         [u.id, `https://${uniq('d')}.example.com`, `${uniq('h')}.example.com`],
       );
-      const titled = await insertLink(t, u.id, {
-        title: 'Titled link',
-        url: 'https://target.example/a?x=1',
-      });
-      const branded = await insertLink(t, u.id, {
-        domainId: domain.id,
-        url: 'https://target.example/b',
-      });
+      const [urlA, urlB] = ['https://target.example/a?x=1', 'https://target.example/b'];
+      const titled = await insertLink(t, u.id, { title: 'Titled link', url: urlA });
+      const branded = await insertLink(t, u.id, { domainId: domain.id, url: urlB });
       const bio = await insertLink(t, u.id, {
         kind: 'bio',
         title: 'My bio',
@@ -230,58 +168,25 @@ describe('channels', () => {
         expect(res.body).toEqual({ error: 0, message: expect.any(String) });
       }
       const date = today();
-      expect((await items(u, id).expect(200)).body).toEqual({
-        error: '0',
-        data: {
-          result: 5,
-          perpage: 15,
-          currentpage: 1,
-          nextpage: 0,
-          maxpage: 1,
-          items: [
-            {
-              type: 'qr',
-              id: unnamedQr.id,
-              title: unnamedQr.alias,
-              preview: `${BASE}/q/${unnamedQr.alias}.png`,
-              link: `${BASE}/q/${unnamedQr.alias}`,
-              date,
-            },
-            {
-              type: 'qr',
-              id: qr.id,
-              title: 'Menu QR',
-              preview: `${BASE}/q/${qr.alias}.png`,
-              link: `${BASE}/q/${qr.alias}`,
-              date,
-            },
-            {
-              type: 'bio',
-              id: bio.id,
-              title: 'My bio',
-              preview: `${BASE}/${bio.alias}`,
-              link: `${BASE}/${bio.alias}`,
-              date,
-            },
-            {
-              type: 'links',
-              id: branded.id,
-              title: branded.alias,
-              preview: 'https://target.example/b',
-              link: `${domain.domain}/${branded.alias}`,
-              date,
-            },
-            {
-              type: 'links',
-              id: titled.id,
-              title: 'Titled link',
-              preview: 'https://target.example/a?x=1',
-              link: `${BASE}/${titled.alias}`,
-              date,
-            },
-          ],
-        },
+      const item = (type: string, id: number, title: string, preview: string, link: string) => ({
+        type,
+        id,
+        title,
+        preview,
+        link,
+        date,
       });
+      const qrItem = (q: { id: number; alias: string }, title: string) =>
+        item('qr', q.id, title, `${BASE}/q/${q.alias}.png`, `${BASE}/q/${q.alias}`);
+      expect((await items(u, id).expect(200)).body).toEqual(
+        onePage('items', [
+          qrItem(unnamedQr, unnamedQr.alias),
+          qrItem(qr, 'Menu QR'),
+          item('bio', bio.id, 'My bio', `${BASE}/${bio.alias}`, `${BASE}/${bio.alias}`),
+          item('links', branded.id, branded.alias, urlB, `${domain.domain}/${branded.alias}`),
+          item('links', titled.id, 'Titled link', urlA, `${BASE}/${titled.alias}`),
+        ]),
+      );
     });
 
     it('date is the assignment day', async () => {
@@ -405,7 +310,7 @@ describe('channels', () => {
       );
       expectError(await items(intruder, id), 404, /^Channel not found$/);
       expectError(await items(intruder, 2147483647), 404, /^Channel not found$/);
-      expectError(await t.http().get('/api/channel/abc').set(intruder.auth), 400, /^id: /);
+      expectError(await items(intruder, 'abc'), 400, /^id: /);
       expect(await countOwned(t, 'channel_items', intruder.id)).toBe(0);
       expect((await items(owner, id)).body.data.result).toBe(1);
     });
@@ -421,7 +326,7 @@ describe('channels', () => {
       await assign(u, id, 'links', link.id).expect(200);
       await assign(u, id, 'qr', qr.id).expect(200);
       await assign(u, keep, 'links', link.id).expect(200);
-      const res = await t.http().delete(`/api/channel/${id}/delete`).set(u.auth).expect(200);
+      const res = await remove(u, id).expect(200);
       expect(res.body).toEqual({ error: 0, message: expect.any(String) });
       expect(
         await t.db.query(`SELECT 1 FROM channel_items WHERE channel_id = $1`, [id]),
@@ -436,7 +341,7 @@ describe('channels', () => {
         expect.objectContaining({ type: 'links', id: link.id }),
       ]);
       expectError(await items(u, id), 404);
-      expectError(await t.http().delete(`/api/channel/${id}/delete`).set(u.auth), 404);
+      expectError(await remove(u, id), 404);
     });
 
     it("404 for another user's channel, which stays with its items", async () => {
@@ -445,11 +350,7 @@ describe('channels', () => {
       const id = await newChannel(owner);
       const link = await insertLink(t, owner.id);
       await assign(owner, id, 'links', link.id).expect(200);
-      expectError(
-        await t.http().delete(`/api/channel/${id}/delete`).set(intruder.auth),
-        404,
-        /^Channel not found$/,
-      );
+      expectError(await remove(intruder, id), 404, /^Channel not found$/);
       expect(await countOwned(t, 'channels', owner.id)).toBe(1);
       expect((await items(owner, id)).body.data.result).toBe(1);
     });

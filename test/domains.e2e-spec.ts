@@ -1,33 +1,28 @@
 import { DnsResolver } from '../apps/api/src/domains/dns.resolver';
-import {
-  createPlan,
-  createTestApp,
-  createUser,
-  expectError,
-  TestApp,
-  TestUser,
-} from './support/app';
-import {
-  countOwned,
-  expectDocumented,
-  expectPagination,
-  insertLink,
-  uniq,
-} from './support/resources';
+import { createPlan, createUser, expectError, useTestApp } from './support/app';
+import { apiRoutes, countOwned, insertLink, resourceApi, uniq } from './support/resources';
+
+const ROUTES = apiRoutes({
+  'GET /api/domains': { list: 'domains' },
+  'POST /api/domain/add': { body: { domain: 'https://a.example' } },
+  'PUT /api/domain/{id}/update': { body: {} },
+  'DELETE /api/domain/{id}/delete': {},
+});
 
 describe('branded domains', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let unlimitedPlan: number;
 
   beforeAll(async () => {
-    t = await createTestApp();
     unlimitedPlan = await createPlan(t, { domain: { enabled: '1', count: '0' } });
   });
-  afterAll(() => t.close());
 
-  const add = (u: TestUser, body: object, app = t) =>
-    app.http().post('/api/domain/add').set(u.auth).send(body);
-  const list = (u: TestUser) => t.http().get('/api/domains').set(u.auth);
+  const { add, list, update, remove, onePage, expectPagination } = resourceApi(
+    t,
+    'domain',
+    '/api/domains',
+    'domains',
+  );
   const host = () => `${uniq('brand')}.example.com`;
   const row = async (id: number) =>
     (
@@ -37,25 +32,7 @@ describe('branded domains', () => {
       )
     )[0];
 
-  it('401 on every route without a key', async () => {
-    expectError(await t.http().get('/api/domains'), 401);
-    expectError(await t.http().post('/api/domain/add').send({ domain: 'https://a.example' }), 401);
-    expectError(await t.http().put('/api/domain/1/update').send({}), 401);
-    expectError(await t.http().delete('/api/domain/1/delete'), 401);
-  });
-
-  it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
-    await expectDocumented(
-      t,
-      [
-        ['/api/domains', 'get'],
-        ['/api/domain/add', 'post'],
-        ['/api/domain/{id}/update', 'put'],
-        ['/api/domain/{id}/delete', 'delete'],
-      ],
-      [['/api/domains', 'domains']],
-    );
-  });
+  ROUTES.itChecksEveryRoute(t);
 
   describe('POST /api/domain/add and GET /api/domains', () => {
     it('adds a domain and lists it in the documented shape', async () => {
@@ -63,25 +40,17 @@ describe('branded domains', () => {
       const h = host();
       const res = await add(u, { domain: `https://${h}` }).expect(200);
       expect(res.body).toEqual({ error: 0, id: expect.any(Number), verification: null });
-      expect((await list(u).expect(200)).body).toEqual({
-        error: '0',
-        data: {
-          result: 1,
-          perpage: 15,
-          currentpage: 1,
-          nextpage: 0,
-          maxpage: 1,
-          domains: [
-            {
-              id: res.body.id,
-              domain: `https://${h}`,
-              redirectroot: '',
-              redirect404: '',
-              verified: true,
-            },
-          ],
-        },
-      });
+      expect((await list(u).expect(200)).body).toEqual(
+        onePage([
+          {
+            id: res.body.id,
+            domain: `https://${h}`,
+            redirectroot: '',
+            redirect404: '',
+            verified: true,
+          },
+        ]),
+      );
     });
 
     it('stores the redirects, and the host lower-cased for Host-header lookups', async () => {
@@ -125,7 +94,7 @@ describe('branded domains', () => {
       const ids: number[] = [];
       for (let i = 0; i < 3; i++)
         ids.push((await add(u, { domain: `https://${host()}` }).expect(200)).body.id);
-      await expectPagination(t, u, '/api/domains', 'domains', ids);
+      await expectPagination(u, ids);
     });
 
     it.each([
@@ -254,40 +223,30 @@ describe('branded domains', () => {
           redirect404: 'https://b.example/',
         }).expect(200)
       ).body;
-      const put = (body: object) => t.http().put(`/api/domain/${id}/update`).set(u.auth).send(body);
+      const put = (body: object) => update(u, id, body);
+      const expectListed = async (redirectroot: string, redirect404: string) =>
+        expect((await list(u)).body.data.domains[0]).toEqual({
+          id,
+          domain: `https://${h}`,
+          redirectroot,
+          redirect404,
+          verified: true,
+        });
 
       expect((await put({ redirectroot: 'https://c.example/' }).expect(200)).body).toEqual({
         error: 0,
         message: expect.any(String),
       });
-      expect((await list(u)).body.data.domains[0]).toEqual({
-        id,
-        domain: `https://${h}`,
-        redirectroot: 'https://c.example/',
-        redirect404: 'https://b.example/',
-        verified: true,
-      });
+      await expectListed('https://c.example/', 'https://b.example/');
 
       await put({ redirect404: '' }).expect(200);
-      expect((await list(u)).body.data.domains[0]).toEqual({
-        id,
-        domain: `https://${h}`,
-        redirectroot: 'https://c.example/',
-        redirect404: '',
-        verified: true,
-      });
+      await expectListed('https://c.example/', '');
 
       await put({ redirectroot: 'http://d.example/x', redirect404: 'http://e.example/y' }).expect(
         200,
       );
       await put({}).expect(200);
-      expect((await list(u)).body.data.domains[0]).toEqual({
-        id,
-        domain: `https://${h}`,
-        redirectroot: 'http://d.example/x',
-        redirect404: 'http://e.example/y',
-        verified: true,
-      });
+      await expectListed('http://d.example/x', 'http://e.example/y');
     });
 
     it('400 for invalid redirects, for the domain itself and for a bad id; nothing changes', async () => {
@@ -298,7 +257,7 @@ describe('branded domains', () => {
         )
       ).body;
       const before = await row(id);
-      const put = (body: object) => t.http().put(`/api/domain/${id}/update`).set(u.auth).send(body);
+      const put = (body: object) => update(u, id, body);
       expectError(await put({ redirectroot: 'ftp://x' }), 400, /^redirectroot: /);
       expectError(
         await put({ redirectroot: 'https://ok.example', redirect404: 'nope' }),
@@ -308,11 +267,7 @@ describe('branded domains', () => {
       expectError(await put({ redirectroot: null }), 400, /^redirectroot: /);
       expectError(await put({ redirectroot: true }), 400, /^redirectroot: /);
       expectError(await put({ domain: 'https://other.example.com' }), 400, /domain: unknown field/);
-      expectError(
-        await t.http().put('/api/domain/x1/update').set(u.auth).send({}),
-        400,
-        /^id: must be a positive integer/,
-      );
+      expectError(await update(u, 'x1', {}), 400, /^id: must be a positive integer/);
       expect(await row(id)).toEqual(before);
     });
 
@@ -322,24 +277,12 @@ describe('branded domains', () => {
       const { id } = (await add(owner, { domain: `https://${host()}` }).expect(200)).body;
       const before = await row(id);
       expectError(
-        await t
-          .http()
-          .put(`/api/domain/${id}/update`)
-          .set(intruder.auth)
-          .send({ redirectroot: 'https://evil.example/' }),
+        await update(intruder, id, { redirectroot: 'https://evil.example/' }),
         404,
         /^Domain not found$/,
       );
-      expectError(
-        await t.http().put(`/api/domain/${id}/update`).set(intruder.auth).send({}),
-        404,
-        /^Domain not found$/,
-      );
-      expectError(
-        await t.http().put('/api/domain/2147483647/update').set(owner.auth).send({}),
-        404,
-        /^Domain not found$/,
-      );
+      expectError(await update(intruder, id, {}), 404, /^Domain not found$/);
+      expectError(await update(owner, 2147483647, {}), 404, /^Domain not found$/);
       expect(await row(id)).toEqual(before);
     });
   });
@@ -349,13 +292,13 @@ describe('branded domains', () => {
       const u = await createUser(t);
       const { id } = (await add(u, { domain: `https://${host()}` }).expect(200)).body;
       const link = await insertLink(t, u.id, { domainId: id });
-      const res = await t.http().delete(`/api/domain/${id}/delete`).set(u.auth).expect(200);
+      const res = await remove(u, id).expect(200);
       expect(res.body).toEqual({ error: 0, message: expect.any(String) });
       expect((await list(u)).body.data).toMatchObject({ result: 0, domains: [] });
       expect(await t.db.query(`SELECT domain_id FROM links WHERE id = $1`, [link.id])).toEqual([
         { domain_id: null },
       ]);
-      expectError(await t.http().delete(`/api/domain/${id}/delete`).set(u.auth), 404);
+      expectError(await remove(u, id), 404);
     });
 
     it('frees the host for anyone to add again', async () => {
@@ -363,7 +306,7 @@ describe('branded domains', () => {
       const other = await createUser(t);
       const h = host();
       const { id } = (await add(u, { domain: `https://${h}` }).expect(200)).body;
-      await t.http().delete(`/api/domain/${id}/delete`).set(u.auth).expect(200);
+      await remove(u, id).expect(200);
       await add(other, { domain: `https://${h}` }).expect(200);
     });
 
@@ -371,32 +314,24 @@ describe('branded domains', () => {
       const owner = await createUser(t);
       const intruder = await createUser(t);
       const { id } = (await add(owner, { domain: `https://${host()}` }).expect(200)).body;
-      expectError(
-        await t.http().delete(`/api/domain/${id}/delete`).set(intruder.auth),
-        404,
-        /^Domain not found$/,
-      );
-      expectError(await t.http().delete('/api/domain/-3/delete').set(owner.auth), 400, /^id: /);
+      expectError(await remove(intruder, id), 404, /^Domain not found$/);
+      expectError(await remove(owner, -3), 400, /^id: /);
       expect(await countOwned(t, 'domains', owner.id)).toBe(1);
     });
   });
 
   describe('with DOMAIN_VERIFY=dns', () => {
-    let dnsApp: TestApp;
-
-    beforeAll(async () => {
-      dnsApp = await createTestApp({
-        DOMAIN_VERIFY: 'dns',
-        SERVICE_IPS: '203.0.113.7',
-        SERVICE_HOST: 'edge.short.test',
-      });
+    const dnsApp = useTestApp({
+      DOMAIN_VERIFY: 'dns',
+      SERVICE_IPS: '203.0.113.7',
+      SERVICE_HOST: 'edge.short.test',
     });
-    afterAll(() => dnsApp.close());
+    const dns = resourceApi(dnsApp, 'domain', '/api/domains', 'domains');
     afterEach(() => jest.restoreAllMocks());
 
     it('400 for a host that does not resolve, storing nothing', async () => {
       const u = await createUser(dnsApp);
-      const res = await add(u, { domain: 'https://nonexistent.invalid' }, dnsApp);
+      const res = await dns.add(u, { domain: 'https://nonexistent.invalid' });
       expectError(res, 400, /^domain: does not point to this service \(.+\)$/);
       expect(await countOwned(t, 'domains', u.id)).toBe(0);
     });
@@ -406,7 +341,7 @@ describe('branded domains', () => {
       jest
         .spyOn(dnsApp.app.get(DnsResolver), 'lookup')
         .mockResolvedValue({ a: ['198.51.100.1'], aaaa: [], cname: [] });
-      const res = await add(u, { domain: `https://${host()}` }, dnsApp);
+      const res = await dns.add(u, { domain: `https://${host()}` });
       expectError(
         res,
         400,
@@ -420,10 +355,10 @@ describe('branded domains', () => {
       const lookup = jest.spyOn(dnsApp.app.get(DnsResolver), 'lookup');
       lookup.mockResolvedValueOnce({ a: ['203.0.113.7'], aaaa: [], cname: [] });
       const h1 = host();
-      await add(u, { domain: `https://${h1}` }, dnsApp).expect(200);
+      await dns.add(u, { domain: `https://${h1}` }).expect(200);
       lookup.mockResolvedValueOnce({ a: [], aaaa: [], cname: ['edge.short.test.'] });
       const h2 = host();
-      await add(u, { domain: `https://${h2}` }, dnsApp).expect(200);
+      await dns.add(u, { domain: `https://${h2}` }).expect(200);
       expect(lookup.mock.calls.map((c) => c[0])).toEqual([h1, h2]);
       expect(await countOwned(t, 'domains', u.id)).toBe(2);
     });
@@ -434,10 +369,10 @@ describe('branded domains', () => {
         .spyOn(dnsApp.app.get(DnsResolver), 'lookup')
         .mockResolvedValue({ a: ['203.0.113.7'], aaaa: [], cname: [] });
       const h = host();
-      await add(u, { domain: `https://${h}` }, dnsApp).expect(200);
+      await dns.add(u, { domain: `https://${h}` }).expect(200);
       const other = await createUser(dnsApp);
-      expectError(await add(other, { domain: `https://${h}` }, dnsApp), 409);
-      expectError(await add(u, { domain: `https://${host()}` }, dnsApp), 403);
+      expectError(await dns.add(other, { domain: `https://${h}` }), 409);
+      expectError(await dns.add(u, { domain: `https://${host()}` }), 403);
       expect(lookup).toHaveBeenCalledTimes(1);
     });
   });

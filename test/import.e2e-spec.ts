@@ -1,14 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import {
-  createPlan,
-  createTestApp,
-  createUser,
-  expectError,
-  TestApp,
-  TestUser,
-} from './support/app';
+import { createPlan, createUser, expectError, TestUser, useTestApp } from './support/app';
 import { insertDomain } from './support/links';
 import { uniq } from './support/resources';
 import { eventually } from './support/stats';
@@ -28,14 +21,12 @@ interface ImportData {
 }
 
 describe('import', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let unlimited: number;
 
   beforeAll(async () => {
-    t = await createTestApp();
     unlimited = await createPlan(t, { links: 0 });
   });
-  afterAll(() => t.close());
 
   const fixture = (name: string, prefix: string) =>
     readFileSync(join(FIXTURES, name), 'utf8').replace(/IMPALIAS/g, prefix);

@@ -1,4 +1,4 @@
-import { createTestApp, createUser, TestApp, TestUser } from './support/app';
+import { TestUser, useSuite } from './support/app';
 import { insertLink, insertQr, uniq } from './support/resources';
 
 /**
@@ -9,9 +9,7 @@ import { insertLink, insertQr, uniq } from './support/resources';
  * attacker's lists never show the owner's rows; admin routes refuse a user key with 403.
  */
 describe('tenant isolation', () => {
-  let t: TestApp;
-  let owner: TestUser;
-  let attacker: TestUser;
+  const { t, owner, attacker } = useSuite({ owner: {}, attacker: {} });
   const ids: Record<string, number> = {};
   const mine: Record<string, number> = {};
 
@@ -44,9 +42,6 @@ describe('tenant isolation', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp();
-    owner = await createUser(t);
-    attacker = await createUser(t);
     const add = async (user: TestUser, path: string, body: object) => {
       const res = await t.http().post(path).set(user.auth).send(body).expect(200);
       return res.body.id as number;
@@ -85,7 +80,6 @@ describe('tenant isolation', () => {
       .set(owner.auth)
       .expect(200);
   });
-  afterAll(() => t.close());
 
   type Attempt = [method: 'get' | 'post' | 'put' | 'delete', path: () => string, body?: object];
   const attempts: Record<string, Attempt[]> = {

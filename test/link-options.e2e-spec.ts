@@ -2,13 +2,13 @@ import request from 'supertest';
 
 import {
   createPlan,
-  createTestApp,
   createUser,
   expectError,
-  TestApp,
   TestUser,
+  useSuite,
+  withTestApp,
 } from './support/app';
-import { addLink, dateTimeIn, insertCampaign, uniq } from './support/links';
+import { addLink, dateTimeIn, insertCampaign, linkCount, NO_OPTIONS, uniq } from './support/links';
 import { BROWSER_UA, eventually, foldStats, PREVIEW_UA } from './support/stats';
 
 const MAIN = 'short.test';
@@ -24,18 +24,52 @@ const UA = {
     'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
 };
 
+/** Every link option set at once, as sent. */
+const OPTIONS: Record<string, unknown> = {
+  geotarget: [
+    { location: 'de', link: 'https://example.de/' },
+    { location: 'United Kingdom', link: 'https://example.co.uk/' },
+  ],
+  devicetarget: [{ device: 'iPhone', link: 'https://example.com/ios' }],
+  languagetarget: [{ language: 'FR', link: 'https://example.fr/' }],
+  deeplink: { apple: 'myapp://item/1', google: 'intent://item/1#Intent;scheme=myapp;end' },
+  parameters: [{ name: 'utm_source', value: 'news' }],
+  forwardquery: true,
+  metatitle: 'Title',
+  metadescription: 'Description',
+  metaimage: 'https://img.example/a.png',
+  status: 'private',
+  clicklimit: 5,
+  expirationredirect: 'https://example.com/over',
+};
+/** OPTIONS as details echo them: normalised. */
+const ECHOED = {
+  ...OPTIONS,
+  geotarget: [
+    { location: 'DE', link: 'https://example.de/' },
+    { location: 'GB', link: 'https://example.co.uk/' },
+  ],
+  devicetarget: [{ device: 'iphone', link: 'https://example.com/ios' }],
+  languagetarget: [{ language: 'fr', link: 'https://example.fr/' }],
+};
+/** Each of OPTIONS as `value` (null removes an option). */
+const everyOption = (value: unknown) =>
+  Object.fromEntries(Object.keys(OPTIONS).map((f) => [f, value]));
+/** Each of OPTIONS as details show it unset. */
+const UNSET = Object.fromEntries(
+  Object.keys(OPTIONS).map((f) => [f, NO_OPTIONS[f as keyof typeof NO_OPTIONS]]),
+);
+
 /** Addresses the offline GeoIP data places in known countries (sent as X-Forwarded-For from loopback). */
 const IP = { us: '8.8.8.8', de: '193.99.144.80', gb: '212.58.244.1', fr: '80.67.169.12' };
 
 describe('link options', () => {
-  let t: TestApp;
-  let pro: TestUser;
-  let proPlanId: number;
+  const { t, pro } = useSuite({ pro: { plan: 'Pro' } });
 
   const visit = (
     alias: string,
     headers: Record<string, string> = {},
-    app: TestApp = t,
+    app = t,
     query = '',
   ): Promise<request.Response> => {
     const req = app
@@ -52,6 +86,11 @@ describe('link options', () => {
     expect(res.status).toBe(302);
     return res.headers.location as string;
   };
+  /** Each visit (by its headers) is sent on to its location: rows in order, each named by its headers. */
+  const expectLocations = async (alias: string, rows: Array<[Record<string, string>, string]>) => {
+    for (const [headers, expected] of rows)
+      expect([headers, await location(alias, headers)]).toEqual([headers, expected]);
+  };
   const details = async (u: TestUser, id: number) =>
     (await t.http().get(`/api/url/${id}`).set(u.auth).expect(200)).body.details;
   const add = (u: TestUser, body: Record<string, unknown>) =>
@@ -62,97 +101,29 @@ describe('link options', () => {
       .send({ url: 'https://example.com/', ...body });
   const update = (u: TestUser, id: number, body: Record<string, unknown>) =>
     t.http().put(`/api/url/${id}/update`).set(u.auth).send(body);
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    [{ id: proPlanId }] = await t.db.query(`SELECT id FROM plans WHERE name = 'Pro'`);
-    pro = await createUser(t, { planId: proPlanId });
-  });
-  afterAll(() => t.close());
+  const bulk = (u: TestUser, body: object) => t.http().post('/api/url/bulk').set(u.auth).send(body);
 
   describe('fields: accepted, validated field by field, echoed, removed with null', () => {
     it('stores every option normalised and echoes it in details', async () => {
-      const res = await add(pro, {
-        geotarget: [
-          { location: 'de', link: 'https://example.de/' },
-          { location: 'United Kingdom', link: 'https://example.co.uk/' },
-        ],
-        devicetarget: [{ device: 'iPhone', link: 'https://example.com/ios' }],
-        languagetarget: [{ language: 'FR', link: 'https://example.fr/' }],
-        deeplink: { apple: 'myapp://item/1', google: 'intent://item/1#Intent;scheme=myapp;end' },
-        parameters: [{ name: 'utm_source', value: 'news' }],
-        forwardquery: true,
-        metatitle: 'Title',
-        metadescription: 'Description',
-        metaimage: 'https://img.example/a.png',
-        status: 'private',
-        clicklimit: 5,
-        expirationredirect: 'https://example.com/over',
-      });
+      const res = await add(pro, OPTIONS);
       expect(res.status).toBe(200);
       const d = await details(pro, res.body.id);
-      expect(d).toMatchObject({
-        geotarget: [
-          { location: 'DE', link: 'https://example.de/' },
-          { location: 'GB', link: 'https://example.co.uk/' },
-        ],
-        devicetarget: [{ device: 'iphone', link: 'https://example.com/ios' }],
-        languagetarget: [{ language: 'fr', link: 'https://example.fr/' }],
-        deeplink: { apple: 'myapp://item/1', google: 'intent://item/1#Intent;scheme=myapp;end' },
-        parameters: [{ name: 'utm_source', value: 'news' }],
-        forwardquery: true,
-        metatitle: 'Title',
-        metadescription: 'Description',
-        metaimage: 'https://img.example/a.png',
-        status: 'private',
-        clicklimit: 5,
-        expirationredirect: 'https://example.com/over',
-      });
+      expect(d).toMatchObject(ECHOED);
 
       // null removes each option
-      await update(pro, res.body.id, {
-        geotarget: null,
-        devicetarget: null,
-        languagetarget: null,
-        deeplink: null,
-        parameters: null,
-        forwardquery: null,
-        metatitle: null,
-        metadescription: null,
-        metaimage: null,
-        status: null,
-        clicklimit: null,
-        expirationredirect: null,
-      }).expect(200);
-      expect(await details(pro, res.body.id)).toMatchObject({
-        geotarget: null,
-        devicetarget: null,
-        languagetarget: null,
-        deeplink: null,
-        parameters: null,
-        forwardquery: false,
-        metatitle: null,
-        metadescription: null,
-        metaimage: null,
-        status: 'public',
-        clicklimit: null,
-        expirationredirect: null,
-      });
+      await update(pro, res.body.id, everyOption(null)).expect(200);
+      expect(await details(pro, res.body.id)).toMatchObject(UNSET);
     });
 
     it('a link without options shows them unset', async () => {
       const l = await addLink(t, pro, { url: 'https://example.com/plain' });
-      expect(await details(pro, l.id)).toMatchObject({
-        geotarget: null,
-        devicetarget: null,
-        languagetarget: null,
-        deeplink: null,
-        parameters: null,
-        forwardquery: false,
-        status: 'public',
-        clicklimit: null,
-        expirationredirect: null,
-      });
+      const {
+        metatitle: _title,
+        metadescription: _description,
+        metaimage: _image,
+        ...unset
+      } = UNSET;
+      expect(await details(pro, l.id)).toMatchObject(unset);
     });
 
     it.each([
@@ -224,16 +195,11 @@ describe('link options', () => {
       [{ clicklimit: '10' }, /^clicklimit: /],
       [{ expirationredirect: 'javascript:alert(1)' }, /^expirationredirect: /],
     ])('400 naming the field: %#', async (body, message) => {
-      const before = await t.db.query(`SELECT count(*)::int AS n FROM links WHERE user_id = $1`, [
-        pro.id,
-      ]);
+      const before = await linkCount(t, pro.id);
       expectError(await add(pro, body), 400, message);
       const l = await addLink(t, pro, { url: 'https://example.com/v' });
       expectError(await update(pro, l.id, body), 400, message);
-      const after = await t.db.query(`SELECT count(*)::int AS n FROM links WHERE user_id = $1`, [
-        pro.id,
-      ]);
-      expect(after[0].n).toBe(before[0].n + 1);
+      expect(await linkCount(t, pro.id)).toBe(before + 1);
     });
 
     it.each([
@@ -276,20 +242,14 @@ describe('link options', () => {
           { device: 'tablet', link: 'https://example.com/tablet' },
         ],
       });
-      expect(await location(l.alias, { 'user-agent': UA.iphone })).toBe(
-        'https://example.com/iphone',
-      );
-      // android is a mobile: the earlier "mobile" rule wins
-      expect(await location(l.alias, { 'user-agent': UA.android })).toBe(
-        'https://example.com/mobile',
-      );
-      expect(await location(l.alias, { 'user-agent': UA.windows })).toBe(
-        'https://example.com/windows',
-      );
-      expect(await location(l.alias, { 'user-agent': UA.ipad })).toBe('https://example.com/tablet');
-      expect(await location(l.alias, { 'user-agent': UA.macos })).toBe(
-        'https://example.com/default',
-      );
+      await expectLocations(l.alias, [
+        [{ 'user-agent': UA.iphone }, 'https://example.com/iphone'],
+        // android is a mobile: the earlier "mobile" rule wins
+        [{ 'user-agent': UA.android }, 'https://example.com/mobile'],
+        [{ 'user-agent': UA.windows }, 'https://example.com/windows'],
+        [{ 'user-agent': UA.ipad }, 'https://example.com/tablet'],
+        [{ 'user-agent': UA.macos }, 'https://example.com/default'],
+      ]);
     });
 
     it('country rules through a trusted X-Forwarded-For; unknown addresses get the link', async () => {
@@ -301,14 +261,12 @@ describe('link options', () => {
           { location: 'DE', link: 'https://example.de/second-never' },
         ],
       });
-      expect(await location(l.alias, { 'x-forwarded-for': IP.de })).toBe('https://example.de/');
-      expect(await location(l.alias, { 'x-forwarded-for': IP.gb })).toBe('https://example.co.uk/');
-      expect(await location(l.alias, { 'x-forwarded-for': IP.us })).toBe(
-        'https://example.com/world',
-      );
-      expect(await location(l.alias, { 'x-forwarded-for': '10.0.0.1' })).toBe(
-        'https://example.com/world',
-      );
+      await expectLocations(l.alias, [
+        [{ 'x-forwarded-for': IP.de }, 'https://example.de/'],
+        [{ 'x-forwarded-for': IP.gb }, 'https://example.co.uk/'],
+        [{ 'x-forwarded-for': IP.us }, 'https://example.com/world'],
+        [{ 'x-forwarded-for': '10.0.0.1' }, 'https://example.com/world'],
+      ]);
     });
 
     it('language rules in the visitor’s order of preference (q-values)', async () => {
@@ -319,16 +277,12 @@ describe('link options', () => {
           { language: 'fr', link: 'https://example.com/fr' },
         ],
       });
-      expect(await location(l.alias, { 'accept-language': 'fr-CH, fr;q=0.9, de;q=0.8' })).toBe(
-        'https://example.com/fr',
-      );
-      expect(await location(l.alias, { 'accept-language': 'de;q=0.5, fr;q=0.4, en;q=0.9' })).toBe(
-        'https://example.com/de',
-      );
-      expect(await location(l.alias, { 'accept-language': 'it, es;q=0.5' })).toBe(
-        'https://example.com/en',
-      );
-      expect(await location(l.alias)).toBe('https://example.com/en');
+      await expectLocations(l.alias, [
+        [{ 'accept-language': 'fr-CH, fr;q=0.9, de;q=0.8' }, 'https://example.com/fr'],
+        [{ 'accept-language': 'de;q=0.5, fr;q=0.4, en;q=0.9' }, 'https://example.com/de'],
+        [{ 'accept-language': 'it, es;q=0.5' }, 'https://example.com/en'],
+        [{}, 'https://example.com/en'],
+      ]);
     });
 
     it('order of precedence: deep link, then device, then country, then language', async () => {
@@ -340,21 +294,13 @@ describe('link options', () => {
         languagetarget: [{ language: 'de', link: 'https://example.com/de-language' }],
       });
       const everything = { 'x-forwarded-for': IP.de, 'accept-language': 'de' };
-      expect(await location(l.alias, { ...everything, 'user-agent': UA.iphone })).toBe(
-        'myapp://open',
-      );
-      expect(await location(l.alias, { ...everything, 'user-agent': UA.android })).toBe(
-        'intent://open#Intent;scheme=myapp;end',
-      );
-      expect(await location(l.alias, { ...everything, 'user-agent': UA.windows })).toBe(
-        'https://example.com/de-country',
-      );
-      expect(await location(l.alias, { 'accept-language': 'de', 'user-agent': UA.windows })).toBe(
-        'https://example.com/de-language',
-      );
-      expect(await location(l.alias, { 'user-agent': UA.macos })).toBe(
-        'https://example.com/default',
-      );
+      await expectLocations(l.alias, [
+        [{ ...everything, 'user-agent': UA.iphone }, 'myapp://open'],
+        [{ ...everything, 'user-agent': UA.android }, 'intent://open#Intent;scheme=myapp;end'],
+        [{ ...everything, 'user-agent': UA.windows }, 'https://example.com/de-country'],
+        [{ 'accept-language': 'de', 'user-agent': UA.windows }, 'https://example.com/de-language'],
+        [{ 'user-agent': UA.macos }, 'https://example.com/default'],
+      ]);
     });
 
     it('parameters replace the destination’s own, keep its other parameters and fragment, and reach targeted destinations', async () => {
@@ -460,6 +406,13 @@ describe('link options', () => {
   });
 
   describe('expiry, click limits, expiration redirect, private links', () => {
+    /** Moves the link's expiry a second into the past, then updates it through the API (renewing its cached copies). */
+    const expire = async (id: number) => {
+      await t.db.query(`UPDATE links SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        id,
+      ]);
+      await update(pro, id, { title: 'x' }).expect(200);
+    };
     it('expirationredirect replaces the 410 page of an expired link', async () => {
       const l = await addLink(t, pro, {
         url: 'https://example.com/live',
@@ -467,10 +420,7 @@ describe('link options', () => {
         expirationredirect: 'https://example.com/ended',
       });
       expect(await location(l.alias)).toBe('https://example.com/live');
-      await t.db.query(`UPDATE links SET expires_at = now() - interval '1 second' WHERE id = $1`, [
-        l.id,
-      ]);
-      await t.http().put(`/api/url/${l.id}/update`).set(pro.auth).send({ title: 'x' }).expect(200);
+      await expire(l.id);
       const res = await visit(l.alias);
       expect([res.status, res.headers.location, res.headers['cache-control']]).toEqual([
         302,
@@ -478,15 +428,7 @@ describe('link options', () => {
         'no-store',
       ]);
       const plain = await addLink(t, pro, { url: 'https://example.com/live' });
-      await t.db.query(`UPDATE links SET expires_at = now() - interval '1 second' WHERE id = $1`, [
-        plain.id,
-      ]);
-      await t
-        .http()
-        .put(`/api/url/${plain.id}/update`)
-        .set(pro.auth)
-        .send({ title: 'x' })
-        .expect(200);
+      await expire(plain.id);
       expect((await visit(plain.alias)).status).toBe(410);
     });
 
@@ -506,27 +448,16 @@ describe('link options', () => {
       expect(await location(l.alias)).toBe('https://example.com/limited');
       expect((await visit(l.alias)).status).toBe(410);
       expect((await visit(l.alias, { 'user-agent': PREVIEW_UA })).status).toBe(410);
-      await t
-        .http()
-        .put(`/api/url/${l.id}/update`)
-        .set(pro.auth)
-        .send({ expirationredirect: 'https://example.com/sold-out' })
-        .expect(200);
+      await update(pro, l.id, { expirationredirect: 'https://example.com/sold-out' }).expect(200);
       expect(await location(l.alias)).toBe('https://example.com/sold-out');
       // raising the limit opens it again
-      await t
-        .http()
-        .put(`/api/url/${l.id}/update`)
-        .set(pro.auth)
-        .send({ clicklimit: 3 })
-        .expect(200);
+      await update(pro, l.id, { clicklimit: 3 }).expect(200);
       expect(await location(l.alias)).toBe('https://example.com/limited');
       expect(await location(l.alias)).toBe('https://example.com/sold-out');
     });
 
     it('a click limit is exact under 200 concurrent visits across two api instances', async () => {
-      const t2 = await createTestApp();
-      try {
+      await withTestApp({}, async (t2) => {
         const l = await addLink(t, pro, { url: 'https://example.com/drop', clicklimit: 37 });
         const answers = await Promise.all(
           Array.from({ length: 200 }, (_, i) => visit(l.alias, {}, i % 2 ? t2 : t)),
@@ -534,9 +465,7 @@ describe('link options', () => {
         const statuses = answers.map((r) => r.status);
         expect(statuses.filter((s) => s === 302)).toHaveLength(37);
         expect(statuses.filter((s) => s === 410)).toHaveLength(163);
-      } finally {
-        await t2.close();
-      }
+      });
     });
 
     it('private links are left out of public campaign list pages (the rotator still uses them)', async () => {
@@ -557,12 +486,7 @@ describe('link options', () => {
       expect(page.text).toContain(shown.shorturl);
       expect(page.text).not.toContain(hidden.shorturl);
       expect(page.text).not.toContain('Hidden');
-      await t
-        .http()
-        .put(`/api/url/${hidden.id}/update`)
-        .set(pro.auth)
-        .send({ status: 'public' })
-        .expect(200);
+      await update(pro, hidden.id, { status: 'public' }).expect(200);
       expect((await t.http().get(`/u/${slug}-${campaign}`).set('Host', MAIN)).text).toContain(
         hidden.shorturl,
       );
@@ -571,8 +495,7 @@ describe('link options', () => {
 
   describe('cache invalidation', () => {
     it('a second api instance sees option changes at once', async () => {
-      const t2 = await createTestApp();
-      try {
+      await withTestApp({}, async (t2) => {
         const l = await addLink(t, pro, { url: 'https://example.com/base' });
         const atB = async (headers: Record<string, string>) =>
           (await visit(l.alias, headers, t2)).headers.location;
@@ -591,9 +514,7 @@ describe('link options', () => {
           3000,
           20,
         );
-      } finally {
-        await t2.close();
-      }
+      });
     });
   });
 
@@ -601,25 +522,20 @@ describe('link options', () => {
     it('creates each valid item and reports each invalid one in its place', async () => {
       const taken = uniq('tk');
       await addLink(t, pro, { url: 'https://example.com/t', custom: taken });
-      const res = await t
-        .http()
-        .post('/api/url/bulk')
-        .set(pro.auth)
-        .send({
-          urls: [
-            { url: 'https://example.com/1' },
-            { url: 'not a url' },
-            { url: 'https://example.com/3', custom: taken },
-            {
-              url: 'https://example.com/4',
-              geotarget: [{ location: 'XX', link: 'https://a.example/' }],
-            },
-            'a string',
-            { url: 'https://example.com/6', unknown: 1 },
-            { url: 'https://example.com/7', title: 'seven' },
-          ],
-        })
-        .expect(200);
+      const res = await bulk(pro, {
+        urls: [
+          { url: 'https://example.com/1' },
+          { url: 'not a url' },
+          { url: 'https://example.com/3', custom: taken },
+          {
+            url: 'https://example.com/4',
+            geotarget: [{ location: 'XX', link: 'https://a.example/' }],
+          },
+          'a string',
+          { url: 'https://example.com/6', unknown: 1 },
+          { url: 'https://example.com/7', title: 'seven' },
+        ],
+      }).expect(200);
       expect(res.body.error).toBe(0);
       const data = res.body.data as Array<Record<string, unknown>>;
       expect(data).toHaveLength(7);
@@ -648,49 +564,33 @@ describe('link options', () => {
     it('needs the plan feature "multiple", 1 to 100 items, and keeps the plan’s links count for the whole request', async () => {
       const free = await createUser(t);
       expectError(
-        await t
-          .http()
-          .post('/api/url/bulk')
-          .set(free.auth)
-          .send({ urls: [{ url: 'https://example.com/' }] }),
+        await bulk(free, { urls: [{ url: 'https://example.com/' }] }),
         403,
         /"multiple" feature/,
       );
+      expectError(await bulk(pro, { urls: [] }), 400, /^urls: /);
       expectError(
-        await t.http().post('/api/url/bulk').set(pro.auth).send({ urls: [] }),
+        await bulk(pro, {
+          urls: Array.from({ length: 101 }, () => ({ url: 'https://example.com/' })),
+        }),
         400,
         /^urls: /,
       );
-      expectError(
-        await t
-          .http()
-          .post('/api/url/bulk')
-          .set(pro.auth)
-          .send({ urls: Array.from({ length: 101 }, () => ({ url: 'https://example.com/' })) }),
-        400,
-        /^urls: /,
-      );
-      expectError(await t.http().post('/api/url/bulk').set(pro.auth).send({}), 400, /^urls: /);
+      expectError(await bulk(pro, {}), 400, /^urls: /);
 
       const capped = await createPlan(t, { links: 3, multiple: { enabled: '1' } });
       const u = await createUser(t, { planId: capped });
       await addLink(t, u, { url: 'https://example.com/first' });
-      const res = await t
-        .http()
-        .post('/api/url/bulk')
-        .set(u.auth)
-        .send({ urls: Array.from({ length: 4 }, (_, i) => ({ url: `https://example.com/${i}` })) })
-        .expect(200);
+      const res = await bulk(u, {
+        urls: Array.from({ length: 4 }, (_, i) => ({ url: `https://example.com/${i}` })),
+      }).expect(200);
       const data = res.body.data as Array<Record<string, unknown>>;
       expect(data.filter((d) => d.id)).toHaveLength(2);
       expect(data.slice(2)).toEqual([
         { error: 1, message: 'Plan limit reached: your plan allows 3 links' },
         { error: 1, message: 'Plan limit reached: your plan allows 3 links' },
       ]);
-      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM links WHERE user_id = $1`, [
-        u.id,
-      ]);
-      expect(n).toBe(3);
+      expect(await linkCount(t, u.id)).toBe(3);
     });
   });
 

@@ -1,12 +1,4 @@
-import {
-  createPlan,
-  createTestApp,
-  createUser,
-  DATE_TIME,
-  expectError,
-  TestApp,
-  TestUser,
-} from './support/app';
+import { createPlan, createUser, DATE_TIME, expectError, TestUser, useSuite } from './support/app';
 import {
   addLink,
   dateTimeIn,
@@ -17,45 +9,17 @@ import {
   insertPixel,
   insertSplash,
   linkCount,
+  NO_OPTIONS,
   snapshot,
   uniq,
 } from './support/links';
-import { insertLink } from './support/resources';
-import { BROWSER_UA, eventually, foldStats, recordVisit } from './support/stats';
+import { insertLink, onePage } from './support/resources';
+import { BROWSER_UA, EMPTY_STATS, eventually, foldStats, recordVisit } from './support/stats';
 
-const EMPTY_STATS = {
-  clicks: 0,
-  uniqueClicks: 0,
-  topCountries: {},
-  topReferrers: {},
-  topBrowsers: {},
-  topOs: {},
-  socialCount: { network01: 0, network02: 0, network03: 0 },
-};
 const SHORT = /^http:\/\/short\.test\/[A-Za-z0-9]{6,}$/;
 
-/** The link options (CONTRACT "Link options") of a link created without any, in no channel. */
-const NO_OPTIONS = {
-  channels: [],
-  status: 'public',
-  geotarget: null,
-  devicetarget: null,
-  languagetarget: null,
-  deeplink: null,
-  parameters: null,
-  forwardquery: false,
-  metatitle: null,
-  metadescription: null,
-  metaimage: null,
-  clicklimit: null,
-  expirationredirect: null,
-  disabled: false,
-};
-
 describe('links API', () => {
-  let t: TestApp;
-  let user: TestUser;
-  let other: TestUser;
+  const { t, user, other } = useSuite({ user: {}, other: {} });
 
   const add = (u: TestUser, body: unknown) =>
     t
@@ -77,13 +41,6 @@ describe('links API', () => {
         [id],
       )
     )[0];
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await createUser(t);
-    other = await createUser(t);
-  });
-  afterAll(() => t.close());
 
   describe('POST /api/url/add', () => {
     it('shortens a URL with a generated alias: {error, id, shorturl}', async () => {
@@ -404,48 +361,36 @@ describe('links API', () => {
       await insertLink(t, u.id, { alias: uniq('qr'), kind: 'qr' });
       await addLink(t, other, { url: 'https://example.com/other' });
       const res = await t.http().get('/api/urls').set(u.auth).expect(200);
-      expect(res.body).toEqual({
-        error: '0',
-        data: {
-          result: 2,
-          perpage: 15,
-          currentpage: 1,
-          nextpage: 0,
-          maxpage: 1,
-          urls: [
-            {
-              id: b.id,
-              alias: b.alias,
-              shorturl: `${domain.url}/${b.alias}`,
-              longurl: 'https://example.com/b',
-              title: '',
-              description: '',
-              clicks: 0,
-              uniqueClicks: 0,
-              date: expect.stringMatching(DATE_TIME),
-              domain: domain.host,
-              campaign: null,
-              channels: [],
-              status: 'public',
-            },
-            {
-              id: a.id,
-              alias: a.alias,
-              shorturl: `http://short.test/${a.alias}`,
-              longurl: 'https://example.com/a',
-              title: 'A',
-              description: 'first',
-              clicks: 0,
-              uniqueClicks: 0,
-              date: expect.stringMatching(DATE_TIME),
-              domain: null,
-              campaign: null,
-              channels: [],
-              status: 'public',
-            },
-          ],
-        },
+      /** A list item: the link's own fields, and those every link here has. */
+      const item = (l: { id: number; alias: string }, fields: object) => ({
+        id: l.id,
+        alias: l.alias,
+        clicks: 0,
+        uniqueClicks: 0,
+        date: expect.stringMatching(DATE_TIME),
+        campaign: null,
+        channels: [],
+        status: 'public',
+        ...fields,
       });
+      expect(res.body).toEqual(
+        onePage('urls', [
+          item(b, {
+            shorturl: `${domain.url}/${b.alias}`,
+            longurl: 'https://example.com/b',
+            title: '',
+            description: '',
+            domain: domain.host,
+          }),
+          item(a, {
+            shorturl: `http://short.test/${a.alias}`,
+            longurl: 'https://example.com/a',
+            title: 'A',
+            description: 'first',
+            domain: null,
+          }),
+        ]),
+      );
     });
 
     it('paginates', async () => {

@@ -4,21 +4,12 @@ import { AddressInfo } from 'node:net';
 import { randomString, sha256 } from '@app/common';
 
 import { LoginLinksService } from '../apps/api/src/login-links/login-links.service';
-import { createTestApp, createUser, expectError, TestApp, TestUser } from './support/app';
+import { createUser, expectError, useSuite } from './support/app';
 
 const LINK = /^http:\/\/short\.test\/auth\/login\/([A-Za-z0-9]{48})$/;
 
 describe('login links', () => {
-  let t: TestApp;
-  let admin: TestUser;
-  let member: TestUser;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await createUser(t, { admin: true });
-    member = await createUser(t);
-  });
-  afterAll(() => t.close());
+  const { t, admin, member } = useSuite({ admin: { admin: true }, member: {} });
 
   /** Issues a link for `userId` and returns the token (and the raw response). */
   const issue = async (userId: number) => {

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 
 import request from 'supertest';
 
-import { createTestApp, createUser, TestApp, TestUser } from './support/app';
+import { call, createTestApp, createUser, TestApp, TestUser } from './support/app';
 import {
   coveredResponses,
   formatMismatches,
@@ -17,12 +17,6 @@ import {
   takeMismatches,
   validatingAgent,
 } from './support/openapi';
-
-/** `t.http()[method]`, bound (the agent's verbs read `this`). */
-function call(t: TestApp, method: 'get' | 'post' | 'put' | 'delete') {
-  const agent = t.http();
-  return agent[method].bind(agent);
-}
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..');

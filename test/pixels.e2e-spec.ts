@@ -1,49 +1,33 @@
 import { PIXEL_TYPES } from '@app/database';
 
-import {
-  createPlan,
-  createTestApp,
-  createUser,
-  DATE_TIME,
-  expectError,
-  TestApp,
-  TestUser,
-} from './support/app';
-import { countOwned, expectDocumented, expectPagination, insertLink } from './support/resources';
+import { createPlan, createUser, DATE_TIME, expectError, useTestApp } from './support/app';
+import { apiRoutes, countOwned, insertLink, resourceApi } from './support/resources';
+
+const pixel = (n = 1) => ({ type: 'vendor01pixel', name: `Pixel ${n}`, tag: `AW-${n}` });
+
+const ROUTES = apiRoutes({
+  'GET /api/pixels': { list: 'pixels' },
+  'POST /api/pixel/add': { body: pixel() },
+  'PUT /api/pixel/{id}/update': { body: { tag: 'x' } },
+  'DELETE /api/pixel/{id}/delete': {},
+});
 
 describe('pixels', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let unlimitedPlan: number;
 
   beforeAll(async () => {
-    t = await createTestApp();
     unlimitedPlan = await createPlan(t, { pixels: { enabled: '1', count: '0' } });
   });
-  afterAll(() => t.close());
 
-  const add = (u: TestUser, body: object) => t.http().post('/api/pixel/add').set(u.auth).send(body);
-  const list = (u: TestUser) => t.http().get('/api/pixels').set(u.auth);
-  const pixel = (n = 1) => ({ type: 'vendor01pixel', name: `Pixel ${n}`, tag: `AW-${n}` });
+  const { add, list, update, remove, onePage, expectPagination } = resourceApi(
+    t,
+    'pixel',
+    '/api/pixels',
+    'pixels',
+  );
 
-  it('401 on every route without a key', async () => {
-    expectError(await t.http().get('/api/pixels'), 401);
-    expectError(await t.http().post('/api/pixel/add').send(pixel()), 401);
-    expectError(await t.http().put('/api/pixel/1/update').send({ tag: 'x' }), 401);
-    expectError(await t.http().delete('/api/pixel/1/delete'), 401);
-  });
-
-  it('documents every route in the OpenAPI document, with its envelope and errors', async () => {
-    await expectDocumented(
-      t,
-      [
-        ['/api/pixels', 'get'],
-        ['/api/pixel/add', 'post'],
-        ['/api/pixel/{id}/update', 'put'],
-        ['/api/pixel/{id}/delete', 'delete'],
-      ],
-      [['/api/pixels', 'pixels']],
-    );
-  });
+  ROUTES.itChecksEveryRoute(t);
 
   describe('POST /api/pixel/add and GET /api/pixels', () => {
     it('creates a pixel and lists it in the documented shape', async () => {
@@ -53,25 +37,17 @@ describe('pixels', () => {
       );
       expect(res.body).toEqual({ error: 0, id: expect.any(Number) });
       const body = (await list(u).expect(200)).body;
-      expect(body).toEqual({
-        error: '0',
-        data: {
-          result: 1,
-          perpage: 15,
-          currentpage: 1,
-          nextpage: 0,
-          maxpage: 1,
-          pixels: [
-            {
-              id: res.body.id,
-              type: 'vendor09',
-              name: 'Shop',
-              tag: 'G-ABC_12.3:x-y',
-              date: expect.stringMatching(DATE_TIME),
-            },
-          ],
-        },
-      });
+      expect(body).toEqual(
+        onePage([
+          {
+            id: res.body.id,
+            type: 'vendor09',
+            name: 'Shop',
+            tag: 'G-ABC_12.3:x-y',
+            date: expect.stringMatching(DATE_TIME),
+          },
+        ]),
+      );
       const [row] = await t.db.query(`SELECT created_at FROM pixels WHERE id = $1`, [res.body.id]);
       expect(body.data.pixels[0].date).toBe(
         row.created_at.toISOString().slice(0, 19).replace('T', ' '),
@@ -81,7 +57,7 @@ describe('pixels', () => {
     it('accepts each of the 13 documented types', async () => {
       const u = await createUser(t, { planId: unlimitedPlan });
       for (const type of PIXEL_TYPES) await add(u, { type, name: type, tag: 't' }).expect(200);
-      const { data } = (await t.http().get('/api/pixels?limit=100').set(u.auth).expect(200)).body;
+      const { data } = (await list(u, '?limit=100').expect(200)).body;
       expect(data.pixels.map((p: { type: string }) => p.type).sort()).toEqual(
         [...PIXEL_TYPES].sort(),
       );
@@ -94,7 +70,7 @@ describe('pixels', () => {
       await add(other, pixel(9)).expect(200);
       const ids: number[] = [];
       for (let i = 0; i < 3; i++) ids.push((await add(u, pixel(i)).expect(200)).body.id);
-      await expectPagination(t, u, '/api/pixels', 'pixels', ids);
+      await expectPagination(u, ids);
     });
 
     it.each([
@@ -158,7 +134,7 @@ describe('pixels', () => {
       const u = await createUser(t, { planId: plan });
       const { id } = (await add(u, pixel(1)).expect(200)).body;
       expectError(await add(u, pixel(2)), 403, /pixels/);
-      await t.http().delete(`/api/pixel/${id}/delete`).set(u.auth).expect(200);
+      await remove(u, id).expect(200);
       await add(u, pixel(3)).expect(200);
     });
 
@@ -188,14 +164,9 @@ describe('pixels', () => {
     it('changes tag and name; tag alone keeps the name', async () => {
       const u = await createUser(t);
       const { id } = (await add(u, pixel(1)).expect(200)).body;
-      const res = await t
-        .http()
-        .put(`/api/pixel/${id}/update`)
-        .set(u.auth)
-        .send({ name: 'Renamed', tag: 'NEW-1' })
-        .expect(200);
+      const res = await update(u, id, { name: 'Renamed', tag: 'NEW-1' }).expect(200);
       expect(res.body).toEqual({ error: 0, message: expect.any(String) });
-      await t.http().put(`/api/pixel/${id}/update`).set(u.auth).send({ tag: 'NEW-2' }).expect(200);
+      await update(u, id, { tag: 'NEW-2' }).expect(200);
       expect((await list(u)).body.data.pixels[0]).toMatchObject({
         id,
         type: 'vendor01pixel',
@@ -207,18 +178,14 @@ describe('pixels', () => {
     it('400 without tag, for bad values and for the type; nothing changes', async () => {
       const u = await createUser(t);
       const { id } = (await add(u, pixel(1)).expect(200)).body;
-      const put = (body: object) => t.http().put(`/api/pixel/${id}/update`).set(u.auth).send(body);
+      const put = (body: object) => update(u, id, body);
       expectError(await put({ name: 'x' }), 400, /^tag: /);
       expectError(await put({}), 400, /^tag: /);
       expectError(await put({ tag: '<img>' }), 400, /^tag: /);
       expectError(await put({ tag: 'ok', name: '' }), 400, /^name: /);
       expectError(await put({ tag: 'ok', name: null }), 400, /^name: /);
       expectError(await put({ tag: 'ok', type: 'vendor02pixel' }), 400, /type: unknown field/);
-      expectError(
-        await t.http().put('/api/pixel/abc/update').set(u.auth).send({ tag: 'ok' }),
-        400,
-        /^id: /,
-      );
+      expectError(await update(u, 'abc', { tag: 'ok' }), 400, /^id: /);
       expect((await list(u)).body.data.pixels[0]).toMatchObject({
         id,
         type: 'vendor01pixel',
@@ -231,16 +198,8 @@ describe('pixels', () => {
       const owner = await createUser(t);
       const intruder = await createUser(t);
       const { id } = (await add(owner, pixel(1)).expect(200)).body;
-      expectError(
-        await t.http().put(`/api/pixel/${id}/update`).set(intruder.auth).send({ tag: 'stolen' }),
-        404,
-        /Pixel not found/,
-      );
-      expectError(
-        await t.http().put('/api/pixel/2147483647/update').set(owner.auth).send({ tag: 'x' }),
-        404,
-        /Pixel not found/,
-      );
+      expectError(await update(intruder, id, { tag: 'stolen' }), 404, /Pixel not found/);
+      expectError(await update(owner, 2147483647, { tag: 'x' }), 404, /Pixel not found/);
       expect((await list(owner)).body.data.pixels[0].tag).toBe('AW-1');
     });
   });
@@ -254,26 +213,22 @@ describe('pixels', () => {
         link.id,
         id,
       ]);
-      const res = await t.http().delete(`/api/pixel/${id}/delete`).set(u.auth).expect(200);
+      const res = await remove(u, id).expect(200);
       expect(res.body).toEqual({ error: 0, message: expect.any(String) });
       expect((await list(u)).body.data).toMatchObject({ result: 0, pixels: [] });
       expect(await t.db.query(`SELECT 1 FROM link_pixels WHERE pixel_id = $1`, [id])).toHaveLength(
         0,
       );
       expect(await t.db.query(`SELECT 1 FROM links WHERE id = $1`, [link.id])).toHaveLength(1);
-      expectError(await t.http().delete(`/api/pixel/${id}/delete`).set(u.auth), 404);
+      expectError(await remove(u, id), 404);
     });
 
     it("404 for another user's pixel, which stays", async () => {
       const owner = await createUser(t);
       const intruder = await createUser(t);
       const { id } = (await add(owner, pixel(1)).expect(200)).body;
-      expectError(
-        await t.http().delete(`/api/pixel/${id}/delete`).set(intruder.auth),
-        404,
-        /Pixel not found/,
-      );
-      expectError(await t.http().delete('/api/pixel/0/delete').set(owner.auth), 400, /^id: /);
+      expectError(await remove(intruder, id), 404, /Pixel not found/);
+      expectError(await remove(owner, 0), 400, /^id: /);
       expect(await countOwned(t, 'pixels', owner.id)).toBe(1);
     });
   });

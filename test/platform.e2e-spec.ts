@@ -1,23 +1,9 @@
 import { sha256 } from '@app/common';
 
-import {
-  createTestApp,
-  createUser,
-  DATE_TIME,
-  expectError,
-  TestApp,
-  TestUser,
-} from './support/app';
+import { createUser, DATE_TIME, expectError, useSuite } from './support/app';
 
 describe('platform: envelope, auth, errors, health, docs', () => {
-  let t: TestApp;
-  let user: TestUser;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await createUser(t);
-  });
-  afterAll(() => t.close());
+  const { t, user } = useSuite({ user: {} });
 
   describe('authentication', () => {
     it('401 without a key, with rate-limit headers', async () => {

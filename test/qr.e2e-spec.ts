@@ -6,30 +6,21 @@ import { Queue } from 'bullmq';
 
 import { JOB, QUEUE } from '@app/queue';
 
-import {
-  createTestApp,
-  createUser,
-  DATE_TIME,
-  expectError,
-  TestApp,
-  TestUser,
-} from './support/app';
+import { createUser, DATE_TIME, expectError, TestUser, useTestApp } from './support/app';
 import { insertDomain } from './support/links';
-import { BROWSER_UA, eventually, foldStats, PREVIEW_UA, recordVisit } from './support/stats';
+import {
+  BROWSER_UA,
+  EMPTY_STATS,
+  eventually,
+  foldStats,
+  PREVIEW_UA,
+  recordVisit,
+} from './support/stats';
 
-const EMPTY_STATS = {
-  clicks: 0,
-  uniqueClicks: 0,
-  topCountries: {},
-  topReferrers: {},
-  topBrowsers: {},
-  topOs: {},
-  socialCount: { network01: 0, network02: 0, network03: 0 },
-};
 const LINK = /^http:\/\/short\.test\/q\/([A-Za-z0-9]{8})$/;
 
 describe('QR codes: API and the public /q/ handler', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let queue: Queue;
   /** The public side: the real server (redirector in front, `/q/` registered by the QR module). */
   const pub = () => t.http();
@@ -61,15 +52,11 @@ describe('QR codes: API and the public /q/ handler', () => {
       .sort((a, b) => a.data.version - b.data.version);
 
   beforeAll(async () => {
-    t = await createTestApp();
     queue = t.app.get<Queue>(getQueueToken(QUEUE.qr));
   });
   beforeEach(async () => {
     user = await createUser(t);
     other = await createUser(t);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   describe('POST /api/qr/add', () => {

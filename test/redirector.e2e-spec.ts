@@ -5,7 +5,14 @@ import { runMigrations } from '@app/database';
 import { cspHash } from '../apps/api/src/public/html';
 import { LinkCache } from '../apps/api/src/link-cache/link-cache';
 import { PublicRoutes } from '../apps/api/src/public/public-routes';
-import { createTestApp, createUser, TestApp, TestUser } from './support/app';
+import {
+  createTestApp,
+  createUser,
+  expectHtmlHeaders,
+  TestApp,
+  useSuite,
+  withTestApp,
+} from './support/app';
 import {
   addLink,
   dateTimeIn,
@@ -24,13 +31,8 @@ const MAIN = 'short.test';
 
 /** The security headers every HTML page of the redirector carries. */
 function expectHtmlPage(res: request.Response, status: number): string {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-  expect(res.headers['x-content-type-options']).toBe('nosniff');
+  const csp = expectHtmlHeaders(res, status);
   expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
-  const csp = res.headers['content-security-policy'] as string;
-  expect(csp).toMatch(/^default-src 'none'; /);
-  expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
   // every inline block runs: the policy allows exactly the hashes of what the page carries
   if (res.text) {
@@ -43,17 +45,10 @@ function expectHtmlPage(res: request.Response, status: number): string {
 }
 
 describe('public redirector', () => {
-  let t: TestApp;
-  let user: TestUser;
+  const { t, user } = useSuite({ user: {} });
 
-  const visit = (path: string, host = MAIN, app: TestApp = t) =>
+  const visit = (path: string, host = MAIN, app = t) =>
     app.http().get(path).set('Host', host).redirects(0);
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await createUser(t);
-  });
-  afterAll(() => t.close());
 
   describe('plain links', () => {
     it('302 to the target with Location and Cache-Control, on the main host and without a Host we know', async () => {
@@ -482,8 +477,7 @@ describe('public redirector', () => {
     });
 
     it('without an in-process cache, concurrent redirects read Redis in one MGET per turn, each getting its own link', async () => {
-      const cold = await createTestApp({ LINK_CACHE_SIZE: '0' });
-      try {
+      await withTestApp({ LINK_CACHE_SIZE: '0' }, async (cold) => {
         const links = await Promise.all(
           Array.from({ length: 12 }, (_, i) =>
             addLink(t, user, { url: `https://example.com/m${i}` }),
@@ -514,9 +508,7 @@ describe('public redirector', () => {
         expect(answers.map((r) => r.headers.location)).toEqual(
           links.map((_, i) => `https://example.com/m${i}`),
         );
-      } finally {
-        await cold.close();
-      }
+      });
     });
 
     it('a custom alias visited before it existed answers once created', async () => {
@@ -529,8 +521,7 @@ describe('public redirector', () => {
     });
 
     it('a second api instance drops its cached copy when the first one changes or deletes the link', async () => {
-      const t2 = await createTestApp();
-      try {
+      await withTestApp({}, async (t2) => {
         const l = await addLink(t, user, { url: 'https://example.com/one' });
         expect((await visit(`/${l.alias}`, MAIN, t2).expect(302)).headers.location).toBe(
           'https://example.com/one',
@@ -563,9 +554,7 @@ describe('public redirector', () => {
           3000,
           20,
         );
-      } finally {
-        await t2.close();
-      }
+      });
     });
   });
   describe('invalidation from the other features', () => {

@@ -11,14 +11,7 @@ import {
   VisitRecorder,
 } from '@app/stats';
 
-import {
-  createPlan,
-  createTestApp,
-  createUser,
-  expectError,
-  TestApp,
-  TestUser,
-} from './support/app';
+import { createPlan, createUser, expectError, TestUser, useTestApp } from './support/app';
 import { addLink, insertCampaign, insertDomain } from './support/links';
 import { insertLink, insertQr } from './support/resources';
 import { BROWSER_UA, foldStats } from './support/stats';
@@ -36,20 +29,16 @@ interface Visitor {
   referer?: string;
 }
 
-const A: Visitor = {
-  name: 'A',
-  ip: '8.8.8.8',
-  userAgent: BROWSER_UA,
-  acceptLanguage: 'fr-FR,fr;q=0.9,en;q=0.5',
-};
-const B: Visitor = { name: 'B', ip: '1.1.1.1', userAgent: IPHONE_UA, acceptLanguage: 'de' };
-const C: Visitor = {
-  name: 'C',
-  ip: '9.9.9.9',
-  userAgent: IPAD_UA,
-  referer: 'https://www.linkedin.com/feed/',
-};
-const D: Visitor = { name: 'D', ip: '4.4.4.4', userAgent: BROWSER_UA, acceptLanguage: 'es' };
+const visitor = (name: string, ip: string, userAgent: string, more: Partial<Visitor>): Visitor => ({
+  name,
+  ip,
+  userAgent,
+  ...more,
+});
+const A = visitor('A', '8.8.8.8', BROWSER_UA, { acceptLanguage: 'fr-FR,fr;q=0.9,en;q=0.5' });
+const B = visitor('B', '1.1.1.1', IPHONE_UA, { acceptLanguage: 'de' });
+const C = visitor('C', '9.9.9.9', IPAD_UA, { referer: 'https://www.linkedin.com/feed/' });
+const D = visitor('D', '4.4.4.4', BROWSER_UA, { acceptLanguage: 'es' });
 
 /** A visit the test made: the oracle the answers are checked against. */
 interface Made {
@@ -106,16 +95,14 @@ function weekOf(day: string): string {
 }
 
 describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /api/stats, exports)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let proPlan: number;
   const today = isoDay(Date.now());
 
   beforeAll(async () => {
-    t = await createTestApp();
     const [pro] = await t.db.query(`SELECT id FROM plans WHERE NOT free ORDER BY id LIMIT 1`);
     proPlan = pro.id;
   });
-  afterAll(() => t.close());
 
   const proUser = () => createUser(t, { planId: proPlan, planType: 'lifetime' });
 

@@ -1,16 +1,10 @@
-import {
-  createPlan,
-  createTestApp,
-  createTestWorker,
-  createUser,
-  TestApp,
-  TestUser,
-} from './support/app';
+import { createPlan, createTestWorker, createUser, TestUser, useTestApp } from './support/app';
 import { dayKey, VisitRecorder } from '@app/stats';
 
 import { insertLink } from './support/resources';
 import {
   BROWSER_UA,
+  EMPTY_STATS,
   eventually,
   foldStats,
   PREVIEW_UA,
@@ -19,18 +13,8 @@ import {
   statsFold,
 } from './support/stats';
 
-const EMPTY = {
-  clicks: 0,
-  uniqueClicks: 0,
-  topCountries: {},
-  topReferrers: {},
-  topBrowsers: {},
-  topOs: {},
-  socialCount: { network01: 0, network02: 0, network03: 0 },
-};
-
 describe('visit statistics: recording, reads, folding', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let user: TestUser;
   let n = 0;
   const newLink = () =>
@@ -46,13 +30,11 @@ describe('visit statistics: recording, reads, folding', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp();
     user = await createUser(t);
   });
-  afterAll(() => t.close());
 
   it('a new link has the documented empty statistics', async () => {
-    expect(await readStats(t, await newLink())).toEqual(EMPTY);
+    expect(await readStats(t, await newLink())).toEqual(EMPTY_STATS);
   });
 
   it('a visit shows up before the fold, with every dimension, and stays the same after it', async () => {
@@ -87,7 +69,7 @@ describe('visit statistics: recording, reads, folding', () => {
     );
     expect(await recordVisit(t, { linkId, userId: user.id, method: 'HEAD' })).toBe(false);
     await foldStats(t);
-    expect(await readStats(t, linkId)).toEqual(EMPTY);
+    expect(await readStats(t, linkId)).toEqual(EMPTY_STATS);
   });
 
   it('unique visitors stay unique (same IP and agent), across folds on the same day', async () => {

@@ -16,6 +16,8 @@ import {
   expectError,
   TestApp,
   TestUser,
+  useSuite,
+  withTestApp,
 } from './support/app';
 import { addLink, insertDomain, uniq } from './support/links';
 import { eventually } from './support/stats';
@@ -53,21 +55,20 @@ function rawExchange(
  * (Logs: test/logs.e2e-spec.ts; blocklist and admin disable: test/blocklist.e2e-spec.ts.)
  */
 describe('trust', () => {
-  let t: TestApp;
-  let user: TestUser;
-  let pro: TestUser;
-  let proPlan: number;
+  const { t, user, pro } = useSuite({ user: {}, pro: { plan: 'Pro' } });
 
-  const visit = (path: string, host = MAIN, app: TestApp = t) =>
+  const visit = (path: string, host = MAIN, app = t) =>
     app.http().get(path).set('Host', host).redirects(0);
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await createUser(t);
-    [{ id: proPlan }] = await t.db.query(`SELECT id FROM plans WHERE name = 'Pro'`);
-    pro = await createUser(t, { planId: proPlan });
-  });
-  afterAll(() => t.close());
+  /** Posts `password` to the form of the link `alias` as the client `xff` (X-Forwarded-For). */
+  const guess = (alias: string, xff: string, password: string, app = t) =>
+    app
+      .http()
+      .post(`/${alias}`)
+      .set('Host', MAIN)
+      .set('X-Forwarded-For', xff)
+      .type('form')
+      .send({ password })
+      .redirects(0);
 
   describe('password form', () => {
     it('50 concurrent guesses from one client: exactly 10 verified (401), 40 refused unverified (429), never more than 2 hashes at once', async () => {
@@ -75,16 +76,7 @@ describe('trust', () => {
       let peak = 0;
       const sampler = setInterval(() => (peak = Math.max(peak, hashesRunning())), 1);
       const answers = await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          t
-            .http()
-            .post(`/${l.alias}`)
-            .set('Host', MAIN)
-            .set('X-Forwarded-For', '198.51.100.50')
-            .type('form')
-            .send({ password: `wrong-${i}` })
-            .redirects(0),
-        ),
+        Array.from({ length: 50 }, (_, i) => guess(l.alias, '198.51.100.50', `wrong-${i}`)),
       );
       clearInterval(sampler);
       const statuses = answers.map((a) => a.status);
@@ -110,37 +102,18 @@ describe('trust', () => {
 
   describe('TRUST_PROXY', () => {
     it('by default no proxy is trusted: X-Forwarded-For does not give a client a fresh password budget', async () => {
-      const direct = await createTestApp({ TRUST_PROXY: '' });
-      try {
+      await withTestApp({ TRUST_PROXY: '' }, async (direct) => {
         const l = await addLink(direct, user, { url: 'https://example.com/s', password: 'right' });
-        const post = (xff: string) =>
-          direct
-            .http()
-            .post(`/${l.alias}`)
-            .set('Host', MAIN)
-            .set('X-Forwarded-For', xff)
-            .type('form')
-            .send({ password: 'wrong' })
-            .redirects(0);
+        const post = (xff: string) => guess(l.alias, xff, 'wrong', direct);
         for (let i = 0; i < 10; i++) expect((await post(`203.0.113.${i}`)).status).toBe(401);
         // another forged address is the same client
         expect((await post('203.0.113.200')).status).toBe(429);
-      } finally {
-        await direct.close();
-      }
+      });
     });
 
     it('with TRUST_PROXY=loopback, the forwarded address is the client', async () => {
       const l = await addLink(t, user, { url: 'https://example.com/s', password: 'right' });
-      const post = (xff: string) =>
-        t
-          .http()
-          .post(`/${l.alias}`)
-          .set('Host', MAIN)
-          .set('X-Forwarded-For', xff)
-          .type('form')
-          .send({ password: 'wrong' })
-          .redirects(0);
+      const post = (xff: string) => guess(l.alias, xff, 'wrong');
       for (let i = 0; i < 10; i++) expect((await post('203.0.113.77')).status).toBe(401);
       expect((await post('203.0.113.77')).status).toBe(429);
       expect((await post('203.0.113.78')).status).toBe(401);
@@ -260,22 +233,22 @@ describe('trust', () => {
 
   describe('slow and odd clients', () => {
     it('a client that never finishes its headers is cut off after HEADERS_TIMEOUT_SECONDS', async () => {
-      const slow = await createTestApp({
-        HEADERS_TIMEOUT_SECONDS: '1',
-        REQUEST_TIMEOUT_SECONDS: '2',
-      });
-      try {
-        const port = await portOf(slow);
-        const { data, closedAfter } = await rawExchange(
-          port,
-          `GET / HTTP/1.1\r\nHost: ${MAIN}\r\n`,
-        );
-        expect(data).toMatch(/^HTTP\/1\.1 408/);
-        expect(closedAfter).toBeGreaterThanOrEqual(900);
-        expect(closedAfter).toBeLessThan(5000);
-      } finally {
-        await slow.close();
-      }
+      await withTestApp(
+        {
+          HEADERS_TIMEOUT_SECONDS: '1',
+          REQUEST_TIMEOUT_SECONDS: '2',
+        },
+        async (slow) => {
+          const port = await portOf(slow);
+          const { data, closedAfter } = await rawExchange(
+            port,
+            `GET / HTTP/1.1\r\nHost: ${MAIN}\r\n`,
+          );
+          expect(data).toMatch(/^HTTP\/1\.1 408/);
+          expect(closedAfter).toBeGreaterThanOrEqual(900);
+          expect(closedAfter).toBeLessThan(5000);
+        },
+      );
     });
 
     it('connections past MAX_CONNECTIONS are closed at once', async () => {
@@ -370,8 +343,7 @@ describe('trust', () => {
     it('keys stored under the old secret still work; their copies read as null (no 500) until rotated', async () => {
       const admin = await createUser(t, { admin: true });
       const u = await createUser(t);
-      const other = await createTestApp({ APP_SECRET: 'another-secret-of-enough-length-42' });
-      try {
+      await withTestApp({ APP_SECRET: 'another-secret-of-enough-length-42' }, async (other) => {
         await other.http().get('/api/account').set(u.auth).expect(200);
         const read = await other.http().get(`/api/user/${u.id}`).set(admin.auth).expect(200);
         expect(read.body.data.apikey).toBeNull();
@@ -384,9 +356,7 @@ describe('trust', () => {
           .expect(200);
         const again = await other.http().get(`/api/user/${u.id}`).set(admin.auth).expect(200);
         expect(again.body.data.apikey).toBe(rotated.body.apikey);
-      } finally {
-        await other.close();
-      }
+      });
     });
   });
 
@@ -437,7 +407,7 @@ describe('trust', () => {
 
     beforeAll(async () => {
       d = await createTestApp({ DOMAIN_VERIFY: 'dns', SERVICE_IPS: '203.0.113.10' });
-      owner = await createUser(d, { planId: proPlan });
+      owner = await createUser(d, { plan: 'Pro' });
       txt = jest.spyOn(DnsResolver.prototype, 'txt');
       // every domain of these tests points at the service
       lookup = jest
@@ -500,7 +470,7 @@ describe('trust', () => {
         .set(owner.auth)
         .send({ domain: `https://${host}` })
         .expect(200);
-      const stranger = await createUser(d, { planId: proPlan });
+      const stranger = await createUser(d, { plan: 'Pro' });
       expectError(
         await d.http().post(`/api/domain/${added.body.id}/verify`).set(stranger.auth),
         404,
@@ -519,8 +489,7 @@ describe('trust', () => {
 
   describe('API key rotation', () => {
     it('the old key stops working on every replica at once; the new one works', async () => {
-      const b = await createTestApp({ AUTH_CACHE_SECONDS: '300' });
-      try {
+      await withTestApp({ AUTH_CACHE_SECONDS: '300' }, async (b) => {
         const u = await createUser(t);
         // both replicas have the old key cached
         await t.http().get('/api/account').set(u.auth).expect(200);
@@ -562,9 +531,7 @@ describe('trust', () => {
           403,
         );
         expectError(await t.http().post(`/api/user/999999999/key/rotate`).set(admin.auth), 404);
-      } finally {
-        await b.close();
-      }
+      });
     });
   });
 });

@@ -57,6 +57,59 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
 }
 
 /**
+ * The app of a `describe` block: started before its first test (`beforeAll`, so hooks registered
+ * after this call see it running), closed after its last. The handle can be used where the block
+ * is declared (request helpers close over it); its fields read the running app. `env` as for
+ * createTestApp.
+ */
+export function useTestApp(env: Record<string, string> = {}): TestApp {
+  let current: TestApp | undefined;
+  beforeAll(async () => {
+    current = await createTestApp(env);
+  });
+  afterAll(() => current?.close());
+  const running = (): TestApp => {
+    if (!current) throw new Error('the test app is started in beforeAll: use it inside a test');
+    return current;
+  };
+  return {
+    get app() {
+      return running().app;
+    },
+    get server() {
+      return running().server;
+    },
+    get db() {
+      return running().db;
+    },
+    get redis() {
+      return running().redis;
+    },
+    http: () => running().http(),
+    close: () => running().close(),
+  };
+}
+
+/** Runs `use` with an app of its own (`env` as for createTestApp), closed afterwards in any case. */
+export async function withTestApp<T>(
+  env: Record<string, string>,
+  use: (t: TestApp) => Promise<T>,
+): Promise<T> {
+  const t = await createTestApp(env);
+  try {
+    return await use(t);
+  } finally {
+    await t.close();
+  }
+}
+
+/** `t.http()[method]`, bound (the agent's verbs read `this`). */
+export function call(t: TestApp, method: 'get' | 'post' | 'put' | 'delete') {
+  const agent = t.http();
+  return agent[method].bind(agent);
+}
+
+/**
  * Boots the worker in-process (BullMQ processors running), for suites that need rendered jobs.
  * `env` works as for createTestApp (applied while the config is read, then restored).
  */
@@ -95,6 +148,8 @@ export async function createUser(
   opts: {
     admin?: boolean;
     planId?: number;
+    /** a plan the migrations seed, by name, instead of planId */
+    plan?: 'Free' | 'Pro';
     expires?: Date | null;
     planType?: 'monthly' | 'yearly' | 'lifetime';
   } = {},
@@ -109,7 +164,7 @@ export async function createUser(
     username,
     password,
     isAdmin: opts.admin,
-    planId: opts.planId,
+    planId: opts.plan ? await seededPlanId(t, opts.plan) : opts.planId,
     expires: opts.expires,
     planType: opts.planType,
   });
@@ -144,6 +199,54 @@ export async function createPlan(
   return row.id;
 }
 
+type UserOptions = NonNullable<Parameters<typeof createUser>[1]>;
+
+/**
+ * A user of a `describe` block, created in `beforeAll` (in the order of the calls): the object is
+ * empty until then. `opts` as for createUser.
+ */
+function useUser(t: TestApp, opts: UserOptions): TestUser {
+  const user = {} as TestUser;
+  beforeAll(async () => {
+    Object.assign(user, await createUser(t, opts));
+  });
+  return user;
+}
+
+async function seededPlanId(t: TestApp, name: 'Free' | 'Pro'): Promise<number> {
+  const [row] = await t.db.query(`SELECT id FROM plans WHERE name = $1`, [name]);
+  return row.id;
+}
+
+/** The ids of the plans the migrations seed, read in `beforeAll` (0 until then). */
+function useSeededPlans(t: TestApp): { free: number; pro: number } {
+  const plans = { free: 0, pro: 0 };
+  beforeAll(async () => {
+    plans.free = await seededPlanId(t, 'Free');
+    plans.pro = await seededPlanId(t, 'Pro');
+  });
+  return plans;
+}
+
+/**
+ * The app of a `describe` block (useTestApp) and its users, named by `users` (their createUser
+ * options) and created in that order in `beforeAll`: each user object is empty until then.
+ */
+export function useSuite<K extends string>(
+  users: Record<K, UserOptions>,
+  env: Record<string, string> = {},
+): { t: TestApp } & Record<K, TestUser> {
+  const t = useTestApp(env);
+  const made = Object.entries<UserOptions>(users).map(([name, opts]) => [name, useUser(t, opts)]);
+  return { t, ...Object.fromEntries(made) } as { t: TestApp } & Record<K, TestUser>;
+}
+
+/** What the admin-route suites start with: their app, an admin, a member, the seeded plans' ids. */
+export function useAdminSuite() {
+  const suite = useSuite({ admin: { admin: true }, member: {} });
+  return { ...suite, plans: useSeededPlans(suite.t) };
+}
+
 /** The documented date-time format. */
 export const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -154,4 +257,18 @@ export function expectError(res: request.Response, status: number, messageMatch?
   expect(Object.keys(res.body).sort()).toEqual(['error', 'message']);
   if (messageMatch) expect(res.body.message).toMatch(messageMatch);
   return res.body.message;
+}
+
+/**
+ * What every public HTML page answers with: `status`, the HTML type, nosniff, and a CSP that denies
+ * by default and forbids framing. Returns the CSP, for a suite's own checks of it.
+ */
+export function expectHtmlHeaders(res: request.Response, status: number): string {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+  expect(res.headers['x-content-type-options']).toBe('nosniff');
+  const csp = res.headers['content-security-policy'] as string;
+  expect(csp).toMatch(/^default-src 'none'; /);
+  expect(csp).toContain("frame-ancestors 'none'");
+  return csp;
 }

@@ -129,6 +129,24 @@ export async function snapshot(t: TestApp, userId: number): Promise<unknown> {
   return row;
 }
 
+/** The link options (CONTRACT "Link options") of a link created without any, in no channel. */
+export const NO_OPTIONS = {
+  channels: [],
+  status: 'public',
+  geotarget: null,
+  devicetarget: null,
+  languagetarget: null,
+  deeplink: null,
+  parameters: null,
+  forwardquery: false,
+  metatitle: null,
+  metadescription: null,
+  metaimage: null,
+  clicklimit: null,
+  expirationredirect: null,
+  disabled: false,
+};
+
 /** A date-time `YYYY-MM-DD HH:MM:SS` (UTC) `ms` from now. */
 export function dateTimeIn(ms: number): string {
   return new Date(Date.now() + ms).toISOString().slice(0, 19).replace('T', ' ');

@@ -9,6 +9,17 @@ export const BROWSER_UA =
 export const PREVIEW_UA =
   'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 
+/** The statistics of a link nobody has visited yet. */
+export const EMPTY_STATS = {
+  clicks: 0,
+  uniqueClicks: 0,
+  topCountries: {},
+  topReferrers: {},
+  topBrowsers: {},
+  topOs: {},
+  socialCount: { network01: 0, network02: 0, network03: 0 },
+};
+
 /** Folds the Redis visit counters into Postgres now (what the worker's scheduled job does). */
 export function foldStats(t: TestApp): Promise<FoldResult> {
   return new StatsFold(t.redis, t.db).fold();
