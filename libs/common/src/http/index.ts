@@ -5,6 +5,7 @@ export * from './errors';
 export * from './exception.filter';
 export * from './id-param';
 export * from './validation';
+export * from './validation-rules';
 export * from './json-body.middleware';
 export * from './openapi';
 export * from './optional';

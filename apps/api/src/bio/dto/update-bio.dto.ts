@@ -15,7 +15,8 @@ import {
 import { IsOptionalNotNull } from '@app/common';
 import { BIO_THEMES, BioTheme } from '@app/database';
 
-import { IsDomainRef, IsImageUrl } from '../bio-fields';
+import { IsDomainRef } from '../../links/domain-ref';
+import { IsImageUrl } from '../bio-fields';
 import { BIO_DOC } from './add-bio.dto';
 import { BioLinkDto, BioSocialsDto } from './bio-parts.dto';
 

@@ -14,7 +14,8 @@ import {
 import { DATE_TIME_PATTERN, IsOptionalNotNull } from '@app/common';
 
 import { ALIAS_PATTERN } from '../alias';
-import { IsDomainRef, IsLinkType, IsTargetUrl } from './link-fields';
+import { IsDomainRef } from '../domain-ref';
+import { IsLinkType, IsTargetUrl } from './link-fields';
 import { LinkOptionsDto } from './link-options.dto';
 
 const MAX_INT = 2147483647;

@@ -1,27 +1,9 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { isAppLink, isHttpUrl, isPositiveId, validationRule as rule } from '@app/common';
 
 import { countryCode } from '../countries';
-import { isAppLink, isHttpUrl } from '@app/common';
-
-const MAX_INT = 2147483647;
 
 export const LINK_TYPES = ['direct', 'frame', 'splash', 'overlay'] as const;
 export type LinkTypeName = (typeof LINK_TYPES)[number];
-
-const isId = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_INT;
-
-function rule(name: string, message: string, test: (value: unknown) => boolean) {
-  return (options?: ValidationOptions) =>
-    (object: object, propertyName: string): void =>
-      registerDecorator({
-        name,
-        target: object.constructor,
-        propertyName,
-        options: { message, ...options },
-        validator: { validate: test },
-      });
-}
 
 /** `url`: absolute http(s), at most 2048 characters. */
 export const IsTargetUrl = rule(
@@ -30,18 +12,12 @@ export const IsTargetUrl = rule(
   (v) => typeof v === 'string' && isHttpUrl(v),
 );
 
-/** `domain`: a branded domain id (integer) or its host name / `http(s)://host` (string). */
-export const IsDomainRef = rule(
-  'isDomainRef',
-  'domain must be a branded domain id (integer) or its host name',
-  (v) => isId(v) || (typeof v === 'string' && v.length >= 1 && v.length <= 270),
-);
-
 /** `type`: direct, frame, splash, overlay, or an overlay id (integer). */
 export const IsLinkType = rule(
   'isLinkType',
   'type must be one of direct, frame, splash, overlay, or an overlay id (integer)',
-  (v) => isId(v) || (typeof v === 'string' && (LINK_TYPES as readonly string[]).includes(v)),
+  (v) =>
+    isPositiveId(v) || (typeof v === 'string' && (LINK_TYPES as readonly string[]).includes(v)),
 );
 
 /** `geotarget[].location`: an ISO 3166-1 alpha-2 code or an English country name. */
