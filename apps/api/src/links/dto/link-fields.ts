@@ -1,5 +1,16 @@
-import { isAppLink, isHttpUrl, isPositiveId, validationRule as rule } from '@app/common';
+import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength } from 'class-validator';
 
+import {
+  DATE_TIME_PATTERN,
+  isAppLink,
+  isHttpUrl,
+  isPositiveId,
+  IsPositiveId,
+  Stacked,
+  validationRule as rule,
+} from '@app/common';
+
+import { ALIAS_PATTERN } from '../alias';
 import { countryCode } from '../countries';
 
 export const LINK_TYPES = ['direct', 'frame', 'splash', 'overlay'] as const;
@@ -33,3 +44,31 @@ export const IsAppLink = rule(
   'must be an absolute URI of at most 2048 characters (app scheme or https), not javascript:, data:, vbscript: or file:',
   (v) => typeof v === 'string' && isAppLink(v),
 );
+
+/**
+ * The checks of the fields url/add and url/:id/update share. The two bodies differ in what may be
+ * left out or sent as null (their own IsOptional / IsOptionalNotNull) and in their documentation.
+ */
+export const LinkField = {
+  url: () => Stacked(IsString(), IsTargetUrl()),
+  custom: () =>
+    Stacked(
+      IsString(),
+      Matches(ALIAS_PATTERN, {
+        message: 'custom must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -',
+      }),
+    ),
+  expiry: () =>
+    Stacked(
+      IsString(),
+      Matches(DATE_TIME_PATTERN, { message: 'expiry must be a date-time YYYY-MM-DD HH:MM:SS' }),
+    ),
+  /** password, title, description */
+  text: (max: number) => Stacked(IsString(), MaxLength(max)),
+  pixels: () =>
+    Stacked(
+      IsArray(),
+      ArrayMaxSize(50),
+      IsPositiveId({ each: true, message: 'pixels must be an array of pixel ids (integers)' }),
+    ),
+};
