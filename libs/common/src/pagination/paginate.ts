@@ -1,4 +1,4 @@
-import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
 
 import { Paginated } from '../http/envelope';
 import { PageQueryDto } from './page-query.dto';
@@ -45,4 +45,19 @@ export async function paginate<T extends ObjectLiteral, R>(
     .getManyAndCount();
   const items = await Promise.all(rows.map(map));
   return new Paginated(key, items, total, limit, page);
+}
+
+/**
+ * One page of a user's own rows of `repo` (those whose `userId` is theirs), newest first, wrapped
+ * as `paginate` wraps it.
+ */
+export function paginateOwn<T extends ObjectLiteral & { userId: number }, R>(
+  repo: Repository<T>,
+  userId: number,
+  query: PageQueryDto,
+  key: string,
+  map: (row: T) => R | Promise<R>,
+): Promise<Paginated<R>> {
+  const qb = repo.createQueryBuilder('own').where('own.userId = :userId', { userId });
+  return paginate(qb, query, key, map);
 }
