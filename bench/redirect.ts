@@ -35,7 +35,6 @@
  * Redis keys are removed at the end.
  */
 import { ChildProcess } from 'node:child_process';
-import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
@@ -56,6 +55,7 @@ import {
   stop,
   WrkRequest,
 } from './lib/harness';
+import { freePort, removeRun, runBench } from './lib/run';
 
 const LINKS = 10_000;
 const HOT_SET = 1_000;
@@ -173,28 +173,7 @@ async function seed(): Promise<void> {
 
 async function cleanup(): Promise<void> {
   if (process.env.BENCH_KEEP === '1') return;
-  const url = new URL(DATABASE_URL);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const admin = new DataSource({ type: 'postgres', url: url.toString() });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-  await admin.destroy();
-  const redis = new Redis(REDIS_URL);
-  for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 })) {
-    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
-  }
-  await redis.quit();
-}
-
-/** A free TCP port on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
+  await removeRun({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, prefix: REDIS_PREFIX });
 }
 
 /**
@@ -491,10 +470,4 @@ async function main(): Promise<void> {
   if (!generatorOk || errors.length) process.exitCode = 1;
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);
