@@ -6,6 +6,8 @@ export * from './exception.filter';
 export * from './id-param';
 export * from './validation';
 export * from './validation-rules';
+export * from './stacked';
+export * from './routes';
 export * from './json-body.middleware';
 export * from './openapi';
 export * from './optional';

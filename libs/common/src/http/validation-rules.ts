@@ -1,7 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
 import { IsInt, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 
 import { MAX_ID } from './id-param';
+import { Stacked } from './stacked';
 
 /**
  * A class-validator rule of this project: `Rule()` checks the field with `test`, and a failure
@@ -10,17 +10,6 @@ import { MAX_ID } from './id-param';
 export function validationRule(name: string, message: string, test: (value: unknown) => boolean) {
   return (options?: ValidationOptions): PropertyDecorator =>
     ValidateBy({ name, validator: { validate: test } }, { message, ...options });
-}
-
-type AnyDecorator = ClassDecorator | MethodDecorator | PropertyDecorator;
-
-/**
- * One decorator for several, applied as if they were stacked in this order above the declaration
- * (the last one first, as TypeScript applies a stack). Metadata is recorded in the same order
- * (class-validator's messages, the OpenAPI responses), so a stack replaced by it changes nothing.
- */
-export function Stacked(...decorators: AnyDecorator[]) {
-  return applyDecorators(...[...decorators].reverse());
 }
 
 /** A positive 32-bit integer: a database id. */
