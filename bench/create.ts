@@ -169,7 +169,7 @@ async function main(): Promise<void> {
   } finally {
     if (server) await stop(server);
     await db.destroy();
-    await removeRun({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, prefix: REDIS_PREFIX });
+    await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
   }
   process.exitCode = ok ? 0 : 1;
 }

@@ -128,12 +128,7 @@ async function main(): Promise<void> {
     );
   } finally {
     if (api) await stop(api);
-    await removeRun({
-      databaseUrl: env.DATABASE_URL,
-      redisUrl: env.REDIS_URL,
-      prefix: env.REDIS_PREFIX,
-      storage,
-    });
+    await removeRun(env);
   }
 }
 

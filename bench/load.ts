@@ -195,7 +195,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(apis.map(stop));
     await db.destroy();
-    await removeRun({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, prefix: REDIS_PREFIX });
+    await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
   }
 }
 

@@ -457,12 +457,7 @@ async function main(): Promise<void> {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     if (worker) await stop(worker);
     if (api) await stop(api);
-    await removeRun({
-      databaseUrl: env.DATABASE_URL,
-      redisUrl: env.REDIS_URL,
-      prefix: env.REDIS_PREFIX,
-      storage,
-    });
+    await removeRun(env);
   }
 }
 

@@ -173,7 +173,7 @@ async function seed(): Promise<void> {
 
 async function cleanup(): Promise<void> {
   if (process.env.BENCH_KEEP === '1') return;
-  await removeRun({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, prefix: REDIS_PREFIX });
+  await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
 }
 
 /**

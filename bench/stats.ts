@@ -338,11 +338,7 @@ async function main(): Promise<void> {
     if (api) await stop(api);
     await db.end();
     await redis.quit();
-    await removeRun({
-      databaseUrl: env.DATABASE_URL,
-      redisUrl: env.REDIS_URL,
-      prefix: env.REDIS_PREFIX,
-    });
+    await removeRun(env);
   }
 }
 

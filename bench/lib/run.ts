@@ -9,7 +9,8 @@ import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 
 import Redis from 'ioredis';
-import { DataSource } from 'typeorm';
+
+import { dropDatabase } from '../../libs/database/src/data-source';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -104,25 +105,22 @@ export async function createUsers(
   return keys;
 }
 
-/** Drops a run's database, its Redis keys (`<prefix>:*`) and, when given, its storage folder. */
+/**
+ * Drops a run's database, its Redis keys (`<REDIS_PREFIX>:*`) and, when named, its storage folder
+ * (the settings as the run's processes were given them).
+ */
 export async function removeRun(run: {
-  databaseUrl: string;
-  redisUrl: string;
-  prefix: string;
-  storage?: string;
+  DATABASE_URL: string;
+  REDIS_URL: string;
+  REDIS_PREFIX: string;
+  STORAGE_DIR?: string;
 }): Promise<void> {
-  const url = new URL(run.databaseUrl);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const admin = new DataSource({ type: 'postgres', url: url.toString() });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-  await admin.destroy();
-  const redis = new Redis(run.redisUrl);
-  for await (const keys of redis.scanStream({ match: `${run.prefix}:*`, count: 1000 }))
+  await dropDatabase(run.DATABASE_URL);
+  const redis = new Redis(run.REDIS_URL);
+  for await (const keys of redis.scanStream({ match: `${run.REDIS_PREFIX}:*`, count: 1000 }))
     if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
   await redis.quit();
-  if (run.storage) await rm(run.storage, { recursive: true, force: true });
+  if (run.STORAGE_DIR) await rm(run.STORAGE_DIR, { recursive: true, force: true });
 }
 
 /** Runs a benchmark's main: exits with process.exitCode (0 unset), 1 after printing a failure. */
