@@ -1,9 +1,11 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength } from 'class-validator';
 
 import {
   DATE_TIME_PATTERN,
   isAppLink,
   isHttpUrl,
+  IsOptionalNotNull,
   isPositiveId,
   IsPositiveId,
   Stacked,
@@ -65,6 +67,14 @@ export const LinkField = {
     ),
   /** password, title, description */
   text: (max: number) => Stacked(IsString(), MaxLength(max)),
+  /** `title` (255) and `description` (500): documented and checked alike on add and update */
+  label: (max: 255 | 500) =>
+    Stacked(
+      ApiPropertyOptional({ maxLength: max }),
+      IsOptionalNotNull(),
+      IsString(),
+      MaxLength(max),
+    ),
   pixels: () =>
     Stacked(
       IsArray(),

@@ -54,14 +54,10 @@ export class UpdateLinkDto extends LinkOptionsDto {
   @LinkField.text(128)
   password?: string;
 
-  @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptionalNotNull()
-  @LinkField.text(255)
+  @LinkField.label(255)
   title?: string;
 
-  @ApiPropertyOptional({ maxLength: 500 })
-  @IsOptionalNotNull()
-  @LinkField.text(500)
+  @LinkField.label(500)
   description?: string;
 
   @ApiPropertyOptional({
