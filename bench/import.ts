@@ -97,22 +97,17 @@ async function main(): Promise<void> {
 
     const first = await runImport(base, key, csv, api.pid as number);
     const again = await runImport(base, key, csv, api.pid as number);
+    const summary = (r: typeof first) => ({
+      ...r.data,
+      seconds: Number(r.seconds.toFixed(2)),
+      rowsPerSecond: Math.round(ROWS / r.seconds),
+      rssBeforeMb: r.rssBefore,
+      rssPeakMb: r.rssPeak,
+    });
     const report = {
       rows: ROWS,
-      first: {
-        ...first.data,
-        seconds: Number(first.seconds.toFixed(2)),
-        rowsPerSecond: Math.round(ROWS / first.seconds),
-        rssBeforeMb: first.rssBefore,
-        rssPeakMb: first.rssPeak,
-      },
-      again: {
-        ...again.data,
-        seconds: Number(again.seconds.toFixed(2)),
-        rowsPerSecond: Math.round(ROWS / again.seconds),
-        rssBeforeMb: again.rssBefore,
-        rssPeakMb: again.rssPeak,
-      },
+      first: summary(first),
+      again: summary(again),
       goal: '>= 2000 rows/s',
     };
     console.log(
