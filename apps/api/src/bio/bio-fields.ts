@@ -25,13 +25,6 @@ export const SOCIAL_NETWORKS = {
 export type SocialNetwork = keyof typeof SOCIAL_NETWORKS;
 export const SOCIAL_NETWORK_NAMES = Object.keys(SOCIAL_NETWORKS) as SocialNetwork[];
 
-/** An absolute http(s) URL (at most 2048 characters, no credentials or spaces). */
-export const IsWebUrl = rule(
-  'isWebUrl',
-  '$property must be an absolute http(s) URL of at most 2048 characters, without credentials or spaces',
-  (v) => typeof v === 'string' && isHttpUrl(v),
-);
-
 /** `avatar`: '' (none) or an absolute http(s) URL. */
 export const IsImageUrl = rule(
   'isImageUrl',

@@ -1,5 +1,6 @@
 import { IsInt, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 
+import { isHttpUrl } from '../util/web-url';
 import { MAX_ID } from './id-param';
 import { Stacked } from './stacked';
 
@@ -19,3 +20,10 @@ export const isPositiveId = (v: unknown): v is number =>
 /** A positive 32-bit integer id (a database id). */
 export const IsPositiveId = (options?: ValidationOptions) =>
   Stacked(IsInt(options), Min(1, options), Max(MAX_ID, options));
+
+/** An absolute http(s) URL of at most 2048 characters, without credentials or spaces (isHttpUrl). */
+export const IsWebUrl = validationRule(
+  'isWebUrl',
+  '$property must be an absolute http(s) URL of at most 2048 characters, without credentials or spaces',
+  (v) => typeof v === 'string' && isHttpUrl(v),
+);

@@ -4,11 +4,11 @@ import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength } from 'class-valid
 import {
   DATE_TIME_PATTERN,
   isAppLink,
-  isHttpUrl,
   IsOptionalNotNull,
   isPositiveId,
   IsPositiveId,
   Stacked,
+  IsWebUrl,
   validationRule as rule,
 } from '@app/common';
 
@@ -17,13 +17,6 @@ import { countryCode } from '../countries';
 
 export const LINK_TYPES = ['direct', 'frame', 'splash', 'overlay'] as const;
 export type LinkTypeName = (typeof LINK_TYPES)[number];
-
-/** `url`: absolute http(s), at most 2048 characters. */
-export const IsTargetUrl = rule(
-  'isTargetUrl',
-  'url must be an absolute http(s) URL of at most 2048 characters, without credentials or spaces',
-  (v) => typeof v === 'string' && isHttpUrl(v),
-);
 
 /** `type`: direct, frame, splash, overlay, or an overlay id (integer). */
 export const IsLinkType = rule(
@@ -52,7 +45,7 @@ export const IsAppLink = rule(
  * left out or sent as null (their own IsOptional / IsOptionalNotNull) and in their documentation.
  */
 export const LinkField = {
-  url: () => Stacked(IsString(), IsTargetUrl()),
+  url: () => Stacked(IsString(), IsWebUrl()),
   custom: () =>
     Stacked(
       IsString(),

@@ -14,10 +14,10 @@ import {
   ValidateNested,
 } from 'class-validator';
 
-import { IsPositiveId, Stacked } from '@app/common';
+import { IsPositiveId, IsWebUrl, Stacked } from '@app/common';
 import { DEVICE_NAMES } from '@app/database';
 
-import { IsAppLink, IsCountry, IsTargetUrl } from './link-fields';
+import { IsAppLink, IsCountry } from './link-fields';
 
 /** `link` of a targeting rule: where the visitors it matches go. */
 const TargetLink = (example: string) =>
@@ -28,7 +28,7 @@ const TargetLink = (example: string) =>
       maxLength: 2048,
     }),
     IsString(),
-    IsTargetUrl({ message: 'link must be an absolute http(s) URL of at most 2048 characters' }),
+    IsWebUrl({ message: 'link must be an absolute http(s) URL of at most 2048 characters' }),
   );
 
 export class GeoTargetDto {
@@ -222,7 +222,7 @@ export abstract class LinkOptionsDto {
   })
   @IsOptional()
   @IsString()
-  @IsTargetUrl({ message: 'metaimage must be an absolute http(s) URL of at most 2048 characters' })
+  @IsWebUrl({ message: 'metaimage must be an absolute http(s) URL of at most 2048 characters' })
   metaimage?: string | null;
 
   @ApiPropertyOptional({
@@ -252,7 +252,7 @@ export abstract class LinkOptionsDto {
   })
   @IsOptional()
   @IsString()
-  @IsTargetUrl({
+  @IsWebUrl({
     message: 'expirationredirect must be an absolute http(s) URL of at most 2048 characters',
   })
   expirationredirect?: string | null;
