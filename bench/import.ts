@@ -17,10 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { stop } from './lib/harness';
-import { freePort, removeRun, rssMb, runBench, startBuilt } from './lib/run';
+import { freePort, removeRun, rssMb, RUN, runBench, runEnvironment, startBuilt } from './lib/run';
 
 const ROWS = Number(process.env.IMPORT_BENCH_ROWS ?? 100_000);
-const RUN = `${process.pid}_${Date.now().toString(36)}`;
 
 const rssMbRounded = async (pid: number) => Math.round(await rssMb(pid));
 
@@ -62,19 +61,7 @@ async function runImport(
 
 async function main(): Promise<void> {
   const storage = await mkdtemp(join(tmpdir(), 'import-bench-'));
-  const env = {
-    ...process.env,
-    NODE_ENV: 'test',
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${RUN}`,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `ib${RUN}`.slice(0, 32),
-    STORAGE_DIR: storage,
-    PUBLIC_URL: 'http://short.bench',
-    APP_SECRET: 'bench-secret-bench-secret-bench',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT: '1000000',
-  };
-  Object.assign(process.env, env);
+  const env = runEnvironment('ib', storage);
   const { runMigrations } = await import('../libs/database/src/data-source');
   let api: ChildProcess | undefined;
   try {

@@ -37,7 +37,7 @@ import { DataSource } from 'typeorm';
 
 import { decodeQr } from '../test/support/qr';
 import { processCpuUs, stop } from './lib/harness';
-import { freePort, removeRun, runBench, startBuilt } from './lib/run';
+import { freePort, removeRun, RUN, runBench, runEnvironment, startBuilt } from './lib/run';
 
 const COUNT = Number(process.env.QR_BENCH_COUNT ?? 500);
 const CLIENTS = Number(process.env.QR_BENCH_CLIENTS ?? 4);
@@ -49,7 +49,6 @@ const CONCURRENCY =
   Number(process.env.QR_CONCURRENCY) > 0
     ? Number(process.env.QR_CONCURRENCY)
     : availableParallelism();
-const RUN = `${process.pid}_${Date.now().toString(36)}`;
 const PUBLIC_URL = 'http://short.bench';
 
 const pct = (values: number[], p: number) => {
@@ -162,21 +161,10 @@ async function processCpuMs(pid: number | undefined): Promise<number | null> {
 
 async function main(): Promise<void> {
   const storage = await mkdtemp(join(tmpdir(), 'qr-bench-'));
-  const env = {
-    ...process.env,
-    NODE_ENV: 'test',
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${RUN}`,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `qb${RUN}`.slice(0, 32),
-    STORAGE_DIR: storage,
-    PUBLIC_URL,
-    APP_SECRET: 'bench-secret-bench-secret-bench',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT: '1000000',
+  const env = runEnvironment('qb', storage, {
     STATS_FOLD_SECONDS: '60',
     QR_CONCURRENCY: String(CONCURRENCY),
-  };
-  Object.assign(process.env, env);
+  });
 
   // Imported after the environment is set: the config is read when the modules load.
   const { runMigrations } = await import('../libs/database/src/data-source');

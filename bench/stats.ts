@@ -29,13 +29,12 @@ import { to as copyTo } from 'pg-copy-streams';
 
 import { compactEncoding, compactHll, emptyRegisters, mergeHll } from '../libs/stats/src/hll';
 import { stop } from './lib/harness';
-import { freePort, removeRun, rssMb, runBench, startBuilt } from './lib/run';
+import { freePort, removeRun, rssMb, RUN, runBench, runEnvironment, startBuilt } from './lib/run';
 
 const SECONDS = Number(process.env.STATS_BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.STATS_BENCH_CONNECTIONS ?? 4);
 const EXPORT_ROWS = Number(process.env.STATS_BENCH_EXPORT_ROWS ?? 1_000_000);
 const OTHER_LINKS = 10_000;
-const RUN = `${process.pid}_${Date.now().toString(36)}`;
 const PUBLIC_URL = 'http://short.bench';
 
 interface AutocannonResult {
@@ -219,20 +218,10 @@ async function apiExport(port: number, key: string, pid: number) {
 }
 
 async function main(): Promise<void> {
-  const env = {
-    ...process.env,
-    NODE_ENV: 'test',
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${RUN}`,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `sb${RUN}`.slice(0, 32),
-    STORAGE_DIR: `/tmp/stats-bench-${RUN}`,
-    PUBLIC_URL,
-    APP_SECRET: 'bench-secret-bench-secret-bench',
-    LOG_LEVEL: 'warn',
+  const env = runEnvironment('sb', `/tmp/stats-bench-${RUN}`, {
     RATE_LIMIT: '100000000',
     DOMAIN_VERIFY: 'off',
-  };
-  Object.assign(process.env, env);
+  });
   const { runMigrations } = await import('../libs/database/src/data-source');
   const { LINKS_EXPORT_SQL } = await import('../apps/api/src/stats/stats-export.service');
 

@@ -14,6 +14,33 @@ import { dropDatabase } from '../../libs/database/src/data-source';
 
 const ROOT = join(__dirname, '..', '..');
 
+/** This run's name (the pid and the time): what it creates is named after it. */
+export const RUN = `${process.pid}_${Date.now().toString(36)}`;
+
+/**
+ * The environment of a run's own api (and worker): a database, a Redis prefix (`<tag><RUN>`) and
+ * a storage folder of the run's own, a rate limit out of the way; `extra` adds to it or overrides
+ * it. It is applied to this process too, before the apps' modules are imported (their config is
+ * read when they load).
+ */
+export function runEnvironment(tag: string, storage: string, extra: Record<string, string> = {}) {
+  const env = {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${RUN}`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `${tag}${RUN}`.slice(0, 32),
+    STORAGE_DIR: storage,
+    PUBLIC_URL: 'http://short.bench',
+    APP_SECRET: 'bench-secret-bench-secret-bench',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT: '1000000',
+    ...extra,
+  };
+  Object.assign(process.env, env);
+  return env;
+}
+
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
