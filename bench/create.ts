@@ -15,10 +15,8 @@
  * commit's api (A/B). CREATE_PROFILE=<dir>: `node --cpu-prof` of the api.
  */
 import { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 
 import { runMigrations } from '../libs/database/src/data-source';
@@ -36,6 +34,7 @@ import {
   waitHealthy,
   WrkRequest,
 } from './lib/harness';
+import { adminClient, createUsers, freePort, removeRun, runBench } from './lib/run';
 
 const LINKS = Number(process.env.CREATE_LINKS ?? 2000);
 const ROUNDS = Number(process.env.CREATE_ROUNDS ?? 3);
@@ -45,27 +44,6 @@ const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/linkmgmt_create_${run}`
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_PREFIX = `create${run}`;
 const ADMIN_KEY = `admincreatekey${run}`.padEnd(40, 'x');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function api(base: string, method: string, path: string, body?: object) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as { data?: Record<string, unknown> } & Record<string, unknown>;
-  if (res.status !== 200)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** `count` creations, numbered from `from`, with `keys` in turn. */
 function creations(keys: string[], from: number, count: number): WrkRequest[] {
@@ -123,17 +101,8 @@ async function main(): Promise<void> {
     await waitHealthy(`${base}/health`, server);
 
     const [pro] = await db.query(`SELECT id FROM plans WHERE name = 'Pro'`);
-    const keys: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      const created = await api(base, 'POST', '/api/user/add', {
-        username: `create${run}u${i}`,
-        email: `create${run}u${i}@example.com`,
-        password: 'create-pass-1',
-      });
-      const id = (created.data as { id: number }).id;
-      await api(base, 'PUT', `/api/plan/${pro.id}/user/${id}`, { type: 'lifetime' });
-      keys.push(((await api(base, 'GET', `/api/user/${id}`)).data as { apikey: string }).apikey);
-    }
+    const api = adminClient(base, ADMIN_KEY);
+    const keys = await createUsers(api, `create${run}`, 10, pro.id, 'create-pass-1');
 
     const pids = [server.pid as number];
     let next = 0;
@@ -200,25 +169,9 @@ async function main(): Promise<void> {
   } finally {
     if (server) await stop(server);
     await db.destroy();
-    const admin = new DataSource({
-      type: 'postgres',
-      url: DATABASE_URL.replace(/\/[^/]+$/, '/postgres'),
-    });
-    await admin.initialize();
-    await admin.query(`DROP DATABASE IF EXISTS linkmgmt_create_${run} WITH (FORCE)`);
-    await admin.destroy();
-    const redis = new Redis(REDIS_URL);
-    for await (const k of redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 }))
-      if ((k as string[]).length) await redis.unlink(...(k as string[]));
-    await redis.quit();
+    await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
   }
   process.exitCode = ok ? 0 : 1;
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

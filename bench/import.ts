@@ -11,56 +11,17 @@
  */
 import 'reflect-metadata';
 
-import { ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { AddressInfo, createServer } from 'node:net';
+import { ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import Redis from 'ioredis';
-import { DataSource } from 'typeorm';
+import { stop } from './lib/harness';
+import { freePort, removeRun, rssMb, RUN, runBench, runEnvironment, startBuilt } from './lib/run';
 
 const ROWS = Number(process.env.IMPORT_BENCH_ROWS ?? 100_000);
-const RUN = `${process.pid}_${Date.now().toString(36)}`;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function startApi(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const profile = process.env.BENCH_PROFILE
-    ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE]
-    : [];
-  const main = join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
-  const child = spawn(process.execPath, [...profile, main], {
-    cwd: join(__dirname, '..'),
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('api did not start within 120 s')), 120_000);
-    child.once('exit', (code) => reject(new Error(`api exited with ${code}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('api listening')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-  });
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-}
+const rssMbRounded = async (pid: number) => Math.round(await rssMb(pid));
 
 interface ImportData {
   status: string;
@@ -76,7 +37,7 @@ async function runImport(
   csv: string,
   pid: number,
 ): Promise<{ seconds: number; data: ImportData; rssBefore: number; rssPeak: number }> {
-  const rssBefore = await rssMb(pid);
+  const rssBefore = await rssMbRounded(pid);
   let rssPeak = rssBefore;
   const started = Date.now();
   const res = await fetch(`${base}/api/import`, {
@@ -88,7 +49,7 @@ async function runImport(
   if (!id) throw new Error(`import not started: HTTP ${res.status}`);
   for (;;) {
     await new Promise((r) => setTimeout(r, 100));
-    rssPeak = Math.max(rssPeak, await rssMb(pid));
+    rssPeak = Math.max(rssPeak, await rssMbRounded(pid));
     const poll = await fetch(`${base}/api/import/${id}`, {
       headers: { Authorization: `Bearer ${key}` },
     });
@@ -100,31 +61,20 @@ async function runImport(
 
 async function main(): Promise<void> {
   const storage = await mkdtemp(join(tmpdir(), 'import-bench-'));
-  const env = {
-    ...process.env,
-    NODE_ENV: 'test',
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${RUN}`,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `ib${RUN}`.slice(0, 32),
-    STORAGE_DIR: storage,
-    PUBLIC_URL: 'http://short.bench',
-    APP_SECRET: 'bench-secret-bench-secret-bench',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT: '1000000',
-  };
-  Object.assign(process.env, env);
+  const env = runEnvironment('ib', storage);
   const { runMigrations } = await import('../libs/database/src/data-source');
   let api: ChildProcess | undefined;
   try {
     await runMigrations(env.DATABASE_URL);
     const port = await freePort();
     const key = `benchadminkey${RUN}`.padEnd(40, 'k');
-    api = await startApi({
-      ...env,
-      PORT: String(port),
-      ADMIN_EMAIL: `bench${RUN}@example.com`,
-      ADMIN_API_KEY: key,
-    });
+    api = await startBuilt(
+      'api',
+      { ...env, PORT: String(port), ADMIN_EMAIL: `bench${RUN}@example.com`, ADMIN_API_KEY: key },
+      'api listening',
+      // BENCH_PROFILE=<dir>: the api's CPU profile, written there when it stops
+      process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [],
+    );
     const base = `http://127.0.0.1:${port}`;
     const lines = ['url,alias,title'];
     for (let i = 0; i < ROWS; i++)
@@ -134,22 +84,17 @@ async function main(): Promise<void> {
 
     const first = await runImport(base, key, csv, api.pid as number);
     const again = await runImport(base, key, csv, api.pid as number);
+    const summary = (r: typeof first) => ({
+      ...r.data,
+      seconds: Number(r.seconds.toFixed(2)),
+      rowsPerSecond: Math.round(ROWS / r.seconds),
+      rssBeforeMb: r.rssBefore,
+      rssPeakMb: r.rssPeak,
+    });
     const report = {
       rows: ROWS,
-      first: {
-        ...first.data,
-        seconds: Number(first.seconds.toFixed(2)),
-        rowsPerSecond: Math.round(ROWS / first.seconds),
-        rssBeforeMb: first.rssBefore,
-        rssPeakMb: first.rssPeak,
-      },
-      again: {
-        ...again.data,
-        seconds: Number(again.seconds.toFixed(2)),
-        rowsPerSecond: Math.round(ROWS / again.seconds),
-        rssBeforeMb: again.rssBefore,
-        rssPeakMb: again.rssPeak,
-      },
+      first: summary(first),
+      again: summary(again),
       goal: '>= 2000 rows/s',
     };
     console.log(
@@ -164,35 +109,9 @@ async function main(): Promise<void> {
       JSON.stringify(report, null, 2),
     );
   } finally {
-    if (api && api.exitCode === null) {
-      const exited = new Promise((r) => api!.once('exit', r));
-      api.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    }
-    await cleanup(env.DATABASE_URL, env.REDIS_URL, env.REDIS_PREFIX, storage);
+    if (api) await stop(api);
+    await removeRun(env);
   }
 }
 
-async function cleanup(databaseUrl: string, redisUrl: string, prefix: string, storage: string) {
-  const url = new URL(databaseUrl);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const ds = new DataSource({ type: 'postgres', url: url.toString() });
-  await ds.initialize();
-  await ds.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-  await ds.destroy();
-  const redis = new Redis(redisUrl);
-  for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) {
-    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
-  }
-  await redis.quit();
-  await rm(storage, { recursive: true, force: true });
-}
-
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -14,10 +14,8 @@
  * redirect-only run: the headroom check covers that.
  */
 import { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 
 import { runMigrations } from '../libs/database/src/data-source';
@@ -34,6 +32,7 @@ import {
   waitHealthy,
   WrkRequest,
 } from './lib/harness';
+import { adminClient, createUsers, freePort, removeRun, runBench } from './lib/run';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
 const LINKS = 1000;
@@ -46,15 +45,6 @@ const REDIS_PREFIX = `load${run}`;
 const ADMIN_KEY = `adminloadkey${run}`.padEnd(40, 'x');
 const UA =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startApi(port: number): Promise<ChildProcess> {
   const child = spawnPinned(
@@ -83,18 +73,6 @@ async function startApi(port: number): Promise<ChildProcess> {
   return child;
 }
 
-async function api(port: number, method: string, path: string, body?: object) {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Record<string, unknown> & { data?: Record<string, unknown> };
-  if (res.status !== 200)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 async function main(): Promise<void> {
   ensureWrk();
   await runMigrations(DATABASE_URL);
@@ -108,19 +86,8 @@ async function main(): Promise<void> {
 
     // Users on the paid plan (no clicks cap), their keys, and the links.
     const [pro] = await db.query(`SELECT id FROM plans WHERE NOT free ORDER BY id LIMIT 1`);
-    const keys: string[] = [];
-    for (let i = 0; i <= KEYS; i++) {
-      const created = await api(ports[0], 'POST', '/api/user/add', {
-        username: `load${run}u${i}`,
-        email: `load${run}u${i}@example.com`,
-        password: 'load-pass-1',
-      });
-      const id = (created.data as { id: number }).id;
-      await api(ports[0], 'PUT', `/api/plan/${pro.id}/user/${id}`, { type: 'lifetime' });
-      keys.push(
-        ((await api(ports[0], 'GET', `/api/user/${id}`)).data as { apikey: string }).apikey,
-      );
-    }
+    const api = adminClient(`http://127.0.0.1:${ports[0]}`, ADMIN_KEY);
+    const keys = await createUsers(api, `load${run}`, KEYS + 1, pro.id, 'load-pass-1');
     const [owner] = await db.query(`SELECT id FROM users WHERE username = $1`, [`load${run}u0`]);
     await db.query(
       `INSERT INTO links (user_id, alias, url) SELECT $1, 'ld' || g, 'https://example.com/target/' || g FROM generate_series(1, $2) g`,
@@ -228,25 +195,8 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(apis.map(stop));
     await db.destroy();
-    const admin = new DataSource({
-      type: 'postgres',
-      url: DATABASE_URL.replace(/\/[^/]+$/, '/postgres'),
-    });
-    await admin.initialize();
-    await admin.query(`DROP DATABASE IF EXISTS linkmgmt_load_${run} WITH (FORCE)`);
-    await admin.destroy();
-    const redis = new Redis(REDIS_URL);
-    const stream = redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 });
-    for await (const k of stream)
-      if ((k as string[]).length) await redis.unlink(...(k as string[]));
-    await redis.quit();
+    await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
   }
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -22,22 +22,22 @@
  */
 import 'reflect-metadata';
 
-import { ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
-import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
-import jsQR from 'jsqr';
 import { Pool } from 'pg';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 
-import { processCpuUs } from './lib/harness';
+import { decodeQr } from '../test/support/qr';
+import { processCpuUs, stop } from './lib/harness';
+import { freePort, removeRun, RUN, runBench, runEnvironment, startBuilt } from './lib/run';
 
 const COUNT = Number(process.env.QR_BENCH_COUNT ?? 500);
 const CLIENTS = Number(process.env.QR_BENCH_CLIENTS ?? 4);
@@ -49,7 +49,6 @@ const CONCURRENCY =
   Number(process.env.QR_CONCURRENCY) > 0
     ? Number(process.env.QR_CONCURRENCY)
     : availableParallelism();
-const RUN = `${process.pid}_${Date.now().toString(36)}`;
 const PUBLIC_URL = 'http://short.bench';
 
 const pct = (values: number[], p: number) => {
@@ -160,69 +159,12 @@ async function processCpuMs(pid: number | undefined): Promise<number | null> {
   }
 }
 
-async function decodeFile(path: string): Promise<string | null> {
-  const { data, info } = await sharp(await readFile(path))
-    .ensureAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return (
-    jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height)
-      ?.data ?? null
-  );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a built app (dist/apps/<name>/main.js) and resolves once it says it is up. */
-function startBuilt(
-  name: 'api' | 'worker',
-  env: NodeJS.ProcessEnv,
-  ready: string,
-): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'apps', name, 'main.js')], {
-    cwd: join(__dirname, '..'),
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${name} did not start within 120 s`)),
-      120_000,
-    );
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes(ready)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-  });
-}
-
 async function main(): Promise<void> {
   const storage = await mkdtemp(join(tmpdir(), 'qr-bench-'));
-  const env = {
-    ...process.env,
-    NODE_ENV: 'test',
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${RUN}`,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `qb${RUN}`.slice(0, 32),
-    STORAGE_DIR: storage,
-    PUBLIC_URL,
-    APP_SECRET: 'bench-secret-bench-secret-bench',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT: '1000000',
+  const env = runEnvironment('qb', storage, {
     STATS_FOLD_SECONDS: '60',
     QR_CONCURRENCY: String(CONCURRENCY),
-  };
-  Object.assign(process.env, env);
+  });
 
   // Imported after the environment is set: the config is read when the modules load.
   const { runMigrations } = await import('../libs/database/src/data-source');
@@ -406,7 +348,7 @@ async function main(): Promise<void> {
     let decoded = 0;
     const mismatches: string[] = [];
     for (const row of rows) {
-      const text = await decodeFile(join(storage, 'qr', `${row.code}.png`));
+      const { text } = await decodeQr(await readFile(join(storage, 'qr', `${row.code}.png`)));
       if (row.status === 'ready' && text === `${PUBLIC_URL}/q/${row.code}`) decoded += 1;
       else mismatches.push(`${row.id}: ${row.status} ${text}`);
     }
@@ -501,45 +443,10 @@ async function main(): Promise<void> {
     if (decoded !== total) process.exitCode = 1;
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);
-    if (worker && worker.exitCode === null) {
-      const exited = new Promise((r) => worker!.once('exit', r));
-      worker.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    }
-    if (api && api.exitCode === null) {
-      const exited = new Promise((r) => api!.once('exit', r));
-      api.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    }
-    await cleanup(env.DATABASE_URL, env.REDIS_URL, env.REDIS_PREFIX, storage);
+    if (worker) await stop(worker);
+    if (api) await stop(api);
+    await removeRun(env);
   }
 }
 
-async function cleanup(
-  databaseUrl: string,
-  redisUrl: string,
-  prefix: string,
-  storage: string,
-): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const ds = new DataSource({ type: 'postgres', url: url.toString() });
-  await ds.initialize();
-  await ds.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-  await ds.destroy();
-  const redis = new Redis(redisUrl);
-  for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) {
-    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
-  }
-  await redis.quit();
-  await rm(storage, { recursive: true, force: true });
-}
-
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -39,7 +39,7 @@
  */
 import { ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
-import { AddressInfo, createServer as createNetServer } from 'node:net';
+import { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
@@ -62,6 +62,7 @@ import {
   stop,
   WrkRequest,
 } from './lib/harness';
+import { freePort, removeRun, runBench } from './lib/run';
 
 const LINKS = 10_000;
 const HOT_SET = 1_000;
@@ -201,28 +202,7 @@ async function seed(receiver: string): Promise<void> {
 
 async function cleanup(): Promise<void> {
   if (process.env.BENCH_KEEP === '1') return;
-  const url = new URL(DATABASE_URL);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const admin = new DataSource({ type: 'postgres', url: url.toString() });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-  await admin.destroy();
-  const redis = new Redis(REDIS_URL);
-  for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 })) {
-    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
-  }
-  await redis.quit();
-}
-
-/** A free TCP port on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
+  await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
 }
 
 /**
@@ -578,10 +558,4 @@ async function main(): Promise<void> {
   if (!generatorOk || errors.length) process.exitCode = 1;
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -18,24 +18,23 @@
  */
 import 'reflect-metadata';
 
-import { ChildProcess, spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { get as httpGet } from 'node:http';
-import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 
 import Redis from 'ioredis';
 import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { DataSource } from 'typeorm';
 
 import { compactEncoding, compactHll, emptyRegisters, mergeHll } from '../libs/stats/src/hll';
+import { stop } from './lib/harness';
+import { freePort, removeRun, rssMb, RUN, runBench, runEnvironment, startBuilt } from './lib/run';
 
 const SECONDS = Number(process.env.STATS_BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.STATS_BENCH_CONNECTIONS ?? 4);
 const EXPORT_ROWS = Number(process.env.STATS_BENCH_EXPORT_ROWS ?? 1_000_000);
 const OTHER_LINKS = 10_000;
-const RUN = `${process.pid}_${Date.now().toString(36)}`;
 const PUBLIC_URL = 'http://short.bench';
 
 interface AutocannonResult {
@@ -52,39 +51,6 @@ const autocannon: (opts: {
   duration: number;
   headers: Record<string, string>;
 }) => Promise<AutocannonResult> = require('autocannon');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function startApi(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'apps', 'api', 'main.js')], {
-    cwd: join(__dirname, '..'),
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('api did not start within 120 s')), 120_000);
-    child.once('exit', (code) => reject(new Error(`api exited with ${code}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('api listening')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-  });
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
-}
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -252,20 +218,10 @@ async function apiExport(port: number, key: string, pid: number) {
 }
 
 async function main(): Promise<void> {
-  const env = {
-    ...process.env,
-    NODE_ENV: 'test',
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${RUN}`,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `sb${RUN}`.slice(0, 32),
-    STORAGE_DIR: `/tmp/stats-bench-${RUN}`,
-    PUBLIC_URL,
-    APP_SECRET: 'bench-secret-bench-secret-bench',
-    LOG_LEVEL: 'warn',
+  const env = runEnvironment('sb', `/tmp/stats-bench-${RUN}`, {
     RATE_LIMIT: '100000000',
     DOMAIN_VERIFY: 'off',
-  };
-  Object.assign(process.env, env);
+  });
   const { runMigrations } = await import('../libs/database/src/data-source');
   const { LINKS_EXPORT_SQL } = await import('../apps/api/src/stats/stats-export.service');
 
@@ -277,13 +233,17 @@ async function main(): Promise<void> {
     const port = await freePort();
     const apiKey = `benchstatskey${RUN}`.padEnd(40, 'k');
     const email = `bench${RUN}@example.com`;
-    api = await startApi({
-      ...env,
-      PORT: String(port),
-      ADMIN_EMAIL: email,
-      ADMIN_API_KEY: apiKey,
-      ADMIN_PASSWORD: 'bench-pass1',
-    });
+    api = await startBuilt(
+      'api',
+      {
+        ...env,
+        PORT: String(port),
+        ADMIN_EMAIL: email,
+        ADMIN_API_KEY: apiKey,
+        ADMIN_PASSWORD: 'bench-pass1',
+      },
+      'api listening',
+    );
     const userId: number = (await db.query(`SELECT id FROM users WHERE email = $1`, [email]))
       .rows[0].id;
     const linkId = await seed(db, redis, userId, env.REDIS_PREFIX);
@@ -364,29 +324,11 @@ async function main(): Promise<void> {
       JSON.stringify(results, null, 2),
     );
   } finally {
-    if (api && api.exitCode === null) {
-      const exited = new Promise((r) => api!.once('exit', r));
-      api.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    }
+    if (api) await stop(api);
     await db.end();
-    for await (const keys of redis.scanStream({ match: `${env.REDIS_PREFIX}:*`, count: 1000 }))
-      if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
     await redis.quit();
-    const url = new URL(env.DATABASE_URL);
-    const name = url.pathname.slice(1);
-    url.pathname = '/postgres';
-    const admin = new DataSource({ type: 'postgres', url: url.toString() });
-    await admin.initialize();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-    await admin.destroy();
+    await removeRun(env);
   }
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -1,18 +1,13 @@
 import { rm } from 'node:fs/promises';
 
 import Redis from 'ioredis';
-import { DataSource } from 'typeorm';
+
+import { dropDatabase } from '../../libs/database/src/data-source';
 
 /** Drops this run's database, Redis keys and storage folder (kept with KEEP_TEST_DB=1). */
 export default async function globalTeardown(): Promise<void> {
   if (process.env.KEEP_TEST_DB === '1' || process.env.TEST_DATABASE_URL) return;
-  const url = new URL(process.env.DATABASE_URL as string);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const ds = new DataSource({ type: 'postgres', url: url.toString() });
-  await ds.initialize();
-  await ds.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-  await ds.destroy();
+  await dropDatabase(process.env.DATABASE_URL as string);
 
   const redis = new Redis(process.env.REDIS_URL as string);
   const stream = redis.scanStream({ match: `${process.env.REDIS_PREFIX}:*`, count: 1000 });

@@ -4,6 +4,8 @@ import sharp from 'sharp';
 export interface Decoded {
   /** The text the QR code encodes, or null when it does not scan. */
   text: string | null;
+  width: number;
+  height: number;
   /** RGB of one pixel. */
   pixel: (x: number, y: number) => number[];
 }
@@ -21,6 +23,8 @@ export async function decodeQr(image: Buffer): Promise<Decoded> {
   );
   return {
     text: code?.data ?? null,
+    width: info.width,
+    height: info.height,
     pixel: (x, y) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 3)],
   };
 }

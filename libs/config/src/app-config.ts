@@ -11,7 +11,7 @@ import {
   Max,
   Min,
   MinLength,
-  registerDecorator,
+  ValidateBy,
   validateSync,
 } from 'class-validator';
 
@@ -59,34 +59,35 @@ export function isCorsOrigin(value: unknown): boolean {
   }
 }
 
-function IsCorsOrigins() {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isCorsOrigins',
-      target: object.constructor,
-      propertyName,
-      options: {
-        message:
-          'CORS_ORIGINS must be a comma-separated list of origins (http(s)://host[:port], lower case, no path) or *',
-      },
-      validator: {
-        validate: (value: unknown) => Array.isArray(value) && value.every(isCorsOrigin),
-      },
-    });
-}
+/** A custom check: `validate`, failing with `message`. */
+const Check = (name: string, message: string, validate: (value: unknown) => boolean) =>
+  ValidateBy({ name, validator: { validate } }, { message });
 
-function IsTrustProxy() {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isTrustProxy',
-      target: object.constructor,
-      propertyName,
-      options: {
-        message:
-          'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of loopback, linklocal, uniquelocal, IP addresses and CIDR ranges',
-      },
-      validator: { validate: isTrustProxySetting },
-    });
+const IsCorsOrigins = () =>
+  Check(
+    'isCorsOrigins',
+    'CORS_ORIGINS must be a comma-separated list of origins (http(s)://host[:port], lower case, no path) or *',
+    (value) => Array.isArray(value) && value.every(isCorsOrigin),
+  );
+
+const IsTrustProxy = () =>
+  Check(
+    'isTrustProxy',
+    'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of loopback, linklocal, uniquelocal, IP addresses and CIDR ranges',
+    isTrustProxySetting,
+  );
+
+/**
+ * An integer variable, read from its string, from `min` (to `max`). (Applied as the stack
+ * `@Transform(toInt) @IsInt() @Min(min) @Max(max)` was, so the messages keep their order.)
+ */
+function IntSetting(min: number, max?: number): PropertyDecorator {
+  return (target, key) => {
+    if (max !== undefined) Max(max)(target, key);
+    Min(min)(target, key);
+    IsInt()(target, key);
+    Transform(toInt)(target, key);
+  };
 }
 
 /**
@@ -97,10 +98,7 @@ export class AppConfig {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntSetting(0, 65535)
   PORT = 3000;
 
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
@@ -156,14 +154,10 @@ export class AppConfig {
   STORAGE_DIR = './storage';
 
   /** Requests per window per API key (per IP without a valid key). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntSetting(1)
   RATE_LIMIT = 3000;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntSetting(1)
   RATE_LIMIT_WINDOW_SECONDS = 60;
 
   /**
@@ -186,16 +180,11 @@ export class AppConfig {
    * Redis: longer merges more visits per link (less work) and loses more if the process is
    * killed without SIGTERM (SIGTERM writes them).
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(10_000)
+  @IntSetting(10, 10_000)
   STATS_FLUSH_MS = 500;
 
   /** Seconds between two folds of visit counters into Postgres (worker). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntSetting(1)
   STATS_FOLD_SECONDS = 5;
 
   /**
@@ -203,38 +192,26 @@ export class AppConfig {
    * work: on a host it shares with the api, the api's requests come first. No effect across
    * separate hosts or CPU-limited containers.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(19)
+  @IntSetting(0, 19)
   WORKER_NICE = 10;
 
   /** Concurrent QR renders per worker process; 0 = one per CPU core. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntSetting(0)
   QR_CONCURRENCY = 0;
 
   /** Resolved short links kept in each api process (LRU); 0 turns the in-process cache off. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntSetting(0)
   LINK_CACHE_SIZE = 50_000;
 
   /** Seconds a resolved short link stays in the in-process cache (Redis keeps it an hour). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntSetting(1)
   LINK_CACHE_SECONDS = 60;
 
   /**
    * Seconds an API key's owner stays cached in each api process (0 = no cache). Changes through
    * the API invalidate it on every replica at once; this bounds changes made in SQL by hand.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(300)
+  @IntSetting(0, 300)
   AUTH_CACHE_SECONDS = 10;
 
   /**
@@ -245,39 +222,25 @@ export class AppConfig {
   TRUST_PROXY = 'false';
 
   /** Postgres connections per process. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @IntSetting(1, 1000)
   DB_POOL_SIZE = 10;
 
   /** Open connections the api accepts at once (slow or idle clients cannot exhaust the process). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(1_000_000)
+  @IntSetting(10, 1_000_000)
   MAX_CONNECTIONS = 10_000;
 
   /** Seconds a client may take to send a request's headers, and the whole request. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(600)
+  @IntSetting(1, 600)
   HEADERS_TIMEOUT_SECONDS = 15;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3600)
+  @IntSetting(1, 3600)
   REQUEST_TIMEOUT_SECONDS = 30;
 
   /**
    * Unknown aliases a client may ask for per minute on the public side (every replica together)
    * before it gets the 429 page for every alias: guessing short links is slow (0 = no limit).
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntSetting(0)
   MISS_BUDGET = 100;
 
   /** A file of blocked destinations: one domain (blocks its subdomains) or `keyword:<word>` a line. */

@@ -34,6 +34,22 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/** Drops the database named in the URL, its connections closed first (connecting to `postgres`); errors are ignored. */
+export async function dropDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  target.pathname = '/postgres';
+  const ds = new DataSource({ type: 'postgres', url: target.toString() });
+  await ds.initialize();
+  try {
+    await ds
+      .query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`)
+      .catch(() => undefined);
+  } finally {
+    await ds.destroy();
+  }
+}
+
 /** Applies pending migrations; returns the names applied. */
 export async function runMigrations(url: string): Promise<string[]> {
   await ensureDatabase(url);

@@ -1,11 +1,7 @@
 import { EntityManager } from 'typeorm';
 
-/** Visits of one link, one day and one profile, as a fold batch applies them. */
-export interface FoldedVisits {
-  linkId: number;
-  /** `YYYY-MM-DD` (UTC) */
-  day: string;
-  count: number;
+/** What is known of a visitor, as the counters keep it: no address, nothing that identifies them. */
+export interface VisitProfile {
   country: string | null;
   referrer: string | null;
   browser: string | null;
@@ -14,6 +10,14 @@ export interface FoldedVisits {
   device: string | null;
   /** ISO 639-1 of the visitor's first language, or Unknown (null likewise) */
   language: string | null;
+}
+
+/** Visits of one link, one day and one profile, as a fold batch applies them. */
+export interface FoldedVisits extends VisitProfile {
+  linkId: number;
+  /** `YYYY-MM-DD` (UTC) */
+  day: string;
+  count: number;
 }
 
 /**

@@ -7,7 +7,7 @@ import { RedisService } from '@app/redis';
 import { countRegisters, emptyRegisters, mergeHll, mergeRegisters } from './hll';
 import { DIM, dayToIso, StatsKeys } from './keys';
 import { bump, PendingCounters, readPending } from './pending-counters';
-import { top } from './stats-reader';
+import { socialCount, top } from './stats-reader';
 import { fullMonths, Interval, periods } from './stats-range';
 import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from './types';
 
@@ -219,7 +219,6 @@ export class StatsRangeReader {
     if (interval !== 'month')
       for (const sketch of monthSketches.values()) merged = mergeHll(total, sketch) || merged;
 
-    const social = dims.get(DIM.social);
     const stats: RangeStatistics = {
       clicks,
       uniqueClicks: (merged ? countRegisters(total) : 0) + legacy,
@@ -230,11 +229,7 @@ export class StatsRangeReader {
       topOs: {},
       topDevices: {},
       topLanguages: {},
-      socialCount: {
-        network01: social?.get('network01') ?? 0,
-        network02: social?.get('network02') ?? 0,
-        network03: social?.get('network03') ?? 0,
-      },
+      socialCount: socialCount(dims.get(DIM.social)),
     };
     for (const [dim, key] of Object.entries(TOP_KEYS)) stats[key] = top(dims.get(dim));
     return { stats, linkClicks };

@@ -58,7 +58,6 @@ export class StatsReader {
     for (const [dim, labels] of pending?.dims ?? [])
       for (const [l, n] of labels) bump(dims, dim, l, n);
 
-    const social = dims.get(DIM.social);
     const stats: LinkStatistics = {
       clicks: Number(totals[0]?.clicks ?? 0) + (pending?.clicks ?? 0),
       uniqueClicks: Number(totals[0]?.uniques ?? 0) + (await this.pendingUniques(linkId, pending)),
@@ -66,11 +65,7 @@ export class StatsReader {
       topReferrers: {},
       topBrowsers: {},
       topOs: {},
-      socialCount: {
-        network01: social?.get('network01') ?? 0,
-        network02: social?.get('network02') ?? 0,
-        network03: social?.get('network03') ?? 0,
-      },
+      socialCount: socialCount(dims.get(DIM.social)),
     };
     for (const [dim, key] of Object.entries(DIM_KEYS)) stats[key] = top(dims.get(dim));
     return stats;
@@ -145,6 +140,17 @@ export class StatsReader {
       return 0;
     }
   }
+}
+
+/** Visits referred by each counted social network (0 for none). */
+export function socialCount(
+  social: Map<string, number> | undefined,
+): LinkStatistics['socialCount'] {
+  return {
+    network01: social?.get('network01') ?? 0,
+    network02: social?.get('network02') ?? 0,
+    network03: social?.get('network03') ?? 0,
+  };
 }
 
 /** At most 10 entries, largest first (ties by label), counts as strings. */

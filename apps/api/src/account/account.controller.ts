@@ -6,8 +6,8 @@ import {
   ApiErrors,
   ApiOkData,
   ApiOkFields,
-  ApiOkMessage,
   Auth,
+  MessageRoute,
   Principal,
   RotatedKeyView,
 } from '@app/common';
@@ -45,14 +45,15 @@ export class AccountController {
     return { id: auth.user.id, apikey: await this.account.rotateKey(auth) };
   }
 
-  @Put('update')
-  @ApiOperation({
-    summary: 'Update e-mail and/or password: {error, message}',
-    description:
-      'At least one of email and password. 400 for an empty body or an invalid field; 409 when the e-mail belongs to another user (case-insensitive).',
-  })
-  @ApiOkMessage()
-  @ApiErrors(400, 409)
+  @MessageRoute(
+    Put('update'),
+    {
+      summary: 'Update e-mail and/or password: {error, message}',
+      description:
+        'At least one of email and password. 400 for an empty body or an invalid field; 409 when the e-mail belongs to another user (case-insensitive).',
+    },
+    [400, 409],
+  )
   async update(@Auth() auth: Principal, @Body() dto: UpdateAccountDto) {
     await this.account.update(auth, dto);
     return { message: 'Account has been updated successfully.' };

@@ -4,10 +4,10 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ApiErrors,
   ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
   Auth,
   IdParam,
+  ListRoute,
+  MessageRoute,
   PageQueryDto,
   Principal,
 } from '@app/common';
@@ -30,10 +30,9 @@ const PAGE_DOC =
 export class BioController {
   constructor(private readonly bio: BioService) {}
 
-  @Get('bio')
-  @ApiOperation({ summary: "The caller's bio pages, newest first (collection key `bios`)" })
-  @ApiOkList('bios', BioView)
-  @ApiErrors(400, 403)
+  @ListRoute('bio', 'bios', BioView, {
+    summary: "The caller's bio pages, newest first (collection key `bios`)",
+  })
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
     return this.bio.list(auth, query);
   }
@@ -69,13 +68,10 @@ export class BioController {
     return this.bio.update(auth, id, dto);
   }
 
-  @Delete('bio/:id/delete')
-  @ApiOperation({
+  @MessageRoute(Delete('bio/:id/delete'), {
     summary: 'Delete a bio page: `{error, message}`',
     description: 'Its address stops answering at once; it leaves the channels it was in.',
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
     await this.bio.remove(auth, id);
     return { message: 'Bio page has been deleted successfully.' };

@@ -23,7 +23,7 @@ import { LinkStatistics, StatsReader } from '@app/stats';
 import { DestinationPolicy } from '../destinations/destination-policy';
 import { LinkCache } from '../link-cache/link-cache';
 import { aliasProblem, ALIAS_PATTERN, generateAlias } from '../links/alias';
-import { hostOfDomainRef } from '../links/link-input';
+import { ownDomain } from '../links/domain-ref';
 import { SOCIAL_NETWORK_NAMES } from './bio-fields';
 import { AddBioDto } from './dto/add-bio.dto';
 import { BioLinkDto, BioSocialsDto } from './dto/bio-parts.dto';
@@ -114,7 +114,7 @@ export class BioService {
     const buttons = await this.buttons(userId, dto.links);
 
     const created = await this.db.transaction(async (em) => {
-      const domain = await this.domain(em, userId, dto.domain);
+      const domain = await ownDomain(em, userId, dto.domain);
       const { id, alias } = await this.insertLink(
         em,
         {
@@ -177,7 +177,7 @@ export class BioService {
       if (!locked.length) throw new NotFoundError('Bio page');
       let current: Domain | null = null;
       if (dto.domain !== undefined) {
-        current = await this.domain(em, userId, dto.domain);
+        current = await ownDomain(em, userId, dto.domain);
         linkChanges.domainId = current?.id ?? null;
       } else if (link.domainId) {
         current = await em.findOne(Domain, { where: { id: link.domainId } });
@@ -229,24 +229,6 @@ export class BioService {
 
   private aliasTaken(): ConflictError {
     return new ConflictError('alias: this alias is already taken');
-  }
-
-  /** The caller's branded domain named by id, host name or `http(s)://host`; null for none. */
-  private async domain(
-    em: EntityManager,
-    userId: number,
-    ref: number | string | null | undefined,
-  ): Promise<Domain | null> {
-    if (ref === undefined || ref === null) return null;
-    let domain: Domain | null = null;
-    if (typeof ref === 'number') {
-      domain = await em.findOne(Domain, { where: { id: ref, userId } });
-    } else {
-      const host = hostOfDomainRef(ref);
-      if (host) domain = await em.findOne(Domain, { where: { host, userId } });
-    }
-    if (!domain) throw new InvalidFieldError('domain', 'is not one of your branded domains');
-    return domain;
   }
 
   /** The socials as stored: known networks only (the DTO refused others), blocked URLs refused. */

@@ -1,13 +1,13 @@
-import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
   ApiErrors,
   ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
   Auth,
   IdParam,
+  ListRoute,
+  MessageRoute,
   PageQueryDto,
   Principal,
 } from '@app/common';
@@ -28,10 +28,9 @@ const SAVED_SHAPE =
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignsService) {}
 
-  @Get('campaigns')
-  @ApiOperation({ summary: "The caller's campaigns, newest first" })
-  @ApiOkList('campaigns', CampaignView)
-  @ApiErrors(400, 403)
+  @ListRoute('campaigns', 'campaigns', CampaignView, {
+    summary: "The caller's campaigns, newest first",
+  })
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
     return this.campaigns.list(auth, query);
   }
@@ -47,14 +46,11 @@ export class CampaignsController {
     return this.campaigns.add(auth, dto);
   }
 
-  @Post('campaign/:campaignid/assign/:linkid')
-  @ApiOperation({
+  @MessageRoute(Post('campaign/:campaignid/assign/:linkid'), {
     summary: 'Put a short link into a campaign',
     description:
       "The link must be one of the caller's short links (404 otherwise). A link is in at most one campaign: assigning moves it.",
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async assign(
     @Auth() auth: Principal,
     @IdParam('campaignid') campaignId: number,
@@ -75,10 +71,10 @@ export class CampaignsController {
     return this.campaigns.update(auth, id, dto);
   }
 
-  @Delete('campaign/:id/delete')
-  @ApiOperation({ summary: 'Delete a campaign', description: 'Its links are kept and unassigned.' })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
+  @MessageRoute(Delete('campaign/:id/delete'), {
+    summary: 'Delete a campaign',
+    description: 'Its links are kept and unassigned.',
+  })
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
     await this.campaigns.remove(auth, id);
     return { message: 'Campaign has been deleted successfully.' };

@@ -6,7 +6,7 @@ import {
   ConflictError,
   NotFoundError,
   PageQueryDto,
-  paginate,
+  paginateOwn,
   Paginated,
   PlanService,
   Principal,
@@ -30,10 +30,9 @@ export class CampaignsService {
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<CampaignView>> {
-    const qb = this.campaigns
-      .createQueryBuilder('c')
-      .where('c.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'campaigns', (c) => campaignView(c, this.urls));
+    return paginateOwn(this.campaigns, auth.user.id, query, 'campaigns', (c) =>
+      campaignView(c, this.urls),
+    );
   }
 
   /** Campaigns need the plan feature "bundle" (403 otherwise). */

@@ -1,13 +1,13 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 
 import {
   ApiErrors,
   ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
   Auth,
   IdParam,
+  ListRoute,
+  MessageRoute,
   PageQueryDto,
   Principal,
 } from '@app/common';
@@ -26,21 +26,23 @@ import { UpdateChannelDto } from './dto/update-channel.dto';
 export class ChannelsController {
   constructor(private readonly channels: ChannelsService) {}
 
-  @Get('channels')
-  @ApiOperation({ summary: "The caller's channels, newest first" })
-  @ApiOkList('channels', ChannelView)
-  @ApiErrors(400, 403)
+  @ListRoute('channels', 'channels', ChannelView, {
+    summary: "The caller's channels, newest first",
+  })
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
     return this.channels.list(auth, query);
   }
 
-  @Get('channel/:id')
-  @ApiOperation({
-    summary: "A channel's items, newest assignment first",
-    description: 'Items whose link, bio page or QR code has been deleted are not listed.',
-  })
-  @ApiOkList('items', ChannelItemView)
-  @ApiErrors(400, 403, 404)
+  @ListRoute(
+    'channel/:id',
+    'items',
+    ChannelItemView,
+    {
+      summary: "A channel's items, newest assignment first",
+      description: 'Items whose link, bio page or QR code has been deleted are not listed.',
+    },
+    [400, 403, 404],
+  )
   items(@Auth() auth: Principal, @IdParam('id') id: number, @Query() query: PageQueryDto) {
     return this.channels.items(auth, id, query);
   }
@@ -57,15 +59,12 @@ export class ChannelsController {
     return this.channels.add(auth, dto);
   }
 
-  @Post('channel/:channelid/assign/:type/:itemid')
-  @ApiOperation({
+  @MessageRoute(Post('channel/:channelid/assign/:type/:itemid'), {
     summary: 'Assign a link, bio page or QR code to a channel',
     description:
       "The item must be the caller's (404 otherwise). Assigning an item twice is harmless.",
   })
   @ApiParam({ name: 'type', enum: ['links', 'bio', 'qr'] })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async assign(
     @Auth() auth: Principal,
     @IdParam('channelid') channelId: number,
@@ -76,25 +75,19 @@ export class ChannelsController {
     return { message: 'Item has been assigned to the channel successfully.' };
   }
 
-  @Put('channel/:id/update')
-  @ApiOperation({
+  @MessageRoute(Put('channel/:id/update'), {
     summary: 'Update a channel',
     description: 'All fields optional; send at least one.',
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateChannelDto) {
     await this.channels.update(auth, id, dto);
     return { message: 'Channel has been updated successfully.' };
   }
 
-  @Delete('channel/:id/delete')
-  @ApiOperation({
+  @MessageRoute(Delete('channel/:id/delete'), {
     summary: 'Delete a channel',
     description: 'Its items are unassigned and otherwise untouched.',
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
     await this.channels.remove(auth, id);
     return { message: 'Channel has been deleted successfully.' };

@@ -7,7 +7,7 @@ import {
   formatDay,
   NotFoundError,
   PageQueryDto,
-  paginate,
+  paginateOwn,
   Paginated,
   pageRequest,
   Principal,
@@ -53,10 +53,7 @@ export class ChannelsService {
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<ChannelView>> {
-    const qb = this.channels
-      .createQueryBuilder('c')
-      .where('c.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'channels', channelView);
+    return paginateOwn(this.channels, auth.user.id, query, 'channels', channelView);
   }
 
   /**

@@ -1,13 +1,13 @@
-import { Body, Controller, Delete, Get, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
   AdminOnly,
   ApiErrors,
   ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
   IdParam,
+  ListRoute,
+  MessageRoute,
   PageQueryDto,
 } from '@app/common';
 
@@ -25,13 +25,10 @@ const EFFECT =
 export class BlocklistController {
   constructor(private readonly blocklist: BlocklistService) {}
 
-  @Get()
-  @ApiOperation({
+  @ListRoute('', 'blocklist', BlocklistEntryView, {
     summary: 'Blocked destinations added through the API (admin; list, key blocklist)',
     description: `Entries of BLOCKLIST_FILE apply too but are not listed here. ${EFFECT}`,
   })
-  @ApiOkList('blocklist', BlocklistEntryView)
-  @ApiErrors(400, 403)
   list(@Query() query: PageQueryDto) {
     return this.blocklist.list(query);
   }
@@ -47,10 +44,7 @@ export class BlocklistController {
     return this.blocklist.add(dto);
   }
 
-  @Delete(':id/delete')
-  @ApiOperation({ summary: 'Unblock (admin)' })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
+  @MessageRoute(Delete(':id/delete'), { summary: 'Unblock (admin)' })
   async remove(@IdParam('id') id: number) {
     await this.blocklist.remove(id);
     return { message: 'Blocklist entry has been deleted successfully.' };

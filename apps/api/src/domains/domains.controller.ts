@@ -1,13 +1,13 @@
-import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
   ApiErrors,
   ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
   Auth,
   IdParam,
+  ListRoute,
+  MessageRoute,
   PageQueryDto,
   Principal,
 } from '@app/common';
@@ -24,10 +24,9 @@ import { UpdateDomainDto } from './dto/update-domain.dto';
 export class DomainsController {
   constructor(private readonly domains: DomainsService) {}
 
-  @Get('domains')
-  @ApiOperation({ summary: "The caller's branded domains, newest first" })
-  @ApiOkList('domains', DomainView)
-  @ApiErrors(400, 403)
+  @ListRoute('domains', 'domains', DomainView, {
+    summary: "The caller's branded domains, newest first",
+  })
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
     return this.domains.list(auth, query);
   }
@@ -48,38 +47,29 @@ export class DomainsController {
     return this.domains.add(auth, dto);
   }
 
-  @Post('domain/:id/verify')
-  @ApiOperation({
+  @MessageRoute(Post('domain/:id/verify'), {
     summary: 'Prove ownership of a branded domain',
     description:
       'With DOMAIN_VERIFY=dns a new domain serves links only once the TXT record _linkverify.<host> holds the token its creation answered (verification.value). 400 until it does (the answer never repeats what DNS holds); already verified: 200.',
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   verify(@Auth() auth: Principal, @IdParam('id') id: number) {
     return this.domains.verify(auth, id);
   }
 
-  @Put('domain/:id/update')
-  @ApiOperation({
+  @MessageRoute(Put('domain/:id/update'), {
     summary: 'Change the root and 404 redirects of a branded domain',
     description:
       'Both fields optional; an empty string removes a redirect; an empty body changes nothing.',
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateDomainDto) {
     await this.domains.update(auth, id, dto);
     return { message: 'Domain has been updated successfully.' };
   }
 
-  @Delete('domain/:id/delete')
-  @ApiOperation({
+  @MessageRoute(Delete('domain/:id/delete'), {
     summary: 'Delete a branded domain',
     description: "Links on it fall back to the service's own domain.",
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
     await this.domains.remove(auth, id);
     return { message: 'Domain has been deleted successfully.' };

@@ -1,19 +1,10 @@
 import { formatDateTime } from '@app/common';
 import { ImportSource } from '@app/database';
 
-/** One link of an import file, in url/add terms (empty cells are absent). */
-export interface ImportRow {
-  /** the line of the file the record ends on (the header is line 1); JSON: the item's position */
-  line: number;
-  url?: string;
-  alias?: string;
-  title?: string;
-  description?: string;
-  /** a branded domain's host (or http(s)://host) */
-  domain?: string;
-  /** `YYYY-MM-DD HH:MM:SS` (UTC), or as the source wrote it when it could not be read */
-  expiry?: string;
-}
+import type { ImportLinkInput } from '../links/links.service';
+
+/** One link of an import file: what LinksService.prepareImport takes. */
+export type ImportRow = ImportLinkInput;
 
 /** A record as read: column name (normalised: lower case, no spaces, `_` or `-`) → cell. */
 export type ImportRecord = Record<string, unknown>;

@@ -6,14 +6,13 @@ import {
   Campaign,
   Channel,
   ChannelItem,
-  Domain,
   LinkType,
   Overlay,
   Pixel,
   SplashPage,
 } from '@app/database';
 
-import { hostOfDomainRef } from './link-input';
+import { ownDomain } from './domain-ref';
 
 /** How a link forwards, as stored. */
 export interface LinkStyle {
@@ -33,22 +32,7 @@ export class LinkReferences {
   constructor(private readonly plans: PlanService) {}
 
   /** The caller's branded domain named by id, host name or `http(s)://host`; null for none. */
-  async domain(
-    em: EntityManager,
-    userId: number,
-    ref: number | string | null | undefined,
-  ): Promise<Domain | null> {
-    if (ref === undefined || ref === null) return null;
-    let domain: Domain | null = null;
-    if (typeof ref === 'number') {
-      domain = await em.findOne(Domain, { where: { id: ref, userId } });
-    } else {
-      const host = hostOfDomainRef(ref);
-      if (host) domain = await em.findOne(Domain, { where: { host, userId } });
-    }
-    if (!domain) throw new InvalidFieldError('domain', 'is not one of your branded domains');
-    return domain;
-  }
+  readonly domain = ownDomain;
 
   /** `type`: direct, frame, splash (the newest splash page), overlay (the newest) or an overlay id. */
   async style(em: EntityManager, auth: Principal, type: string | number): Promise<LinkStyle> {

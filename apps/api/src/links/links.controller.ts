@@ -4,10 +4,10 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ApiErrors,
   ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
   Auth,
   IdParam,
+  ListRoute,
+  MessageRoute,
   Principal,
 } from '@app/common';
 
@@ -65,14 +65,17 @@ export class LinksController {
     return this.links.bulk(auth, dto);
   }
 
-  @Get('urls')
-  @ApiOperation({
-    summary: 'Your short links (list, key urls)',
-    description:
-      'Newest first, or with order=click most clicked first (click totals as folded into Postgres by the worker every few seconds). q searches the target URL, title and alias; short is an exact alias.',
-  })
-  @ApiOkList('urls', LinkItemView)
-  @ApiErrors(400)
+  @ListRoute(
+    'urls',
+    'urls',
+    LinkItemView,
+    {
+      summary: 'Your short links (list, key urls)',
+      description:
+        'Newest first, or with order=click most clicked first (click totals as folded into Postgres by the worker every few seconds). q searches the target URL, title and alias; short is an exact alias.',
+    },
+    [400],
+  )
   list(@Auth() auth: Principal, @Query() query: ListLinksDto) {
     return this.links.list(auth, query);
   }
@@ -97,10 +100,11 @@ export class LinksController {
     return this.links.update(auth, id, dto);
   }
 
-  @Delete('url/:id/delete')
-  @ApiOperation({ summary: 'Delete a short link (and its channel assignments): {error, message}' })
-  @ApiOkMessage()
-  @ApiErrors(400, 404)
+  @MessageRoute(
+    Delete('url/:id/delete'),
+    { summary: 'Delete a short link (and its channel assignments): {error, message}' },
+    [400, 404],
+  )
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
     await this.links.remove(auth, id);
     return { message: 'Link has been deleted successfully.' };

@@ -40,14 +40,17 @@ import { LinkViews } from './link-views';
 
 const GENERATE_ATTEMPTS = 8;
 
-/** One row of an import, in url/add terms. */
+/** One link of an import, in url/add terms (empty cells are absent). */
 export interface ImportLinkInput {
+  /** the line of the file the record ends on (the header is line 1); JSON: the item's position */
   line: number;
   url?: string;
   alias?: string;
   title?: string;
   description?: string;
+  /** a branded domain's host (or http(s)://host) */
   domain?: string;
+  /** `YYYY-MM-DD HH:MM:SS` (UTC), or as the source wrote it when it could not be read */
   expiry?: string;
 }
 

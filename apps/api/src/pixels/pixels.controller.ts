@@ -1,13 +1,13 @@
-import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
   ApiErrors,
   ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
   Auth,
   IdParam,
+  ListRoute,
+  MessageRoute,
   PageQueryDto,
   Principal,
 } from '@app/common';
@@ -24,10 +24,9 @@ import { PixelsService } from './pixels.service';
 export class PixelsController {
   constructor(private readonly pixels: PixelsService) {}
 
-  @Get('pixels')
-  @ApiOperation({ summary: "The caller's tracking pixels, newest first" })
-  @ApiOkList('pixels', PixelView)
-  @ApiErrors(400, 403)
+  @ListRoute('pixels', 'pixels', PixelView, {
+    summary: "The caller's tracking pixels, newest first",
+  })
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
     return this.pixels.list(auth, query);
   }
@@ -43,22 +42,19 @@ export class PixelsController {
     return this.pixels.add(auth, dto);
   }
 
-  @Put('pixel/:id/update')
-  @ApiOperation({
+  @MessageRoute(Put('pixel/:id/update'), {
     summary: 'Update a pixel',
     description: '`tag` required, `name` optional; the type cannot change.',
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdatePixelDto) {
     await this.pixels.update(auth, id, dto);
     return { message: 'Pixel has been updated successfully.' };
   }
 
-  @Delete('pixel/:id/delete')
-  @ApiOperation({ summary: 'Delete a pixel', description: 'Links that used it stop firing it.' })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
+  @MessageRoute(Delete('pixel/:id/delete'), {
+    summary: 'Delete a pixel',
+    description: 'Links that used it stop firing it.',
+  })
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
     await this.pixels.remove(auth, id);
     return { message: 'Pixel has been deleted successfully.' };

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { AdminOnly, ApiErrors, ApiOkData, ApiOkMessage, IdParam } from '@app/common';
+import { AdminOnly, ApiErrors, ApiOkData, IdParam, MessageRoute } from '@app/common';
 
 import { PlanResponse } from './dto/plan.response';
 import { SubscribePlanDto } from './dto/subscribe-plan.dto';
@@ -25,16 +25,13 @@ export class PlansController {
     return { data: await this.plans.list() };
   }
 
-  @Put('plan/:planid/user/:userid')
-  @ApiOperation({
+  @MessageRoute(Put('plan/:planid/user/:userid'), {
     summary: 'Subscribe a user to a plan (admin): {error, message}',
     description:
       "Without `expiration`: monthly = now + 1 calendar month (clamped to the month's last day), yearly = now + 12 " +
       'months, lifetime = no expiry. A free plan never expires. Once a paid membership is past its expiry the user ' +
       'falls back to the free plan (status `free`). Unknown plan or user: 404.',
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async subscribe(
     @IdParam('planid') planId: number,
     @IdParam('userid') userId: number,

@@ -5,7 +5,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ClientAddress, mapError } from '@app/common';
 import { isCountable, VisitRecorder } from '@app/stats';
 
-import { headerSafeUrl, REDIRECT_CACHE_CONTROL } from '../link-cache/resolved-link';
+import {
+  headerSafeUrl,
+  REDIRECT_CACHE_CONTROL,
+  redirectHeaders,
+} from '../link-cache/resolved-link';
 import { Page, PAGES } from './pages';
 
 /** Headers of every HTML answer of the public side. */
@@ -97,16 +101,7 @@ export class PublicResponder {
 
   /** A 302 to `location` (made header-safe). */
   redirect(res: ServerResponse, location: string, cacheControl = REDIRECT_CACHE_CONTROL): void {
-    res.writeHead(302, [
-      'Location',
-      headerSafeUrl(location),
-      'Cache-Control',
-      cacheControl,
-      'Content-Length',
-      '0',
-      'X-Content-Type-Options',
-      'nosniff',
-    ]);
+    res.writeHead(302, redirectHeaders(headerSafeUrl(location), cacheControl));
     res.end();
   }
 

@@ -4,10 +4,10 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ApiErrors,
   ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
   Auth,
   IdParam,
+  ListRoute,
+  MessageRoute,
   PageQueryDto,
   Principal,
 } from '@app/common';
@@ -23,13 +23,10 @@ import { QrService } from './qr.service';
 export class QrController {
   constructor(private readonly qr: QrService) {}
 
-  @Get('qr')
-  @ApiOperation({
+  @ListRoute('qr', 'qrs', QrItemView, {
     summary:
       'List QR codes, newest first (collection key `qrs`); `scans` counts visits of the short link',
   })
-  @ApiOkList('qrs', QrItemView)
-  @ApiErrors(400, 403)
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
     return this.qr.list(auth, query);
   }
@@ -61,25 +58,25 @@ export class QrController {
     return this.qr.create(auth, dto);
   }
 
-  @Put('qr/:id/update')
-  @ApiOperation({
-    summary: "Change a QR code's content (and look): `{error, message}`",
-    description:
-      'The image encodes the short link, so new `data` takes effect without reprinting. Sending `background`, ' +
-      '`foreground` or `logo` re-renders the image (status back to pending; the previous image is served until the ' +
-      'new one is ready); so does any update after a failed rendering. `type` cannot be changed (400).',
-  })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404, 503)
+  @MessageRoute(
+    Put('qr/:id/update'),
+    {
+      summary: "Change a QR code's content (and look): `{error, message}`",
+      description:
+        'The image encodes the short link, so new `data` takes effect without reprinting. Sending `background`, ' +
+        '`foreground` or `logo` re-renders the image (status back to pending; the previous image is served until the ' +
+        'new one is ready); so does any update after a failed rendering. `type` cannot be changed (400).',
+    },
+    [400, 403, 404, 503],
+  )
   async update(@Auth() auth: Principal, @IdParam('id') id: number, @Body() dto: UpdateQrDto) {
     await this.qr.update(auth, id, dto);
     return { message: 'QR code has been updated successfully.' };
   }
 
-  @Delete('qr/:id/delete')
-  @ApiOperation({ summary: 'Delete a QR code, its short link and its images: `{error, message}`' })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
+  @MessageRoute(Delete('qr/:id/delete'), {
+    summary: 'Delete a QR code, its short link and its images: `{error, message}`',
+  })
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
     await this.qr.remove(auth, id);
     return { message: 'QR code has been deleted successfully.' };

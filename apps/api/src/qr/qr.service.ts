@@ -8,7 +8,7 @@ import {
   InvalidFieldError,
   NotFoundError,
   PageQueryDto,
-  paginate,
+  paginateOwn,
   Paginated,
   PlanService,
   Principal,
@@ -58,10 +58,7 @@ export class QrService {
   // ---- reads -----------------------------------------------------------------------------
 
   async list(auth: Principal, query: PageQueryDto): Promise<Paginated<QrItemView>> {
-    const qb = this.qrs
-      .createQueryBuilder('q')
-      .where('q.userId = :userId', { userId: auth.user.id });
-    const page = await paginate(qb, query, 'qrs', (qr) => qr);
+    const page = await paginateOwn(this.qrs, auth.user.id, query, 'qrs', (qr) => qr);
     const linkIds = page.items.map((qr) => qr.linkId);
     const [links, totals] = await Promise.all([
       linkIds.length

@@ -6,9 +6,9 @@ import {
   ApiErrors,
   ApiOkData,
   ApiOkFields,
-  ApiOkMessage,
   Auth,
   IdParam,
+  MessageRoute,
   Principal,
   RotatedKeyView,
 } from '@app/common';
@@ -71,15 +71,12 @@ export class UsersController {
     return { id, apikey: await this.users.rotateKey(id) };
   }
 
-  @Delete('user/:id/delete')
-  @ApiOperation({
+  @MessageRoute(Delete('user/:id/delete'), {
     summary: 'Delete a user and everything it owns (admin): {error, message}',
     description:
       'Links, QR codes, domains, campaigns, channels, pixels, overlays, splash pages and login links go too. ' +
       'An admin cannot delete itself (403).',
   })
-  @ApiOkMessage()
-  @ApiErrors(400, 403, 404)
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
     await this.users.remove(auth, id);
     return { message: 'User has been deleted successfully.' };

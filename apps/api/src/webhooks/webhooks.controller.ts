@@ -1,13 +1,13 @@
-import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
   ApiErrors,
   ApiOkFields,
-  ApiOkList,
-  ApiOkMessage,
   Auth,
   IdParam,
+  ListRoute,
+  MessageRoute,
   PageQueryDto,
   Principal,
 } from '@app/common';
@@ -37,10 +37,13 @@ delivery per webhook per second, bots never included.`;
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
-  @Get('webhooks')
-  @ApiOperation({ summary: 'Your webhooks (list, key webhooks)', description: DELIVERY })
-  @ApiOkList('webhooks', WebhookView)
-  @ApiErrors(400)
+  @ListRoute(
+    'webhooks',
+    'webhooks',
+    WebhookView,
+    { summary: 'Your webhooks (list, key webhooks)', description: DELIVERY },
+    [400],
+  )
   list(@Auth() auth: Principal, @Query() query: PageQueryDto) {
     return this.webhooks.list(auth, query);
   }
@@ -67,22 +70,26 @@ export class WebhooksController {
     return this.webhooks.update(auth, id, dto);
   }
 
-  @Delete('webhook/:id/delete')
-  @ApiOperation({ summary: 'Delete a webhook and its delivery history: {error, message}' })
-  @ApiOkMessage()
-  @ApiErrors(400, 404)
+  @MessageRoute(
+    Delete('webhook/:id/delete'),
+    { summary: 'Delete a webhook and its delivery history: {error, message}' },
+    [400, 404],
+  )
   async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
     await this.webhooks.remove(auth, id);
     return { message: 'Webhook has been deleted successfully.' };
   }
 
-  @Get('webhook/:id/deliveries')
-  @ApiOperation({
-    summary: "A webhook's deliveries (list, key deliveries)",
-    description: 'The newest 100 are kept (and every delivery still pending).',
-  })
-  @ApiOkList('deliveries', DeliveryView)
-  @ApiErrors(400, 404)
+  @ListRoute(
+    'webhook/:id/deliveries',
+    'deliveries',
+    DeliveryView,
+    {
+      summary: "A webhook's deliveries (list, key deliveries)",
+      description: 'The newest 100 are kept (and every delivery still pending).',
+    },
+    [400, 404],
+  )
   deliveries(@Auth() auth: Principal, @IdParam('id') id: number, @Query() query: PageQueryDto) {
     return this.webhooks.deliveryList(auth, id, query);
   }

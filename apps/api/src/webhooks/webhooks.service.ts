@@ -10,6 +10,7 @@ import {
   NotFoundError,
   PageQueryDto,
   paginate,
+  paginateOwn,
   Paginated,
   Principal,
   randomString,
@@ -46,10 +47,7 @@ export class WebhooksService {
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<WebhookView>> {
-    const qb = this.webhooks
-      .createQueryBuilder('w')
-      .where('w.userId = :userId', { userId: auth.user.id });
-    return paginate(qb, query, 'webhooks', webhookView);
+    return paginateOwn(this.webhooks, auth.user.id, query, 'webhooks', webhookView);
   }
 
   async add(auth: Principal, dto: AddWebhookDto): Promise<WebhookAddedView> {

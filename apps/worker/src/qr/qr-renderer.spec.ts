@@ -1,35 +1,12 @@
-import jsQR from 'jsqr';
 import sharp from 'sharp';
 
 import { AppConfig } from '@app/config';
 
+import { decodeQr as decode } from '../../../../test/support/qr';
 import { QR_SIZE, QrRenderer } from './qr-renderer';
 
 const WHITE = { r: 255, g: 255, b: 255 };
 const BLACK = { r: 0, g: 0, b: 0 };
-
-async function decode(image: Buffer): Promise<{
-  text: string | null;
-  width: number;
-  height: number;
-  pixel: (x: number, y: number) => number[];
-}> {
-  const { data, info } = await sharp(image)
-    .ensureAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  const code = jsQR(
-    new Uint8ClampedArray(data.buffer, data.byteOffset, data.length),
-    info.width,
-    info.height,
-  );
-  return {
-    text: code?.data ?? null,
-    width: info.width,
-    height: info.height,
-    pixel: (x, y) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 3)],
-  };
-}
 
 describe('QrRenderer', () => {
   const renderer = new QrRenderer(Object.assign(new AppConfig(), { QR_CONCURRENCY: 2 }));

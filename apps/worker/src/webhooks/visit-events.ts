@@ -2,23 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
 import { PublicUrls } from '@app/common';
-import { FoldedVisits, FoldListener } from '@app/stats';
+import { FoldedVisits, FoldListener, VisitProfile } from '@app/stats';
 
 /** Visits per delivery of link.clicked / qr.scanned. */
 export const VISITS_PER_DELIVERY = 100;
 
 /** One visit as a webhook receives it: no address, nothing that identifies the visitor. */
-export interface VisitEventItem {
+export interface VisitEventItem extends VisitProfile {
   /** the UTC day of the visit, `YYYY-MM-DD` (visit counters are kept per day) */
   date: string;
-  country: string | null;
-  referrer: string | null;
-  browser: string | null;
-  os: string | null;
-  /** mobile, tablet, desktop or other */
-  device: string | null;
-  /** ISO 639-1 code of the visitor's first Accept-Language, or Unknown */
-  language: string | null;
 }
 
 interface Subscriber {

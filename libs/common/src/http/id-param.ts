@@ -3,7 +3,8 @@ import { ApiParam } from '@nestjs/swagger';
 
 import { InvalidFieldError } from './errors';
 
-const MAX_ID = 2147483647;
+/** The largest id (Postgres `integer`). */
+export const MAX_ID = 2147483647;
 
 /** A path id: a positive 32-bit integer written in plain decimal digits, else 400 naming it. */
 export function parseId(name: string, value: unknown): number {

@@ -1,20 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsObject,
-  IsString,
-  Length,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
 
 import { IsOptionalNotNull } from '@app/common';
 import { BIO_THEMES, BioTheme } from '@app/database';
 
-import { IsDomainRef, IsImageUrl } from '../bio-fields';
+import { IsDomainRef } from '../../links/domain-ref';
+import { BioField } from './bio-field';
 import { BioLinkDto, BioSocialsDto } from './bio-parts.dto';
 
 export const BIO_DOC = {
@@ -34,14 +24,12 @@ export class AddBioDto {
     maxLength: 100,
     description: 'Name for you (the page shows `title`, or the name when untitled)',
   })
-  @IsString()
-  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  @BioField.name()
   name: string;
 
   @ApiPropertyOptional({ example: 'jane', description: BIO_DOC.alias })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(64, { message: 'alias must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -' })
+  @BioField.alias()
   alias?: string;
 
   @ApiPropertyOptional({
@@ -55,8 +43,7 @@ export class AddBioDto {
 
   @ApiPropertyOptional({ example: 'Jane Doe', maxLength: 255, description: 'Heading of the page' })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(255, { message: 'title must be at most 255 characters' })
+  @BioField.title()
   title?: string;
 
   @ApiPropertyOptional({
@@ -65,8 +52,7 @@ export class AddBioDto {
     description: 'Text under the heading',
   })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(500, { message: 'description must be at most 500 characters' })
+  @BioField.description()
   description?: string;
 
   @ApiPropertyOptional({
@@ -75,27 +61,21 @@ export class AddBioDto {
     description: 'Picture shown at the top: an absolute http(s) image URL ("" for none)',
   })
   @IsOptionalNotNull()
-  @IsString()
-  @IsImageUrl()
+  @BioField.avatar()
   avatar?: string;
 
   @ApiPropertyOptional({ enum: BIO_THEMES, default: 'light' })
   @IsOptionalNotNull()
-  @IsIn(BIO_THEMES, { message: 'theme must be one of light, dark' })
+  @BioField.theme()
   theme?: BioTheme;
 
   @ApiPropertyOptional({ type: [BioLinkDto], maxItems: 50, description: BIO_DOC.links })
   @IsOptionalNotNull()
-  @IsArray({ message: 'links must be an array of {title, url}' })
-  @ArrayMaxSize(50, { message: 'links must have at most 50 entries' })
-  @ValidateNested({ each: true })
-  @Type(() => BioLinkDto)
+  @BioField.links()
   links?: BioLinkDto[];
 
   @ApiPropertyOptional({ type: BioSocialsDto, description: BIO_DOC.socials })
   @IsOptionalNotNull()
-  @IsObject({ message: 'socials must be an object {network: url}' })
-  @ValidateNested()
-  @Type(() => BioSocialsDto)
+  @BioField.socials()
   socials?: BioSocialsDto;
 }

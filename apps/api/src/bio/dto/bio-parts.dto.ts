@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
 
-import { IsWebUrl, SOCIAL_NETWORK_NAMES, SOCIAL_NETWORKS, SocialNetwork } from '../bio-fields';
+import { IsWebUrl } from '@app/common';
+
+import { SOCIAL_NETWORK_NAMES, SOCIAL_NETWORKS, SocialNetwork } from '../bio-fields';
 
 /** A button of a bio page. */
 export class BioLinkDto {

@@ -4,6 +4,7 @@ import { formatDateTime } from '@app/common';
 import { BIO_THEMES, BioPage, BioTheme, Link } from '@app/database';
 import { LinkTotals } from '@app/stats';
 
+import { statisticsView } from '../../stats/statistics.view';
 import { BioLinkDto, BioSocialsDto } from './bio-parts.dto';
 
 /** A bio page as `GET /api/bio` lists it and `GET /api/bio/:id` details it. */
@@ -59,31 +60,10 @@ export class BioView {
   date: string;
 }
 
-class BioStatisticsView {
-  @ApiProperty({ type: 'integer' }) clicks: number;
-  @ApiProperty({ type: 'integer' }) uniqueClicks: number;
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    description: 'At most 10 entries',
-  })
-  topCountries: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
-  topReferrers: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
-  topBrowsers: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
-  topOs: Record<string, string>;
-  @ApiProperty({
-    type: 'object',
-    properties: {
-      network01: { type: 'integer' },
-      network02: { type: 'integer' },
-      network03: { type: 'integer' },
-    },
-  })
-  socialCount: { network01: number; network02: number; network03: number };
-}
+class BioStatisticsView extends statisticsView({
+  topCountriesLimit: true,
+  socialNetworks: false,
+}) {}
 
 /** `GET /api/bio/:id`: `{error, id, details, data}` (as `GET /api/url/:id`). */
 export class BioReadView {

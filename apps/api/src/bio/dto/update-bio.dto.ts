@@ -1,30 +1,19 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
+import { IsOptional } from 'class-validator';
 
 import { IsOptionalNotNull } from '@app/common';
 import { BIO_THEMES, BioTheme } from '@app/database';
 
-import { IsDomainRef, IsImageUrl } from '../bio-fields';
+import { IsDomainRef } from '../../links/domain-ref';
 import { BIO_DOC } from './add-bio.dto';
+import { BioField } from './bio-field';
 import { BioLinkDto, BioSocialsDto } from './bio-parts.dto';
 
 /** Every field optional (at least one); `links` and `socials` replace the page's whole list. */
 export class UpdateBioDto {
   @ApiPropertyOptional({ example: 'My bio page', minLength: 1, maxLength: 100 })
   @IsOptionalNotNull()
-  @IsString()
-  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  @BioField.name()
   name?: string;
 
   @ApiPropertyOptional({
@@ -32,8 +21,7 @@ export class UpdateBioDto {
     description: `${BIO_DOC.alias} The old address stops answering.`,
   })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(64, { message: 'alias must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -' })
+  @BioField.alias()
   alias?: string;
 
   @ApiPropertyOptional({
@@ -48,14 +36,12 @@ export class UpdateBioDto {
 
   @ApiPropertyOptional({ example: 'Jane Doe', maxLength: 255 })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(255, { message: 'title must be at most 255 characters' })
+  @BioField.title()
   title?: string;
 
   @ApiPropertyOptional({ example: 'Designer in Berlin', maxLength: 500 })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(500, { message: 'description must be at most 500 characters' })
+  @BioField.description()
   description?: string;
 
   @ApiPropertyOptional({
@@ -64,13 +50,12 @@ export class UpdateBioDto {
     description: 'Absolute http(s) image URL; "" removes the picture',
   })
   @IsOptionalNotNull()
-  @IsString()
-  @IsImageUrl()
+  @BioField.avatar()
   avatar?: string;
 
   @ApiPropertyOptional({ enum: BIO_THEMES })
   @IsOptionalNotNull()
-  @IsIn(BIO_THEMES, { message: 'theme must be one of light, dark' })
+  @BioField.theme()
   theme?: BioTheme;
 
   @ApiPropertyOptional({
@@ -79,10 +64,7 @@ export class UpdateBioDto {
     description: `${BIO_DOC.links} Replaces the whole list.`,
   })
   @IsOptionalNotNull()
-  @IsArray({ message: 'links must be an array of {title, url}' })
-  @ArrayMaxSize(50, { message: 'links must have at most 50 entries' })
-  @ValidateNested({ each: true })
-  @Type(() => BioLinkDto)
+  @BioField.links()
   links?: BioLinkDto[];
 
   @ApiPropertyOptional({
@@ -90,8 +72,6 @@ export class UpdateBioDto {
     description: `${BIO_DOC.socials} Replaces the whole set.`,
   })
   @IsOptionalNotNull()
-  @IsObject({ message: 'socials must be an object {network: url}' })
-  @ValidateNested()
-  @Type(() => BioSocialsDto)
+  @BioField.socials()
   socials?: BioSocialsDto;
 }

@@ -3,7 +3,7 @@ import { IsString, MaxLength } from 'class-validator';
 
 import { IsOptionalNotNull } from '@app/common';
 
-import { IsRedirectUrl } from './is-redirect-url';
+import { RedirectUrlField } from './is-redirect-url';
 
 export class AddDomainDto {
   @ApiProperty({
@@ -24,9 +24,7 @@ export class AddDomainDto {
     description: 'Empty or an absolute http(s) URL',
   })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(2048)
-  @IsRedirectUrl()
+  @RedirectUrlField()
   redirectroot?: string;
 
   @ApiPropertyOptional({
@@ -35,8 +33,6 @@ export class AddDomainDto {
     description: 'Empty or an absolute http(s) URL',
   })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(2048)
-  @IsRedirectUrl()
+  @RedirectUrlField()
   redirect404?: string;
 }

@@ -1,6 +1,6 @@
-import { ValidateBy, ValidationOptions } from 'class-validator';
+import { IsString, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
 
-import { isHttpUrl } from '@app/common';
+import { isHttpUrl, Stacked } from '@app/common';
 
 /** An empty string (no redirect) or an absolute http(s) URL. */
 export function IsRedirectUrl(options?: ValidationOptions): PropertyDecorator {
@@ -17,3 +17,6 @@ export function IsRedirectUrl(options?: ValidationOptions): PropertyDecorator {
     options,
   );
 }
+
+/** `redirectroot` and `redirect404` of a branded domain: a string of at most 2048 characters, IsRedirectUrl. */
+export const RedirectUrlField = () => Stacked(IsString(), MaxLength(2048), IsRedirectUrl());

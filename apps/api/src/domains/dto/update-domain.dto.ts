@@ -1,9 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, MaxLength } from 'class-validator';
 
 import { IsOptionalNotNull } from '@app/common';
 
-import { IsRedirectUrl } from './is-redirect-url';
+import { RedirectUrlField } from './is-redirect-url';
 
 /** Both optional (the spec makes none mandatory); the domain itself cannot change. */
 export class UpdateDomainDto {
@@ -13,9 +12,7 @@ export class UpdateDomainDto {
     description: 'Empty (none) or an absolute http(s) URL',
   })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(2048)
-  @IsRedirectUrl()
+  @RedirectUrlField()
   redirectroot?: string;
 
   @ApiPropertyOptional({
@@ -24,8 +21,6 @@ export class UpdateDomainDto {
     description: 'Empty (none) or an absolute http(s) URL',
   })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(2048)
-  @IsRedirectUrl()
+  @RedirectUrlField()
   redirect404?: string;
 }

@@ -1,23 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { IsOptional } from 'class-validator';
 
-import { DATE_TIME_PATTERN, IsOptionalNotNull } from '@app/common';
+import { IsOptionalNotNull, IsPositiveId } from '@app/common';
 
 import { ALIAS_PATTERN } from '../alias';
-import { IsDomainRef, IsLinkType, IsTargetUrl } from './link-fields';
+import { IsDomainRef } from '../domain-ref';
+import { IsLinkType, LinkField } from './link-fields';
 import { LinkOptionsDto } from './link-options.dto';
-
-const MAX_INT = 2147483647;
 
 export const DOC = {
   url: 'Target: an absolute http(s) URL, at most 2048 characters (no credentials, no spaces)',
@@ -37,8 +26,7 @@ export const DOC = {
 
 export class CreateLinkDto extends LinkOptionsDto {
   @ApiProperty({ description: DOC.url, example: 'https://example.com/page', maxLength: 2048 })
-  @IsString()
-  @IsTargetUrl()
+  @LinkField.url()
   url: string;
 
   @ApiPropertyOptional({
@@ -49,10 +37,7 @@ export class CreateLinkDto extends LinkOptionsDto {
     pattern: ALIAS_PATTERN.source,
   })
   @IsOptional()
-  @IsString()
-  @Matches(ALIAS_PATTERN, {
-    message: 'custom must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -',
-  })
+  @LinkField.custom()
   custom?: string;
 
   @ApiPropertyOptional({
@@ -83,48 +68,32 @@ export class CreateLinkDto extends LinkOptionsDto {
     nullable: true,
   })
   @IsOptional()
-  @IsString()
-  @Matches(DATE_TIME_PATTERN, { message: 'expiry must be a date-time YYYY-MM-DD HH:MM:SS' })
+  @LinkField.expiry()
   expiry?: string | null;
 
   @ApiPropertyOptional({ description: DOC.password, maxLength: 128 })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(128)
+  @LinkField.text(128)
   password?: string;
 
-  @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(255)
+  @LinkField.label(255)
   title?: string;
 
-  @ApiPropertyOptional({ maxLength: 500 })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(500)
+  @LinkField.label(500)
   description?: string;
 
   @ApiPropertyOptional({ description: DOC.pixels, type: [Number], example: [1, 2] })
   @IsOptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsInt({ each: true, message: 'pixels must be an array of pixel ids (integers)' })
-  @Min(1, { each: true, message: 'pixels must be an array of pixel ids (integers)' })
-  @Max(MAX_INT, { each: true, message: 'pixels must be an array of pixel ids (integers)' })
+  @LinkField.pixels()
   pixels?: number[];
 
   @ApiPropertyOptional({ description: DOC.campaign, type: 'integer' })
   @IsOptionalNotNull()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT)
+  @IsPositiveId()
   campaign?: number;
 
   @ApiPropertyOptional({ description: DOC.channel, type: 'integer' })
   @IsOptionalNotNull()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT)
+  @IsPositiveId()
   channel?: number;
 }

@@ -1,47 +1,29 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength } from 'class-validator';
 
+import {
+  DATE_TIME_PATTERN,
+  isAppLink,
+  IsOptionalNotNull,
+  isPositiveId,
+  IsPositiveId,
+  Stacked,
+  IsWebUrl,
+  validationRule as rule,
+} from '@app/common';
+
+import { ALIAS_PATTERN } from '../alias';
 import { countryCode } from '../countries';
-import { isAppLink, isHttpUrl } from '@app/common';
-
-const MAX_INT = 2147483647;
 
 export const LINK_TYPES = ['direct', 'frame', 'splash', 'overlay'] as const;
 export type LinkTypeName = (typeof LINK_TYPES)[number];
-
-const isId = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_INT;
-
-function rule(name: string, message: string, test: (value: unknown) => boolean) {
-  return (options?: ValidationOptions) =>
-    (object: object, propertyName: string): void =>
-      registerDecorator({
-        name,
-        target: object.constructor,
-        propertyName,
-        options: { message, ...options },
-        validator: { validate: test },
-      });
-}
-
-/** `url`: absolute http(s), at most 2048 characters. */
-export const IsTargetUrl = rule(
-  'isTargetUrl',
-  'url must be an absolute http(s) URL of at most 2048 characters, without credentials or spaces',
-  (v) => typeof v === 'string' && isHttpUrl(v),
-);
-
-/** `domain`: a branded domain id (integer) or its host name / `http(s)://host` (string). */
-export const IsDomainRef = rule(
-  'isDomainRef',
-  'domain must be a branded domain id (integer) or its host name',
-  (v) => isId(v) || (typeof v === 'string' && v.length >= 1 && v.length <= 270),
-);
 
 /** `type`: direct, frame, splash, overlay, or an overlay id (integer). */
 export const IsLinkType = rule(
   'isLinkType',
   'type must be one of direct, frame, splash, overlay, or an overlay id (integer)',
-  (v) => isId(v) || (typeof v === 'string' && (LINK_TYPES as readonly string[]).includes(v)),
+  (v) =>
+    isPositiveId(v) || (typeof v === 'string' && (LINK_TYPES as readonly string[]).includes(v)),
 );
 
 /** `geotarget[].location`: an ISO 3166-1 alpha-2 code or an English country name. */
@@ -57,3 +39,39 @@ export const IsAppLink = rule(
   'must be an absolute URI of at most 2048 characters (app scheme or https), not javascript:, data:, vbscript: or file:',
   (v) => typeof v === 'string' && isAppLink(v),
 );
+
+/**
+ * The checks of the fields url/add and url/:id/update share. The two bodies differ in what may be
+ * left out or sent as null (their own IsOptional / IsOptionalNotNull) and in their documentation.
+ */
+export const LinkField = {
+  url: () => Stacked(IsString(), IsWebUrl()),
+  custom: () =>
+    Stacked(
+      IsString(),
+      Matches(ALIAS_PATTERN, {
+        message: 'custom must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -',
+      }),
+    ),
+  expiry: () =>
+    Stacked(
+      IsString(),
+      Matches(DATE_TIME_PATTERN, { message: 'expiry must be a date-time YYYY-MM-DD HH:MM:SS' }),
+    ),
+  /** password, title, description */
+  text: (max: number) => Stacked(IsString(), MaxLength(max)),
+  /** `title` (255) and `description` (500): documented and checked alike on add and update */
+  label: (max: 255 | 500) =>
+    Stacked(
+      ApiPropertyOptional({ maxLength: max }),
+      IsOptionalNotNull(),
+      IsString(),
+      MaxLength(max),
+    ),
+  pixels: () =>
+    Stacked(
+      IsArray(),
+      ArrayMaxSize(50),
+      IsPositiveId({ each: true, message: 'pixels must be an array of pixel ids (integers)' }),
+    ),
+};

@@ -6,23 +6,30 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
   Matches,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
 
+import { IsPositiveId, IsWebUrl, Stacked } from '@app/common';
 import { DEVICE_NAMES } from '@app/database';
 
-import { IsAppLink, IsCountry, IsTargetUrl } from './link-fields';
+import { IsAppLink, IsCountry } from './link-fields';
 
-const MAX_INT = 2147483647;
-const TARGET_URL = 'An absolute http(s) URL (the same rules as `url`)';
+/** `link` of a targeting rule: where the visitors it matches go. */
+const TargetLink = (example: string) =>
+  Stacked(
+    ApiProperty({
+      description: 'An absolute http(s) URL (the same rules as `url`)',
+      example,
+      maxLength: 2048,
+    }),
+    IsString(),
+    IsWebUrl({ message: 'link must be an absolute http(s) URL of at most 2048 characters' }),
+  );
 
 export class GeoTargetDto {
   @ApiProperty({
@@ -35,9 +42,7 @@ export class GeoTargetDto {
   @IsCountry()
   location: string;
 
-  @ApiProperty({ description: TARGET_URL, example: 'https://example.de/', maxLength: 2048 })
-  @IsString()
-  @IsTargetUrl({ message: 'link must be an absolute http(s) URL of at most 2048 characters' })
+  @TargetLink('https://example.de/')
   link: string;
 }
 
@@ -53,9 +58,7 @@ export class DeviceTargetDto {
   })
   device: string;
 
-  @ApiProperty({ description: TARGET_URL, example: 'https://apps.apple.com/', maxLength: 2048 })
-  @IsString()
-  @IsTargetUrl({ message: 'link must be an absolute http(s) URL of at most 2048 characters' })
+  @TargetLink('https://apps.apple.com/')
   link: string;
 }
 
@@ -70,9 +73,7 @@ export class LanguageTargetDto {
   @Matches(/^[A-Za-z]{2}$/, { message: 'language must be an ISO 639-1 code such as en or fr' })
   language: string;
 
-  @ApiProperty({ description: TARGET_URL, example: 'https://example.fr/', maxLength: 2048 })
-  @IsString()
-  @IsTargetUrl({ message: 'link must be an absolute http(s) URL of at most 2048 characters' })
+  @TargetLink('https://example.fr/')
   link: string;
 }
 
@@ -221,7 +222,7 @@ export abstract class LinkOptionsDto {
   })
   @IsOptional()
   @IsString()
-  @IsTargetUrl({ message: 'metaimage must be an absolute http(s) URL of at most 2048 characters' })
+  @IsWebUrl({ message: 'metaimage must be an absolute http(s) URL of at most 2048 characters' })
   metaimage?: string | null;
 
   @ApiPropertyOptional({
@@ -240,9 +241,7 @@ export abstract class LinkOptionsDto {
     nullable: true,
   })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT)
+  @IsPositiveId()
   clicklimit?: number | null;
 
   @ApiPropertyOptional({
@@ -253,7 +252,7 @@ export abstract class LinkOptionsDto {
   })
   @IsOptional()
   @IsString()
-  @IsTargetUrl({
+  @IsWebUrl({
     message: 'expirationredirect must be an absolute http(s) URL of at most 2048 characters',
   })
   expirationredirect?: string | null;

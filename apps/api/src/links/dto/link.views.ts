@@ -12,6 +12,7 @@ import {
 } from '@app/database';
 import { LinkTotals } from '@app/stats';
 
+import { statisticsView } from '../../stats/statistics.view';
 import {
   DeepLinkDto,
   DeviceTargetDto,
@@ -154,38 +155,10 @@ export function linkDetailsView(
   };
 }
 
-class LinkStatisticsView {
-  @ApiProperty() clicks: number;
-  @ApiProperty() uniqueClicks: number;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topCountries: Record<
-    string,
-    string
-  >;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topReferrers: Record<
-    string,
-    string
-  >;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topBrowsers: Record<
-    string,
-    string
-  >;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) topOs: Record<
-    string,
-    string
-  >;
-  @ApiProperty({
-    type: 'object',
-    properties: {
-      network01: { type: 'integer' },
-      network02: { type: 'integer' },
-      network03: { type: 'integer' },
-    },
-    required: ['network01', 'network02', 'network03'],
-    description:
-      'Visits referred by Facebook (network01), X / Twitter (network02), LinkedIn (network03)',
-  })
-  socialCount: Record<string, number>;
-}
+class LinkStatisticsView extends statisticsView({
+  topCountriesLimit: false,
+  socialNetworks: true,
+}) {}
 
 /** `GET /api/url/:id`: `{error, id, details, data}`. */
 export class LinkReadView {

@@ -1,39 +1,23 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { IsOptional } from 'class-validator';
 
-import { DATE_TIME_PATTERN, IsOptionalNotNull } from '@app/common';
+import { IsOptionalNotNull, IsPositiveId } from '@app/common';
 
-import { ALIAS_PATTERN } from '../alias';
 import { DOC } from './create-link.dto';
-import { IsDomainRef, IsLinkType, IsTargetUrl } from './link-fields';
+import { IsDomainRef } from '../domain-ref';
+import { IsLinkType, LinkField } from './link-fields';
 import { LinkOptionsDto } from './link-options.dto';
-
-const MAX_INT = 2147483647;
 
 /** Every field optional; only what is sent changes. */
 export class UpdateLinkDto extends LinkOptionsDto {
   @ApiPropertyOptional({ description: DOC.url, maxLength: 2048 })
   @IsOptionalNotNull()
-  @IsString()
-  @IsTargetUrl()
+  @LinkField.url()
   url?: string;
 
   @ApiPropertyOptional({ description: `New alias. ${DOC.custom}`, minLength: 3, maxLength: 64 })
   @IsOptionalNotNull()
-  @IsString()
-  @Matches(ALIAS_PATTERN, {
-    message: 'custom must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -',
-  })
+  @LinkField.custom()
   custom?: string;
 
   @ApiPropertyOptional({
@@ -62,26 +46,18 @@ export class UpdateLinkDto extends LinkOptionsDto {
     nullable: true,
   })
   @IsOptional()
-  @IsString()
-  @Matches(DATE_TIME_PATTERN, { message: 'expiry must be a date-time YYYY-MM-DD HH:MM:SS' })
+  @LinkField.expiry()
   expiry?: string | null;
 
   @ApiPropertyOptional({ description: `${DOC.password} "" removes the password.`, maxLength: 128 })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(128)
+  @LinkField.text(128)
   password?: string;
 
-  @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(255)
+  @LinkField.label(255)
   title?: string;
 
-  @ApiPropertyOptional({ maxLength: 500 })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(500)
+  @LinkField.label(500)
   description?: string;
 
   @ApiPropertyOptional({
@@ -89,11 +65,7 @@ export class UpdateLinkDto extends LinkOptionsDto {
     type: [Number],
   })
   @IsOptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsInt({ each: true, message: 'pixels must be an array of pixel ids (integers)' })
-  @Min(1, { each: true, message: 'pixels must be an array of pixel ids (integers)' })
-  @Max(MAX_INT, { each: true, message: 'pixels must be an array of pixel ids (integers)' })
+  @LinkField.pixels()
   pixels?: number[];
 
   @ApiPropertyOptional({
@@ -102,9 +74,7 @@ export class UpdateLinkDto extends LinkOptionsDto {
     nullable: true,
   })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT)
+  @IsPositiveId()
   campaign?: number | null;
 
   @ApiPropertyOptional({
@@ -112,8 +82,6 @@ export class UpdateLinkDto extends LinkOptionsDto {
     type: 'integer',
   })
   @IsOptionalNotNull()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT)
+  @IsPositiveId()
   channel?: number;
 }

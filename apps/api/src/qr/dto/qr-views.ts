@@ -3,6 +3,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { formatDateTime, PublicUrls } from '@app/common';
 import { QR_TYPES, QrCode } from '@app/database';
 
+import { statisticsView } from '../../stats/statistics.view';
 import { QR_DATA_SCHEMA } from './create-qr.dto';
 
 /** A QR code in lists (`qrs`). */
@@ -69,34 +70,10 @@ export class QrDetailsView extends QrItemView {
   reason: string | null;
 }
 
-export class QrStatisticsView {
-  @ApiProperty() clicks: number;
-  @ApiProperty() uniqueClicks: number;
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    description: 'At most 10 entries',
-  })
-  topCountries: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
-  topReferrers: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
-  topBrowsers: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
-  topOs: Record<string, string>;
-  @ApiProperty({
-    type: 'object',
-    properties: {
-      network01: { type: 'integer' },
-      network02: { type: 'integer' },
-      network03: { type: 'integer' },
-    },
-    required: ['network01', 'network02', 'network03'],
-    description:
-      'Visits referred by Facebook (network01), X / Twitter (network02), LinkedIn (network03)',
-  })
-  socialCount: { network01: number; network02: number; network03: number };
-}
+export class QrStatisticsView extends statisticsView({
+  topCountriesLimit: true,
+  socialNetworks: true,
+}) {}
 
 /** `GET /api/qr/:id` body (besides `error`). */
 export class QrReadView {

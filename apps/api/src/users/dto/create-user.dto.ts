@@ -1,9 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsInt, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsEmail, IsString, Length, Matches, MaxLength } from 'class-validator';
 
-import { IsOptionalNotNull } from '@app/common';
-
-import { DATE_TIME_PATTERN } from '@app/common';
+import { DATE_TIME_PATTERN, IsOptionalNotNull, IsPositiveId } from '@app/common';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.-]{3,32}$/;
 
@@ -39,9 +37,7 @@ export class CreateUserDto {
     description: 'Plan id (default: the free plan); an unknown id is a 400',
   })
   @IsOptionalNotNull()
-  @IsInt({ message: 'planid must be a positive integer' })
-  @Min(1, { message: 'planid must be a positive integer' })
-  @Max(2147483647, { message: 'planid must be a positive integer' })
+  @IsPositiveId({ message: 'planid must be a positive integer' })
   planid?: number;
 
   @ApiPropertyOptional({

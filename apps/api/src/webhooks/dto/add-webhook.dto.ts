@@ -10,12 +10,33 @@ import {
   MaxLength,
 } from 'class-validator';
 
-import { IsOptionalNotNull } from '@app/common';
+import { IsOptionalNotNull, Stacked } from '@app/common';
 import { WEBHOOK_EVENTS } from '@app/database';
 
 export const EVENTS_MESSAGE = `events must be a non-empty list of ${WEBHOOK_EVENTS.join(', ')}`;
 export const SECRET_PATTERN = /^[\x21-\x7e]{16,128}$/;
 export const SECRET_MESSAGE = 'secret must be 16 to 128 printable ASCII characters, no spaces';
+
+/**
+ * The checks of the fields webhook/add and webhook/:id/update share (update's are optional, and
+ * documented on their own).
+ */
+export const WebhookField = {
+  url: () => Stacked(IsString(), MaxLength(2000)),
+  events: () =>
+    Stacked(
+      IsArray({ message: EVENTS_MESSAGE }),
+      ArrayMinSize(1, { message: EVENTS_MESSAGE }),
+      ArrayMaxSize(WEBHOOK_EVENTS.length, { message: EVENTS_MESSAGE }),
+      IsIn(WEBHOOK_EVENTS, { each: true, message: EVENTS_MESSAGE }),
+    ),
+  secret: () =>
+    Stacked(
+      IsString(),
+      Length(16, 128, { message: SECRET_MESSAGE }),
+      Matches(SECRET_PATTERN, { message: SECRET_MESSAGE }),
+    ),
+};
 
 export class AddWebhookDto {
   @ApiProperty({
@@ -24,8 +45,7 @@ export class AddWebhookDto {
     description:
       'Absolute https URL. Never a private, loopback or link-local address (a literal address is refused here; a host name is checked at every delivery, each of its DNS answers); hosts named in WEBHOOK_ALLOW_HOSTS are exempt and may use http.',
   })
-  @IsString()
-  @MaxLength(2000)
+  @WebhookField.url()
   url: string;
 
   @ApiProperty({
@@ -34,10 +54,7 @@ export class AddWebhookDto {
     example: ['link.created', 'link.clicked'],
     description: 'The events to receive (each once)',
   })
-  @IsArray({ message: EVENTS_MESSAGE })
-  @ArrayMinSize(1, { message: EVENTS_MESSAGE })
-  @ArrayMaxSize(WEBHOOK_EVENTS.length, { message: EVENTS_MESSAGE })
-  @IsIn(WEBHOOK_EVENTS, { each: true, message: EVENTS_MESSAGE })
+  @WebhookField.events()
   events: string[];
 
   @ApiPropertyOptional({
@@ -47,8 +64,6 @@ export class AddWebhookDto {
     description: 'The signing secret; generated (whsec_ and 32 random characters) when absent',
   })
   @IsOptionalNotNull()
-  @IsString()
-  @Length(16, 128, { message: SECRET_MESSAGE })
-  @Matches(SECRET_PATTERN, { message: SECRET_MESSAGE })
+  @WebhookField.secret()
   secret?: string;
 }

@@ -1,34 +1,20 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsString,
-  Length,
-  Matches,
-  MaxLength,
-} from 'class-validator';
+import { IsBoolean } from 'class-validator';
 
 import { IsOptionalNotNull } from '@app/common';
 import { WEBHOOK_EVENTS } from '@app/database';
 
-import { EVENTS_MESSAGE, SECRET_MESSAGE, SECRET_PATTERN } from './add-webhook.dto';
+import { WebhookField } from './add-webhook.dto';
 
 export class UpdateWebhookDto {
   @ApiPropertyOptional({ example: 'https://hooks.example.com/short-links', maxLength: 2000 })
   @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(2000)
+  @WebhookField.url()
   url?: string;
 
   @ApiPropertyOptional({ type: [String], enum: WEBHOOK_EVENTS, example: ['link.created'] })
   @IsOptionalNotNull()
-  @IsArray({ message: EVENTS_MESSAGE })
-  @ArrayMinSize(1, { message: EVENTS_MESSAGE })
-  @ArrayMaxSize(WEBHOOK_EVENTS.length, { message: EVENTS_MESSAGE })
-  @IsIn(WEBHOOK_EVENTS, { each: true, message: EVENTS_MESSAGE })
+  @WebhookField.events()
   events?: string[];
 
   @ApiPropertyOptional({
@@ -37,9 +23,7 @@ export class UpdateWebhookDto {
     description: 'A new signing secret (deliveries not yet sent are signed with it)',
   })
   @IsOptionalNotNull()
-  @IsString()
-  @Length(16, 128, { message: SECRET_MESSAGE })
-  @Matches(SECRET_PATTERN, { message: SECRET_MESSAGE })
+  @WebhookField.secret()
   secret?: string;
 
   @ApiPropertyOptional({

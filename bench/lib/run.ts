@@ -1,0 +1,162 @@
+/**
+ * What the benchmarks share besides the load harness (harness.ts): a free port, the built apps
+ * started as processes of their own, their memory, the api's admin calls, the removal of a run's
+ * database, Redis keys and files, and the script's exit.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
+
+import Redis from 'ioredis';
+
+import { dropDatabase } from '../../libs/database/src/data-source';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** This run's name (the pid and the time): what it creates is named after it. */
+export const RUN = `${process.pid}_${Date.now().toString(36)}`;
+
+/**
+ * The environment of a run's own api (and worker): a database, a Redis prefix (`<tag><RUN>`) and
+ * a storage folder of the run's own, a rate limit out of the way; `extra` adds to it or overrides
+ * it. It is applied to this process too, before the apps' modules are imported (their config is
+ * read when they load).
+ */
+export function runEnvironment(tag: string, storage: string, extra: Record<string, string> = {}) {
+  const env = {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${RUN}`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `${tag}${RUN}`.slice(0, 32),
+    STORAGE_DIR: storage,
+    PUBLIC_URL: 'http://short.bench',
+    APP_SECRET: 'bench-secret-bench-secret-bench',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT: '1000000',
+    ...extra,
+  };
+  Object.assign(process.env, env);
+  return env;
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a built app (dist/apps/<name>/main.js, unpinned) with `nodeArgs` before it, and
+ * resolves once its stdout says `ready`; rejects when it exits first or takes over 120 s.
+ */
+export function startBuilt(
+  name: 'api' | 'worker',
+  env: NodeJS.ProcessEnv,
+  ready: string,
+  nodeArgs: string[] = [],
+): Promise<ChildProcess> {
+  const main = join(ROOT, 'dist', 'apps', name, 'main.js');
+  const child = spawn(process.execPath, [...nodeArgs, main], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within 120 s`)),
+      120_000,
+    );
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes(ready)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+  });
+}
+
+/** Resident memory of a process (MB, from /proc/<pid>/status); 0 once it cannot be read. */
+export async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** `fetch` of the api as the admin (key `key`): the JSON body; anything but a 200 throws. */
+export function adminClient(base: string, key: string) {
+  return async (method: string, path: string, body?: object) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as Record<string, unknown> & {
+      data?: Record<string, unknown>;
+    };
+    if (res.status !== 200)
+      throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/**
+ * `count` users `<name>u0`, `<name>u1`, … (e-mail `<user>@example.com`) on plan `planId` for
+ * life, created through the api by the admin; their API keys, in order.
+ */
+export async function createUsers(
+  api: ReturnType<typeof adminClient>,
+  name: string,
+  count: number,
+  planId: number,
+  password: string,
+): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await api('POST', '/api/user/add', {
+      username: `${name}u${i}`,
+      email: `${name}u${i}@example.com`,
+      password,
+    });
+    const id = (created.data as { id: number }).id;
+    await api('PUT', `/api/plan/${planId}/user/${id}`, { type: 'lifetime' });
+    keys.push(((await api('GET', `/api/user/${id}`)).data as { apikey: string }).apikey);
+  }
+  return keys;
+}
+
+/**
+ * Drops a run's database, its Redis keys (`<REDIS_PREFIX>:*`) and, when named, its storage folder
+ * (the settings as the run's processes were given them).
+ */
+export async function removeRun(run: {
+  DATABASE_URL: string;
+  REDIS_URL: string;
+  REDIS_PREFIX: string;
+  STORAGE_DIR?: string;
+}): Promise<void> {
+  await dropDatabase(run.DATABASE_URL);
+  const redis = new Redis(run.REDIS_URL);
+  for await (const keys of redis.scanStream({ match: `${run.REDIS_PREFIX}:*`, count: 1000 }))
+    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
+  await redis.quit();
+  if (run.STORAGE_DIR) await rm(run.STORAGE_DIR, { recursive: true, force: true });
+}
+
+/** Runs a benchmark's main: exits with process.exitCode (0 unset), 1 after printing a failure. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(process.exitCode ?? 0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
