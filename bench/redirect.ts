@@ -146,16 +146,22 @@ async function seed(receiver: string): Promise<void> {
     await db.query(`DELETE FROM links WHERE alias LIKE 'bt%'`);
     await db.query(`DELETE FROM links WHERE alias LIKE 'bw%'`);
     await db.query(`DELETE FROM users WHERE email IN ('bench@example.com', 'hooked@example.com')`);
-    const [user] = await db.query(
-      `INSERT INTO users (email, username, password_hash, plan_id, api_key_hash, api_key_enc)
-       SELECT 'bench@example.com', 'bench', 'x', id, md5(random()::text) || md5(random()::text), 'x'
-       FROM plans WHERE NOT free ORDER BY id LIMIT 1 RETURNING id`,
-    );
-    await db.query(
-      `INSERT INTO links (user_id, alias, url)
-       SELECT $1, 'bn' || lpad(i::text, 5, '0'), 'https://example.com/landing/' || i FROM generate_series(0, $2 - 1) AS i`,
-      [user.id, LINKS],
-    );
+    /** A user on the first paid plan with `count` plain links `<prefix>00000…` to `<path>/<i>`. */
+    const userWithLinks = async (name: string, prefix: string, path: string, count: number) => {
+      const [row] = await db.query(
+        `INSERT INTO users (email, username, password_hash, plan_id, api_key_hash, api_key_enc)
+         SELECT $1 || '@example.com', $1, 'x', id, md5(random()::text) || md5(random()::text), 'x'
+         FROM plans WHERE NOT free ORDER BY id LIMIT 1 RETURNING id`,
+        [name],
+      );
+      await db.query(
+        `INSERT INTO links (user_id, alias, url)
+         SELECT $1, $2 || lpad(i::text, 5, '0'), $3 || i FROM generate_series(0, $4 - 1) AS i`,
+        [row.id, prefix, `https://example.com/${path}/`, count],
+      );
+      return row as { id: number };
+    };
+    const user = await userWithLinks('bench', 'bn', 'landing', LINKS);
     // targeting options (as url/add stores them): 10 device, 50 country and 10 language rules
     await db.query(
       `INSERT INTO links (user_id, alias, url, geo_targets, device_targets, language_targets)
@@ -171,16 +177,7 @@ async function seed(receiver: string): Promise<void> {
       ],
     );
     // a second user whose links are all watched by a link.clicked webhook
-    const [hooked] = await db.query(
-      `INSERT INTO users (email, username, password_hash, plan_id, api_key_hash, api_key_enc)
-       SELECT 'hooked@example.com', 'hooked', 'x', id, md5(random()::text) || md5(random()::text), 'x'
-       FROM plans WHERE NOT free ORDER BY id LIMIT 1 RETURNING id`,
-    );
-    await db.query(
-      `INSERT INTO links (user_id, alias, url)
-       SELECT $1, 'bw' || lpad(i::text, 5, '0'), 'https://example.com/watched/' || i FROM generate_series(0, $2 - 1) AS i`,
-      [hooked.id, HOT_SET],
-    );
+    const hooked = await userWithLinks('hooked', 'bw', 'watched', HOT_SET);
     await db.query(
       `INSERT INTO webhooks (user_id, url, events, secret_enc) VALUES ($1, $2, '{link.clicked}', $3)`,
       [hooked.id, receiver, encryptSecret('bench-webhook-secret', BENCH_SECRET)],
