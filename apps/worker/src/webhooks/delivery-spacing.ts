@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { DelayedError, Job } from 'bullmq';
 
+import { DeliverWebhookPayload } from '@app/queue';
 import { RedisService } from '@app/redis';
 
 /** The events that are batches of visits: at most one of them leaves per webhook per second. */
@@ -31,8 +33,31 @@ return at - now`;
 export class DeliverySpacing {
   constructor(private readonly redis: RedisService) {}
 
-  /** 0 when this delivery may leave now, else the milliseconds until its reserved slot. */
-  async reserve(webhookId: number, event: string): Promise<number> {
+  /**
+   * Returns when the delivery may leave now; otherwise puts the job back in the queue until the
+   * slot it reserved (not an attempt) and throws BullMQ's DelayedError, which ends this run.
+   */
+  async holdForSlot(
+    job: Job<DeliverWebhookPayload>,
+    token: string | undefined,
+    webhookId: number,
+    event: string,
+  ): Promise<void> {
+    if (job.data.slotAt !== undefined) {
+      // its slot is now; a retry after a failure reserves a new one
+      await job.updateData({ deliveryId: job.data.deliveryId });
+      return;
+    }
+    const wait = await this.reserve(webhookId, event);
+    if (wait <= 0) return;
+    const slotAt = Date.now() + wait;
+    await job.updateData({ ...job.data, slotAt });
+    await job.moveToDelayed(slotAt, token);
+    throw new DelayedError();
+  }
+
+  /** 0 when a delivery of `event` may leave now, else the milliseconds until its reserved slot. */
+  private async reserve(webhookId: number, event: string): Promise<number> {
     if (!VISIT_BATCH_EVENTS.has(event)) return 0;
     const wait = await this.redis.client.eval(
       RESERVE_SLOT,

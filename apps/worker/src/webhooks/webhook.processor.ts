@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DelayedError, Job } from 'bullmq';
+import { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 
 import { decryptSecret, formatDateTime } from '@app/common';
@@ -76,19 +76,7 @@ export class WebhookProcessor extends WorkerHost {
       await this.finish(row, 'failed', null, 'not sent: the webhook is disabled', { sent: false });
       return 'disabled';
     }
-    if (job.data.slotAt === undefined) {
-      const wait = await this.spacing.reserve(row.webhook_id, row.event);
-      if (wait > 0) {
-        // not an attempt: back in the queue until the slot it reserved
-        const slotAt = Date.now() + wait;
-        await job.updateData({ ...job.data, slotAt });
-        await job.moveToDelayed(slotAt, token);
-        throw new DelayedError();
-      }
-    } else {
-      // its slot is now; a retry after a failure reserves a new one
-      await job.updateData({ deliveryId: job.data.deliveryId });
-    }
+    await this.spacing.holdForSlot(job, token, row.webhook_id, row.event);
     const body = JSON.stringify({
       id: row.uid,
       event: row.event,
