@@ -673,6 +673,7 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
         '@SUM(A1:A2)',
         '\tTabbed',
         '\rReturn',
+        '\uFF1DFULLWIDTH()',
         'Plain, "quoted" title',
         'multi\nline',
       ];
@@ -724,7 +725,7 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
           alias: item.alias,
           shorturl: item.shorturl,
           longurl: item.longurl,
-          title: /^[=+\-@\t\r]/.test(title) ? `'${title}` : title,
+          title: /^[=+\-@\t\r\uFF1D]/.test(title) ? `'${title}` : title,
           domain: k === 0 ? domain.host : '',
           campaign: k === 0 ? String(campaign) : '',
           clicks: String(item.clicks),
