@@ -6,8 +6,8 @@
  * on a database and Redis prefix of its own (dropped at the end).
  *
  * 1. Range read: one link with 365 days of history (per day: 200 countries, 50 referrers, 20
- *    browsers, 10 OS, 4 devices, 20 languages, a HyperLogLog sketch of 2 000 visitors out of a
- *    population of 100 000), among 10 000 other links with 30 days each. `GET /api/url/:id/stats`
+ *    browsers, 10 OS, 4 devices, 20 languages (and their month sums), a HyperLogLog sketch of
+ *    2 000 visitors out of a population of 100 000), among 10 000 other links with 30 days each. `GET /api/url/:id/stats`
  *    over 365 days against `GET /api/url/:id` of the same link (the v3 read: lifetime totals and
  *    top maps), each for STATS_BENCH_SECONDS with autocannon: p50, p99, requests/s.
  * 2. Export: the same user owns STATS_BENCH_EXPORT_ROWS links (1 000 000). A bare
@@ -100,6 +100,12 @@ async function seed(db: Pool, redis: Redis, userId: number, prefix: string): Pro
          FROM generate_series(0, 364) d, generate_series(1, $3) v`,
       [linkId, dim, n],
     );
+  // month sums, as the fold keeps them: each the sum of its days
+  await db.query(
+    `INSERT INTO link_stats_dims_monthly (link_id, month, dim, label, count)
+     SELECT link_id, date_trunc('month', day)::date, dim, label, SUM(count)
+       FROM link_stats_dims GROUP BY 1, 2, 3, 4`,
+  );
   const key = `${prefix}:bench:hll`;
   const days: string[] = [];
   const clicks: number[] = [];

@@ -134,6 +134,18 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
     made.push({ linkId, day: today, visitor: v });
   }
 
+  /** Month sums of the links' dimension counts that differ from the sums of their stored days. */
+  const monthSumMismatches = (linkIds: number[]) =>
+    t.db.query(
+      `SELECT * FROM (
+         SELECT link_id, date_trunc('month', day)::date AS month, dim, label, SUM(count) AS n
+           FROM link_stats_dims WHERE link_id = ANY($1) GROUP BY 1, 2, 3, 4) d
+       FULL JOIN (SELECT link_id, month, dim, label, count AS n FROM link_stats_dims_monthly
+                   WHERE link_id = ANY($1)) m USING (link_id, month, dim, label)
+       WHERE d.n IS DISTINCT FROM m.n`,
+      [linkIds],
+    );
+
   const flushRecorder = () => t.app.get(VisitRecorder).flush();
 
   const get = (user: TestUser, path: string) => t.http().get(path).set(user.auth);
@@ -415,6 +427,74 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
     });
   });
 
+  describe('long ranges: whole months from their sums, the other days one by one', () => {
+    let user: TestUser;
+    let link: { id: number; alias: string };
+    const made: Made[] = [];
+    const visitors = [A, B, C, D];
+
+    beforeAll(async () => {
+      user = await proUser();
+      link = await addLink(t, user, { url: 'https://example.com/long' });
+      // a visit every 3rd day over 130 days, by A, B, C, D in turn, and a second one on each
+      // 7th day: every month of the range has its own mix
+      for (let d = 130, i = 0; d >= 0; d -= 3, i++) {
+        const day = addDays(today, -d);
+        await visitOn(made, user, link.id, day, visitors[i % 4]);
+        if (d % 7 === 0) await visitOn(made, user, link.id, day, visitors[(i + 1) % 4]);
+      }
+      await foldStats(t);
+    });
+
+    const tops = (visits: Made[]) => ({
+      topCountries: topOf(visits, (v) => countryOf(v.visitor.ip)),
+      topBrowsers: topOf(visits, (v) => agentInfo(v.visitor.userAgent).browser),
+      topOs: topOf(visits, (v) => agentInfo(v.visitor.userAgent).os),
+    });
+
+    it('month sums equal the sums of their days', async () => {
+      const mismatched = await monthSumMismatches([link.id]);
+      expect(mismatched).toEqual([]);
+      const months = await t.db.query(
+        `SELECT count(DISTINCT month)::int AS n FROM link_stats_dims_monthly WHERE link_id = $1`,
+        [link.id],
+      );
+      expect(months[0].n).toBe(new Set(made.map((v) => v.day.slice(0, 7))).size);
+    });
+
+    it('any range, by day, week or month, counts each day in it once', async () => {
+      const ranges: Array<[number, number]> = [
+        [130, 0], // the whole history: whole months and today's month
+        [100, 20], // two partial months around whole ones
+        [75, 50], // within a month or two
+        [61, 58],
+        [200, 0], // before the first visit
+      ];
+      for (const [back, forth] of ranges) {
+        const from = addDays(today, -back);
+        const to = addDays(today, -forth);
+        const visits = made.filter((v) => v.day >= from && v.day <= to);
+        for (const interval of ['day', 'week', 'month'] as const) {
+          const res = await get(
+            user,
+            `/api/url/${link.id}/stats?from=${from}&to=${to}&interval=${interval}`,
+          ).expect(200);
+          expect({ from, to, interval, ...res.body.data }).toMatchObject({
+            from,
+            to,
+            interval,
+            clicks: visits.length,
+            uniqueClicks: new Set(visits.map((v) => v.visitor.name)).size,
+            ...tops(visits),
+          });
+        }
+      }
+      // the v3 lifetime read sums the months
+      const v3 = await get(user, `/api/url/${link.id}`).expect(200);
+      expect(v3.body.data).toMatchObject({ clicks: made.length, ...tops(made) });
+    });
+  });
+
   describe('unique visitors: the union of the days’ sketches', () => {
     let user: TestUser;
 
@@ -637,6 +717,14 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
       expect(await months(ids.admin)).toContain(oldDay.slice(0, 7));
       expect(await dimDays(ids.free)).toBe(1);
       expect(await dimDays(ids.admin)).toBe(2);
+      // the month sums lose what was pruned: each still the sum of its stored days
+      const mismatched = await monthSumMismatches(Object.values(ids));
+      expect(mismatched).toEqual([]);
+      const monthRows = await t.db.query(
+        `SELECT count(*)::int AS n FROM link_stats_dims_monthly WHERE link_id = $1`,
+        [ids.keeps7],
+      );
+      expect(monthRows[0].n).toBe(0);
       // lifetime totals stay
       const [total] = await t.db.query(
         `SELECT clicks::int FROM link_stats_total WHERE link_id = $1`,

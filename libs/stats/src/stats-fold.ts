@@ -234,11 +234,22 @@ export class StatsFold {
     }
     await this.months(m, linkIds, days, sketches);
     if (dims.length) {
+      // the days' counts, and the same counts added to their months' (link_stats_dims_monthly
+      // holds the sum of each month's stored days)
       await m.query(
-        `INSERT INTO link_stats_dims AS s (link_id, day, dim, label, count)
-         SELECT i.* FROM unnest($1::int[], $2::date[], $3::varchar[], $4::varchar[], $5::bigint[]) AS i(link_id, day, dim, label, count)
-         JOIN links l ON l.id = i.link_id
-         ON CONFLICT (link_id, dim, label, day) DO UPDATE SET count = s.count + EXCLUDED.count`,
+        `WITH input AS (
+           SELECT i.* FROM unnest($1::int[], $2::date[], $3::varchar[], $4::varchar[], $5::bigint[]) AS i(link_id, day, dim, label, count)
+           JOIN links l ON l.id = i.link_id
+         ),
+         days AS (
+           INSERT INTO link_stats_dims AS s (link_id, day, dim, label, count)
+           SELECT * FROM input
+           ON CONFLICT (link_id, day, dim, label) DO UPDATE SET count = s.count + EXCLUDED.count
+         )
+         INSERT INTO link_stats_dims_monthly AS s (link_id, month, dim, label, count)
+         SELECT link_id, date_trunc('month', day)::date, dim, label, SUM(count) FROM input
+          GROUP BY 1, 2, 3, 4
+         ON CONFLICT (link_id, month, dim, label) DO UPDATE SET count = s.count + EXCLUDED.count`,
         [
           dims.map((d) => d[0]),
           dims.map((d) => d[1]),
@@ -338,16 +349,42 @@ export class StatsFold {
   }
 
   /**
-   * Drops per-day detail (clicks, sketches, dimensions; month sketches of months wholly older)
-   * older than each owner's retention: the
+   * Drops per-day detail (clicks, sketches, dimensions, taken off their months' sums; month
+   * sketches of months wholly older) older than each owner's retention: the
    * `retention` (days; 0 = forever) of their effective plan (a paid membership past its expiry
    * counts as the free plan), none for admins. Also forgets batch ids older than a week. Lifetime
    * totals stay.
    */
   async applyRetention(): Promise<void> {
+    const dayOlder = `s.day < (now() AT TIME ZONE 'UTC')::date - k.days`;
+    // pruned dimension rows come off their months' sums in the same statement (a month's row
+    // that reaches zero goes), so a month keeps the sum of the days still stored; under the fold's
+    // lock, so no fold adds to a month between the two
+    await this.db.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock($1)', [FOLD_LOCK]);
+      await m.query(
+        `WITH ${KEPT_DAYS},
+       gone AS (
+         DELETE FROM link_stats_dims s USING links l, kept k
+          WHERE s.link_id = l.id AND l.user_id = k.user_id AND k.days > 0 AND ${dayOlder}
+         RETURNING s.link_id, s.day, s.dim, s.label, s.count
+       ),
+       sums AS (
+         SELECT link_id, date_trunc('month', day)::date AS month, dim, label, SUM(count) AS count
+           FROM gone GROUP BY 1, 2, 3, 4
+       ),
+       lowered AS (
+         UPDATE link_stats_dims_monthly m SET count = m.count - sums.count FROM sums
+          WHERE (m.link_id, m.month, m.dim, m.label) = (sums.link_id, sums.month, sums.dim, sums.label)
+            AND m.count > sums.count
+       )
+       DELETE FROM link_stats_dims_monthly m USING sums
+        WHERE (m.link_id, m.month, m.dim, m.label) = (sums.link_id, sums.month, sums.dim, sums.label)
+          AND m.count <= sums.count`,
+      );
+    });
     for (const [table, older] of [
-      ['link_stats_dims', `s.day < (now() AT TIME ZONE 'UTC')::date - k.days`],
-      ['link_stats_daily', `s.day < (now() AT TIME ZONE 'UTC')::date - k.days`],
+      ['link_stats_daily', dayOlder],
       // a month goes once its last day is older than what is kept
       [
         'link_stats_monthly',
@@ -355,14 +392,7 @@ export class StatsFold {
       ],
     ]) {
       await this.db.query(
-        `WITH free AS (SELECT limits FROM plans WHERE free ORDER BY id LIMIT 1),
-         kept AS (
-           SELECT u.id AS user_id,
-                  COALESCE((CASE WHEN p.free OR u.expires IS NULL OR u.expires > now()
-                                 THEN p.limits ELSE (SELECT limits FROM free) END ->> 'retention')::int, 0) AS days
-             FROM users u JOIN plans p ON p.id = u.plan_id
-            WHERE NOT u.is_admin
-         )
+        `WITH ${KEPT_DAYS}
          DELETE FROM ${table} s USING links l, kept k
           WHERE s.link_id = l.id AND l.user_id = k.user_id AND k.days > 0 AND ${older}`,
       );
@@ -384,6 +414,19 @@ export class StatsFold {
     return this.redis.client as unknown as ClaimingRedis;
   }
 }
+
+/**
+ * CTEs `free` and `kept`: the days of statistics each non-admin user's effective plan keeps (a
+ * paid membership past its expiry counts as the free plan; 0 = forever).
+ */
+const KEPT_DAYS = `free AS (SELECT limits FROM plans WHERE free ORDER BY id LIMIT 1),
+  kept AS (
+    SELECT u.id AS user_id,
+           COALESCE((CASE WHEN p.free OR u.expires IS NULL OR u.expires > now()
+                          THEN p.limits ELSE (SELECT limits FROM free) END ->> 'retention')::int, 0) AS days
+      FROM users u JOIN plans p ON p.id = u.plan_id
+     WHERE NOT u.is_admin
+  )`;
 
 const NAMED: Record<string, 'country' | 'referrer' | 'browser' | 'os' | 'device' | 'language'> = {
   [DIM.country]: 'country',

@@ -8,7 +8,7 @@ import { countRegisters, emptyRegisters, mergeHll, mergeRegisters } from './hll'
 import { DIM, dayToIso, StatsKeys } from './keys';
 import { bump, PendingCounters, readPending } from './pending-counters';
 import { socialCount, top } from './stats-reader';
-import { fullMonths, Interval, periods } from './stats-range';
+import { dimensionPlan, fullMonths, Interval, isoDay, periods } from './stats-range';
 import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from './types';
 
 const TOP_KEYS = {
@@ -139,12 +139,7 @@ export class StatsRangeReader {
             sketch: Buffer | null;
           }>
         >,
-        this.db.query(
-          `SELECT d.dim, d.label, SUM(d.count)::bigint AS count
-             FROM link_stats_dims d WHERE ${scope.where} AND d.day BETWEEN $2 AND $3
-            GROUP BY d.dim, d.label`,
-          params,
-        ) as Promise<Array<{ dim: string; label: string; count: string }>>,
+        this.dimensions(scope, from, to),
         full.length
           ? (this.db.query(
               `SELECT to_char(d.month, 'YYYY-MM') AS month, d.sketch
@@ -233,6 +228,45 @@ export class StatsRangeReader {
     };
     for (const [dim, key] of Object.entries(TOP_KEYS)) stats[key] = top(dims.get(dim));
     return { stats, linkClicks };
+  }
+
+  /**
+   * Folded dimension counts of the range: whole months from their sums (link_stats_dims_monthly)
+   * and the other days from link_stats_dims, a month's days outside the range subtracted where
+   * that reads fewer rows (`dimensionPlan`).
+   */
+  private dimensions(
+    scope: Scope,
+    from: string,
+    to: string,
+  ): Promise<Array<{ dim: string; label: string; count: string }>> {
+    const plan = dimensionPlan(from, to, isoDay(Date.now()));
+    const params: unknown[] = [scope.param];
+    const parts: string[] = [];
+    if (plan.months.length) {
+      params.push(plan.months);
+      parts.push(
+        `SELECT d.dim, d.label, d.count AS n FROM link_stats_dims_monthly d
+          WHERE ${scope.where} AND d.month = ANY($${params.length}::date[])`,
+      );
+    }
+    for (const [spans, sign] of [
+      [plan.add, ''],
+      [plan.subtract, '-'],
+    ] as const)
+      for (const [first, last] of spans) {
+        params.push(first, last);
+        parts.push(
+          `SELECT d.dim, d.label, ${sign}d.count AS n FROM link_stats_dims d
+            WHERE ${scope.where} AND d.day BETWEEN $${params.length - 1} AND $${params.length}`,
+        );
+      }
+    if (!parts.length) return Promise.resolve([]);
+    return this.db.query(
+      `SELECT dim, label, SUM(n)::bigint AS count FROM (${parts.join(' UNION ALL ')}) x
+        GROUP BY dim, label HAVING SUM(n) <> 0`,
+      params,
+    );
   }
 
   /** Pending deltas of the links on days of the range (none when Redis is unreachable). */

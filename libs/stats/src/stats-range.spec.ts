@@ -1,6 +1,16 @@
 import { InvalidFieldError } from '@app/common';
 
-import { addDays, daysBetween, fullMonths, parseRange, periods, periodStart } from './stats-range';
+import fc from 'fast-check';
+
+import {
+  addDays,
+  daysBetween,
+  dimensionPlan,
+  fullMonths,
+  parseRange,
+  periods,
+  periodStart,
+} from './stats-range';
 
 const TODAY = '2026-11-23'; // a Monday
 
@@ -103,5 +113,62 @@ describe('statistics ranges', () => {
     expect(fullMonths('2024-02-01', '2024-02-28')).toEqual([]);
     expect(fullMonths('2025-12-15', '2026-01-31')).toEqual(['2026-01']);
     expect(fullMonths('2026-11-05', '2026-11-20')).toEqual([]);
+  });
+
+  it('reads dimension counts by whole months where that reads fewer days', () => {
+    // 365 days to today: the first month's 6 days, then months (today's month: no day after it)
+    expect(dimensionPlan('2025-11-25', TODAY, TODAY)).toEqual({
+      months: [
+        '2025-12-01',
+        ...['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11'].map(
+          (m) => `2026-${m}-01`,
+        ),
+      ],
+      add: [['2025-11-25', '2025-11-30']],
+      subtract: [['2026-11-24', '2026-11-30']],
+    });
+    // most of a past month: its sum minus its first 3 days
+    expect(dimensionPlan('2026-03-04', '2026-03-31', TODAY)).toEqual({
+      months: ['2026-03-01'],
+      add: [],
+      subtract: [['2026-03-01', '2026-03-03']],
+    });
+    // a few days across two months: days only, one span
+    expect(dimensionPlan('2026-01-28', '2026-02-03', TODAY)).toEqual({
+      months: [],
+      add: [['2026-01-28', '2026-02-03']],
+      subtract: [],
+    });
+    expect(dimensionPlan('2026-02-01', '2026-01-31', TODAY)).toEqual({
+      months: [],
+      add: [],
+      subtract: [],
+    });
+  });
+
+  it('a dimension plan counts every day of the range once and no other day', () => {
+    const day = (n: number) => addDays('2024-01-01', n);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 900 }),
+        fc.integer({ min: 0, max: 399 }),
+        fc.integer({ min: -40, max: 500 }),
+        (start, length, todayOffset) => {
+          const [from, to, today] = [day(start), day(start + length), day(start + todayOffset)];
+          const plan = dimensionPlan(from, to, today);
+          const inSpans = (d: string, spans: Array<[string, string]>) =>
+            spans.filter(([a, b]) => a <= d && d <= b).length;
+          for (let d = day(start - 40); d <= day(start + length + 40); d = addDays(d, 1)) {
+            const times =
+              (plan.months.includes(`${d.slice(0, 8)}01`) ? 1 : 0) +
+              inSpans(d, plan.add) -
+              inSpans(d, plan.subtract);
+            if (times !== (from <= d && d <= to ? 1 : 0)) return false;
+          }
+          return true;
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

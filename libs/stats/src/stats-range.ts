@@ -145,3 +145,54 @@ export function fullMonths(from: string, to: string): string[] {
     month = addDays(`${month}-01`, 32).slice(0, 7);
   }
 }
+
+/** A span of days, both ends included (`YYYY-MM-DD`). */
+export type DaySpan = [first: string, last: string];
+
+/**
+ * How the dimension counts of `from`..`to` are read: calendar months from the month sums
+ * (`months`, each `YYYY-MM-01`), plus the days of `add`, minus the days of `subtract` (a summed
+ * month's days outside the range). Each month of the range takes the cheaper way by the days it
+ * would read (days after `today` hold nothing): its days in the range, or its sum and its days
+ * outside the range; a month wholly inside the range reads no day. Adjacent spans are joined.
+ */
+export interface DimensionPlan {
+  months: string[];
+  add: DaySpan[];
+  subtract: DaySpan[];
+}
+
+export function dimensionPlan(from: string, to: string, today: string): DimensionPlan {
+  const plan: DimensionPlan = { months: [], add: [], subtract: [] };
+  /** the days of a span that can hold rows */
+  const cost = ([a, b]: DaySpan) => {
+    const last = b < today ? b : today;
+    return a > last ? 0 : daysBetween(a, last) + 1;
+  };
+  const join = (spans: DaySpan[], span: DaySpan) => {
+    if (span[0] > span[1]) return;
+    const prev = spans[spans.length - 1];
+    if (prev && addDays(prev[1], 1) === span[0]) prev[1] = span[1];
+    else spans.push(span);
+  };
+  for (let first = `${from.slice(0, 8)}01`; first <= to; first = nextMonth(first)) {
+    const last = addDays(nextMonth(first), -1);
+    const inside: DaySpan = [from > first ? from : first, to < last ? to : last];
+    const outside: DaySpan[] = [
+      [first, addDays(inside[0], -1)],
+      [addDays(inside[1], 1), last],
+    ];
+    const outsideCost = outside.reduce((n, s) => n + cost(s), 0);
+    // a month's sum reads about as many rows as one of its days
+    if (outsideCost + 1 < cost(inside)) {
+      plan.months.push(first);
+      for (const span of outside) join(plan.subtract, span);
+    } else join(plan.add, inside);
+  }
+  return plan;
+}
+
+/** The first day of the month after the month of `day` (`YYYY-MM-01`). */
+function nextMonth(day: string): string {
+  return `${addDays(`${day.slice(0, 8)}01`, 32).slice(0, 8)}01`;
+}

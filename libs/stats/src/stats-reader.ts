@@ -46,7 +46,8 @@ export class StatsReader {
     const [totals, dimRows, pending] = await Promise.all([
       this.db.query(`SELECT clicks, uniques FROM link_stats_total WHERE link_id = $1`, [linkId]),
       this.db.query(
-        `SELECT dim, label, SUM(count)::bigint AS count FROM link_stats_dims WHERE link_id = $1 GROUP BY dim, label`,
+        // the month sums: each the sum of its stored days
+        `SELECT dim, label, SUM(count)::bigint AS count FROM link_stats_dims_monthly WHERE link_id = $1 GROUP BY dim, label`,
         [linkId],
       ),
       this.pending([linkId]).then((m) => m.get(linkId)),

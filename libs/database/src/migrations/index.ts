@@ -5,6 +5,7 @@ import { Trust1732200003000 } from './1732200003000-trust';
 import { BioPages1732200004000 } from './1732200004000-bio-pages';
 import { StatsRanges1732200005000 } from './1732200005000-stats-ranges';
 import { WebhooksImport1732200006000 } from './1732200006000-webhooks-import';
+import { StatsMonthDims1732200007000 } from './1732200007000-stats-month-dims';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -18,4 +19,5 @@ export const MIGRATIONS = [
   BioPages1732200004000,
   StatsRanges1732200005000,
   WebhooksImport1732200006000,
+  StatsMonthDims1732200007000,
 ];
