@@ -12,6 +12,12 @@ import { RangeQuery } from '@app/stats';
 
 import { StatsService } from './stats.service';
 
+/**
+ * CSV bytes an export buffers between Postgres and the client: Postgres keeps writing while the
+ * response drains, rather than waiting on each 16 KB (the stream default).
+ */
+const EXPORT_BUFFER_BYTES = 1 << 20;
+
 /** One CSV column: its header, its SQL expression, and whether clients wrote it (guarded). */
 interface Column {
   name: string;
@@ -20,17 +26,21 @@ interface Column {
 }
 
 /**
- * The first characters a spreadsheet reads as the start of a formula: = + - @ tab CR and the
- * full-width = + - @ (OWASP's CSV injection list; the set csv-stringify's `escape_formulas` uses).
+ * The first characters a spreadsheet reads as the start of a formula, as code points: = + - @ tab
+ * CR and the full-width = + - @ (OWASP's CSV injection list; the set csv-stringify's
+ * `escape_formulas` uses).
  */
-const FORMULA_STARTS = `'=', '+', '-', '@', chr(9), chr(13), chr(65309), chr(65291), chr(65293), chr(65312)`;
+const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20']
+  .map((c) => c.codePointAt(0))
+  .join(', ');
 
 /**
  * A SQL text expression whose value gets a leading ' when it starts like a formula, so a
- * spreadsheet shows it as text; other values (and NULL) are unchanged.
+ * spreadsheet shows it as text; other values (and NULL) are unchanged. (`ascii` of the first
+ * character: an integer test, no substring per cell.)
  */
 export function formulaSafe(expr: string): string {
-  return `CASE WHEN left(${expr}, 1) IN (${FORMULA_STARTS}) THEN '''' || ${expr} ELSE ${expr} END`;
+  return `CASE WHEN ascii(${expr}) IN (${FORMULA_STARTS}) THEN '''' || ${expr} ELSE ${expr} END`;
 }
 
 /** The SELECT list: each column named by its CSV header, text columns guarded unless `bare`. */
@@ -153,7 +163,7 @@ export class StatsExportService {
     const client: PoolClient = await pool.connect();
     let broken = false;
     try {
-      const csv = client.query(copyTo(copy));
+      const csv = client.query(copyTo(copy, { highWaterMark: EXPORT_BUFFER_BYTES }));
       res.status(200);
       res.setHeader('Content-Type', 'text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
