@@ -30,7 +30,8 @@
  * Every server runs under plain node: the api from dist (`npm run build` first, which the script
  * does), the baselines transpiled (bench/lib/baseline-server.ts).
  *
- * BENCH_ONLY=<names> (`;`-separated parts of scenario names) runs only those, without ratios.
+ * BENCH_ONLY=<names> (`;`-separated parts of scenario names, or `=name` for exactly that one)
+ * runs only those, without ratios.
  * BENCH_PROFILE=<dir> runs the api processes with `node --cpu-prof` (a V8 CPU profile of each
  * process's whole life, written there when it stops). BENCH_CLIENTS=n sends the visits from n
  * public addresses in turn (X-Forwarded-For; the api trusts loopback as its proxy), each new
@@ -435,7 +436,9 @@ async function main(): Promise<void> {
   ];
   const only = (process.env.BENCH_ONLY ?? '').split(';').filter(Boolean);
   const active = only.length
-    ? scenarios.filter((s) => only.some((o) => s.name.includes(o)))
+    ? scenarios.filter((s) =>
+        only.some((o) => (o.startsWith('=') ? s.name === o.slice(1) : s.name.includes(o))),
+      )
     : scenarios;
   const kinds: Record<string, [ServerKind, Record<string, string>?]> = {
     raw: ['raw302'],
