@@ -70,8 +70,7 @@ const LINK_COLUMNS: Column[] = [
  * that the statistics bench runs under COPY as its baseline.
  */
 export function linksExportSql(bare = false): string {
-  return `/* export:links */
-SELECT ${selectList(LINK_COLUMNS, bare)}
+  return `SELECT ${selectList(LINK_COLUMNS, bare)}
   FROM links l
   LEFT JOIN domains dm ON dm.id = l.domain_id
   LEFT JOIN link_stats_total t ON t.link_id = l.id
@@ -84,8 +83,7 @@ const DIMENSION_NAMES = `CASE d.dim WHEN 'co' THEN 'country' WHEN 're' THEN 'ref
   WHEN 'os' THEN 'os' WHEN 'so' THEN 'social' WHEN 'de' THEN 'device' WHEN 'la' THEN 'language' ELSE d.dim END`;
 
 /** `GET /api/url/:id/stats/export`: a row per day and dimension value; $1 the link, $2..$3 the days. */
-const STATS_EXPORT_SQL = `/* export:stats */
-SELECT ${selectList([
+const STATS_EXPORT_SQL = `SELECT ${selectList([
   { name: 'date', sql: `to_char(d.day, 'YYYY-MM-DD')` },
   { name: 'dimension', sql: DIMENSION_NAMES },
   { name: 'value', sql: 'd.label', text: true },
@@ -135,7 +133,7 @@ export class StatsExportService {
   /** Every short link of the caller, newest first. */
   async links(auth: Principal, res: Response): Promise<void> {
     this.plans.assertFeature(auth, 'export');
-    await this.stream(res, 'links.csv', linksExportSql(), [auth.user.id, this.urls.base]);
+    await this.stream(res, 'links.csv', 'links', linksExportSql(), [auth.user.id, this.urls.base]);
   }
 
   /** One row per day and dimension value of a link over the range (`from`, `to`; retention applies). */
@@ -143,22 +141,24 @@ export class StatsExportService {
     this.plans.assertFeature(auth, 'export');
     const range = this.stats.range(auth, query);
     const linkId = await this.stats.linkId(auth, id);
-    await this.stream(res, `link-${linkId}-stats-${range.from}-${range.to}.csv`, STATS_EXPORT_SQL, [
-      linkId,
-      range.from,
-      range.to,
-    ]);
+    await this.stream(
+      res,
+      `link-${linkId}-stats-${range.from}-${range.to}.csv`,
+      'stats',
+      STATS_EXPORT_SQL,
+      [linkId, range.from, range.to],
+    );
   }
 
   private async stream(
     res: Response,
     filename: string,
+    tag: string,
     select: string,
     params: Array<string | number>,
   ): Promise<void> {
-    // the leading comment stays first, so the query can be told apart in pg_stat_activity
-    const [comment, ...rest] = inlineParams(select, params).split('\n');
-    const copy = `${comment}\nCOPY (${rest.join('\n')}) TO STDOUT WITH (FORMAT csv, HEADER)`;
+    // the leading comment names the export in pg_stat_activity
+    const copy = `/* export:${tag} */ COPY (${inlineParams(select, params)}) TO STDOUT WITH (FORMAT csv, HEADER)`;
     const pool = (this.db.driver as unknown as { master: Pool }).master;
     const client: PoolClient = await pool.connect();
     let broken = false;
