@@ -57,7 +57,7 @@ describe('CSV export streaming (built api process)', () => {
 
   /**
    * Downloads the export, counting lines and bytes without keeping them, and sampling the api's
-   * resident memory every 10 ms meanwhile (`rss`: the highest sample, MB).
+   * resident memory at the start, every 10 ms and at the end (`rss`: the highest sample, MB).
    */
   function download(): Promise<{
     status: number;
@@ -67,11 +67,11 @@ describe('CSV export streaming (built api process)', () => {
     rss: number;
   }> {
     const started = Date.now();
+    // sampled at the start and the end too: a small export can finish between two ticks
+    const sample = () => (rss = Math.max(rss, memory(api.child.pid as number).rss));
     let rss = 0;
-    const sampler = setInterval(
-      () => (rss = Math.max(rss, memory(api.child.pid as number).rss)),
-      10,
-    );
+    sample();
+    const sampler = setInterval(sample, 10);
     return new Promise<{ status: number; lines: number; bytes: number; ms: number }>(
       (resolve, reject) => {
         httpGet(
@@ -94,6 +94,7 @@ describe('CSV export streaming (built api process)', () => {
     ).then(
       (result) => {
         clearInterval(sampler);
+        sample();
         return { ...result, rss };
       },
       (err) => {
