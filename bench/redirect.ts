@@ -32,7 +32,7 @@
  *
  * BENCH_ONLY=<names> (`;`-separated parts of scenario names, or `=name` for exactly that one)
  * runs only those, without ratios.
- * BENCH_PROFILE=<dir> runs the api processes with `node --cpu-prof` (a V8 CPU profile of each
+ * BENCH_PROFILE=<dir> runs the servers (api and baselines) with `node --cpu-prof` (a V8 CPU profile of each
  * process's whole life, written there when it stops). BENCH_CLIENTS=n sends the visits from n
  * public addresses in turn (X-Forwarded-For; the api trusts loopback as its proxy), each new
  * visitor costing a digest and a GeoIP lookup that a returning one does not. The database and the
@@ -251,7 +251,12 @@ async function start(
     'baseline-server': join(__dirname, 'lib', 'baseline-server.ts'),
     'batched-get': join(__dirname, '..', 'libs', 'redis', 'src', 'batched-get.ts'),
   });
-  const { child, match } = await startPinnedServer([script, kind], common, /listening (\d+)/);
+  const dir = process.env.BENCH_PROFILE;
+  const { child, match } = await startPinnedServer(
+    [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), script, kind],
+    common,
+    /listening (\d+)/,
+  );
   return { child, url: `http://127.0.0.1:${match[1]}` };
 }
 

@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LRUCache } from 'lru-cache';
 import { Repository } from 'typeorm';
 
-import { PlanService } from '@app/common';
+import { MemoMap, PlanService } from '@app/common';
 import { User } from '@app/database';
 
 /** How long an owner's cap is fresh (a plan change is seen within this, plus one read). */
@@ -26,7 +25,7 @@ interface KnownCap {
 @Injectable()
 export class ClickCaps {
   private readonly logger = new Logger(ClickCaps.name);
-  private readonly caps = new LRUCache<number, KnownCap>({ max: 50_000 });
+  private readonly caps = new MemoMap<number, KnownCap>(50_000);
   private readonly reading = new Map<number, Promise<number>>();
   /** the clock (tests move it) */
   now: () => number = Date.now;

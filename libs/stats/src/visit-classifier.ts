@@ -1,7 +1,8 @@
 import { isbot } from 'isbot';
-import { LRUCache } from 'lru-cache';
 import Negotiator from 'negotiator';
 import UAParser from 'ua-parser-js';
+
+import { MemoMap } from '@app/common';
 
 /** Social networks counted in `socialCount`, by referrer host (the documented neutral keys). */
 const SOCIAL: Array<[network: 'network01' | 'network02' | 'network03', hosts: string[]]> = [
@@ -50,7 +51,7 @@ export const MAX_HEADER_CHARS = 512;
  * User-agent analysis, memoised: parsing costs ~25 µs, and real traffic repeats a small set of
  * agents, so the hot path pays a map lookup instead.
  */
-const agents = new LRUCache<string, AgentInfo>({ max: 20_000 });
+const agents = new MemoMap<string, AgentInfo>(20_000);
 
 const LINUX =
   /linux|ubuntu|debian|fedora|mint|arch|centos|red ?hat|gentoo|suse|slackware|mandriva/i;
@@ -93,7 +94,7 @@ export function agentInfo(userAgent: string): AgentInfo {
 }
 
 const NO_LANGUAGES: readonly string[] = Object.freeze([]);
-const languageLists = new LRUCache<string, readonly string[]>({ max: 5_000 });
+const languageLists = new MemoMap<string, readonly string[]>(5_000);
 
 /**
  * The languages of an `Accept-Language` header as ISO 639-1 codes (lower case, primary subtag
@@ -121,7 +122,16 @@ export function languagesOf(header: string | undefined): readonly string[] {
  * fetcher (isbot's list), with a user agent. HEAD and other methods are served, not counted.
  */
 export function isCountable(method: string, userAgent: string | undefined): boolean {
-  if (method !== 'GET' && method !== 'POST') return false;
+  return countableMethod(method) && countableAgent(userAgent);
+}
+
+/** GET and POST (a password form) visits count; HEAD and the rest do not. */
+export function countableMethod(method: string): boolean {
+  return method === 'GET' || method === 'POST';
+}
+
+/** A user agent whose visits count: present, not blank, not a bot's. */
+export function countableAgent(userAgent: string | undefined): boolean {
   if (!userAgent || !userAgent.trim()) return false;
   return !agentInfo(userAgent).bot;
 }
@@ -156,7 +166,7 @@ export function label(value: string | undefined, fallback: string): string {
 
 type GeoLookup = (ip: string) => { country?: string } | null;
 /** Addresses already looked up ('' = no country): a returning visitor costs a map lookup. */
-const countryCodes = new LRUCache<string, string>({ max: 50_000 });
+const countryCodes = new MemoMap<string, string>(50_000);
 let geo: GeoLookup | null | undefined;
 let regionNames: Intl.DisplayNames | undefined;
 const countryNames = new Map<string, string>();
@@ -206,9 +216,7 @@ export function countryOf(ip: string): string {
  * Referrers memoised like user agents: a shared link's referrer comes back again and again, and
  * a map hit costs less than a URL parse. (Addresses are memoised per visitor by the recorder.)
  */
-const referrers = new LRUCache<string, { referrer: string; social: SocialNetwork | null }>({
-  max: 10_000,
-});
+const referrers = new MemoMap<string, { referrer: string; social: SocialNetwork | null }>(10_000);
 
 /** Everything counted about a visit, derived from its request (the IP itself is not kept). */
 export function dimensions(

@@ -58,6 +58,8 @@ export class LinkDay {
 export interface Visitor {
   readonly day: string;
   readonly userAgent: string;
+  /** A browser's agent (not a bot's, not blank): its visits are counted. */
+  readonly countable: boolean;
   readonly digest: string;
   readonly referer: string | undefined;
   readonly acceptLanguage: string | undefined;

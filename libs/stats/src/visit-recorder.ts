@@ -1,8 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import Redis, { ChainableCommander } from 'ioredis';
 
-import { sha256 } from '@app/common';
+import { MemoMap, sha256 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { RedisService } from '@app/redis';
 
@@ -18,7 +17,7 @@ import {
 } from './keys';
 import { VisitInput } from './types';
 import { aggregate, LinkDay, Visitor, VisitLog } from './visit-log';
-import { dimensions, isCountable } from './visit-classifier';
+import { countableAgent, countableMethod, dimensions } from './visit-classifier';
 
 /** A flush also starts once this many visits are waiting. */
 const FLUSH_AT = 20_000;
@@ -75,7 +74,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   private log = new VisitLog();
   private spare = new VisitLog();
   private flushing: Promise<void> = Promise.resolve();
-  private readonly visitors = new LRUCache<string, Visitor>({ max: 50_000 });
+  private readonly visitors = new MemoMap<string, Visitor>(50_000);
   private timer: NodeJS.Timeout | null = null;
   /**
    * The connection flushes write on. A flush pipeline holds its connection for a few hundred
@@ -89,11 +88,17 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     this.writer.defineCommand('recordVisitChunk', { numberOfKeys: 1, lua: RECORD_CHUNK_SCRIPT });
   }
 
-  /** Fire and forget: never throws, never awaited on the request path. */
+  /**
+   * Fire and forget: never throws, never awaited on the request path. Whether the visit counts (a
+   * browser's GET or POST, not a bot's) is read off the visitor memo, so a returning visitor
+   * costs one lookup for both.
+   */
   record(visit: VisitInput): void {
-    if (!isCountable(visit.method, visit.userAgent)) return;
+    if (!countableMethod(visit.method)) return;
+    const v = this.visitor(visit, dayKey(Date.now()));
+    if (!v.countable) return;
     if (this.caps.peek(visit.userId) === 0) {
-      const n = this.log.push(visit.linkId, this.visitor(visit, dayKey(Date.now())));
+      const n = this.log.push(visit.linkId, v);
       if (n === FLUSH_AT) void this.flushQuietly();
       else if (!this.timer)
         this.timer = setTimeout(() => void this.flushQuietly(), this.config.STATS_FLUSH_MS).unref();
@@ -208,15 +213,16 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     if (!this.redis.ready) return visits.map(() => false);
     const day = dayKey(now);
     const month = monthKey(now);
-    const countable = visits.map((v) => isCountable(v.method, v.userAgent));
+    const visitors = visits.map((v) => (countableMethod(v.method) ? this.visitor(v, day) : null));
+    const countable = visitors.map((v) => v?.countable === true);
     const caps = await Promise.all(
       visits.map((v, i) => (countable[i] ? this.caps.of(v.userId) : 0)),
     );
     this.defineOnce();
     const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
     visits.forEach((visit, i) => {
-      if (!countable[i]) return;
-      const v = this.visitor(visit, day);
+      const v = visitors[i];
+      if (!v?.countable) return;
       pipeline.recordVisit(
         this.keys.cap(visit.userId, month),
         this.keys.pending(visit.linkId),
@@ -240,7 +246,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The visitor's digest of IP and user agent, keyed with APP_SECRET (no raw IP reaches Redis or
+   * Whether the visitor's visits count (not a bot), their digest of IP and user agent, keyed with APP_SECRET (no raw IP reaches Redis or
    * Postgres), and the profile field of this visit. The digest is the same on every day, so that
    * the union of a range's daily HyperLogLogs counts a returning visitor once; only the sketches'
    * registers are kept, from which no digest can be read back. Memoised per IP and day, in memory
@@ -250,20 +256,24 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     const userAgent = visit.userAgent ?? '';
     let v = this.visitors.get(visit.ip);
     if (!v || v.day !== day || v.userAgent !== userAgent) {
-      const digest = sha256(`${this.config.secret}|${visit.ip}|${userAgent}`, 'base64url').slice(
-        0,
-        22,
-      );
+      const countable = countableAgent(visit.userAgent);
       v = {
         day,
         userAgent,
-        digest,
+        countable,
+        // a bot's visits are not counted: nothing to digest or classify
+        digest: countable
+          ? sha256(`${this.config.secret}|${visit.ip}|${userAgent}`, 'base64url').slice(0, 22)
+          : '',
         referer: visit.referer,
         acceptLanguage: visit.acceptLanguage,
-        field: this.field(visit, day),
+        field: countable ? this.field(visit, day) : '',
       };
       this.visitors.set(visit.ip, v);
-    } else if (v.referer !== visit.referer || v.acceptLanguage !== visit.acceptLanguage) {
+    } else if (
+      v.countable &&
+      (v.referer !== visit.referer || v.acceptLanguage !== visit.acceptLanguage)
+    ) {
       // a new object: the visit log holds the previous one for visits already logged
       v = {
         ...v,

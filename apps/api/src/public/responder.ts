@@ -3,7 +3,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { ClientAddress, mapError } from '@app/common';
-import { isCountable, VisitRecorder } from '@app/stats';
+import { countableMethod, VisitRecorder } from '@app/stats';
 
 import {
   headerSafeUrl,
@@ -138,14 +138,17 @@ export class PublicResponder {
   /** Hands a visit of link `linkId` (owned by `userId`) to the recorder; call it once the answer is written. */
   record(req: IncomingMessage, linkId: number, userId: number): void {
     try {
-      // not counted (no user agent, a bot, HEAD): nothing to read, not even the address
-      if (!isCountable(req.method as string, req.headers['user-agent'])) return;
+      // not counted (HEAD, no user agent): nothing to read, not even the address; the recorder
+      // tells bots apart (memoised per visitor)
+      const method = req.method as string;
+      const userAgent = req.headers['user-agent'];
+      if (!userAgent || !countableMethod(method)) return;
       this.visits.record({
         linkId,
         userId,
-        method: req.method as string,
+        method,
         ip: this.clients.of(req),
-        userAgent: req.headers['user-agent'],
+        userAgent,
         referer: req.headers.referer,
         acceptLanguage: req.headers['accept-language'],
       });
