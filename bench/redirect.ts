@@ -69,6 +69,8 @@ const LINKS = 10_000;
 const HOT_SET = 1_000;
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Unmeasured load right before every measured run (see measure). */
+const PRIME_SECONDS = 2;
 const PUBLIC_HOST = 'bench.test';
 const BROWSER_UA =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -349,6 +351,15 @@ async function measure(
   redis: Redis,
   worker: { child: ChildProcess } | null,
 ): Promise<RunResult & { redisUs: number }> {
+  // every measured run follows PRIME_SECONDS of the same load, unmeasured: each server starts its
+  // run in the same state, however long it sat idle while the other scenarios ran
+  await runWrk({
+    url: server.url,
+    connections: CONNECTIONS,
+    seconds: PRIME_SECONDS,
+    script: script(s),
+    serverPids: [server.child.pid as number],
+  });
   const redis0 = await redisCpu(redis);
   const r = await runWrk({
     url: server.url,
@@ -508,6 +519,16 @@ async function main(): Promise<void> {
   }
 
   generatorOk = checkHeadroom(active.map((s) => [s.name, s.runs]));
+  const rawRuns = active.find((s) => s.server === 'raw')?.runs ?? [];
+  if (rawRuns.length > 1) {
+    // the ceiling itself must hold still: a baseline that drifts makes the ratios drift with it
+    const us = rawRuns.map((r) => r.serverUs);
+    const spread = Math.max(...us) / Math.min(...us) - 1;
+    console.log(
+      `\nbaseline stability: raw 302 CPU per request by round ${us.map((x) => x.toFixed(1)).join(', ')} µs, spread ${(spread * 100).toFixed(0)} %` +
+        (spread > 0.1 ? ' — UNSTABLE: read the ratios round by round' : ' (ok: ≤ 10 %)'),
+    );
+  }
   if (rounds > 1) {
     console.log('\nmedians over rounds');
     for (const s of active) console.log(line(s.name, medianOf(s.runs), 24));
@@ -537,6 +558,9 @@ async function main(): Promise<void> {
   const hotRps = ratio(apiHot, raw, rps);
   const hotCpu = ratio(apiHot, raw, cpu);
   row(hotRps >= 0.9, 'api hot (recorded) / raw 302, req/s', f2(hotRps), '>= 0.90');
+  const byRound = (a: Scenario, b: Scenario, f: (r: RunResult) => number) =>
+    a.runs.map((r, i) => f2(f(r) / f(b.runs[i]))).join(', ');
+  console.log(`       (rounds: ${byRound(apiHot, raw, rps)})`);
   row(hotCpu <= 1.15, 'api hot (recorded) / raw 302, CPU per request', f2(hotCpu), '<= 1.15');
   const noUaRps = ratio(noUa, raw, rps);
   row(noUaRps >= 0.9, 'api hot, no UA / raw 302, req/s', f2(noUaRps), '>= 0.90');
