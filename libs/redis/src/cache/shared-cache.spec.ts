@@ -107,20 +107,6 @@ describe('SharedCache (in-process layer)', () => {
     }
   });
 
-  it('entries loaded together expire at different times, within 80-100 % of ttlMs', async () => {
-    const bus = new FakeBus();
-    const cache = make(bus);
-    const local = (cache as unknown as { local: { getRemainingTTL(k: string): number } }).local;
-    for (let i = 0; i < 80; i++) await cache.get(`k${i}`, async (key) => ({ id: i, name: key }));
-    const ttls = Array.from({ length: 80 }, (_, i) => local.getRemainingTTL(`k${i}`));
-    for (const t of ttls) {
-      expect(t).toBeGreaterThan(0.8 * 60_000 - 1_000);
-      expect(t).toBeLessThanOrEqual(60_000);
-    }
-    // spread over the window, not one instant
-    expect(Math.max(...ttls) - Math.min(...ttls)).toBeGreaterThan(0.1 * 60_000);
-  });
-
   it('an invalidation by tag drops every key carrying it', async () => {
     const bus = new FakeBus();
     const cache = make(bus);

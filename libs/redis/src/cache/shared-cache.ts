@@ -61,15 +61,6 @@ export const REPEAT_INVALIDATION_MS = 2000;
 /** Keys per DEL command when invalidating many at once. */
 const DEL_BATCH = 500;
 const MISSING_VALUE = '-';
-/**
- * An entry's lifetime in memory: 80–100 % of the configured one, at random. Entries loaded together
- * (a warm-up, a popular page's links) would otherwise expire together and send their next
- * visits to Redis in one burst, once per lifetime (seen as p99 spikes of the hot redirect).
- */
-export function spread(ttlMs: number): number {
-  return Math.max(1, Math.round(ttlMs * (0.8 + 0.2 * Math.random())));
-}
-
 /** lru-cache holds no null: the marker of a known-missing answer. */
 const MISSING = Object.freeze({ missing: true as const });
 type Missing = typeof MISSING;
@@ -210,12 +201,9 @@ export class SharedCache<V extends object> implements BusMember {
       );
     }
     if (this.local) {
-      if (value === null)
-        this.local.set(key, MISSING, {
-          ttl: spread(this.options.missingTtlMs ?? this.options.ttlMs),
-        });
+      if (value === null) this.local.set(key, MISSING, { ttl: this.options.missingTtlMs });
       else {
-        this.local.set(key, value, { ttl: spread(this.options.ttlMs) });
+        this.local.set(key, value);
         for (const tag of tags) {
           let keys = this.byTag.get(tag);
           if (!keys) this.byTag.set(tag, (keys = new Set()));
