@@ -15,6 +15,7 @@ import {
   ResolvedLink,
   ResolveLinkRow,
   toCached,
+  toHost,
 } from './resolved-link';
 
 /** Seconds Redis keeps a resolved link / host, and a known-missing one. */
@@ -94,7 +95,7 @@ export class LinkCache implements OnModuleDestroy {
         ttlSeconds: REDIS_TTL,
         missingTtlSeconds: REDIS_MISSING_TTL,
         encode: (host) => JSON.stringify(host),
-        decode: (raw) => JSON.parse(raw) as ResolvedHost,
+        decode: (raw) => toHost(JSON.parse(raw) as ResolvedHost),
       },
     });
   }
@@ -175,11 +176,11 @@ export class LinkCache implements OnModuleDestroy {
     );
     if (!rows.length) return null;
     const [r] = rows;
-    return {
+    return toHost({
       id: r.id,
       redirectRoot: r.redirect_root,
       redirect404: r.redirect_404,
       verified: r.verified,
-    };
+    });
   };
 }

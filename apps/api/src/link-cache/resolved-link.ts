@@ -114,6 +114,16 @@ export interface ResolvedHost {
   verified: boolean;
 }
 
+/** A host as the cache holds it: one object shape whether it was read from Postgres or Redis (see toCached). */
+export function toHost(host: ResolvedHost): ResolvedHost {
+  return {
+    id: host.id,
+    redirectRoot: host.redirectRoot ?? '',
+    redirect404: host.redirect404 ?? '',
+    verified: host.verified !== false,
+  };
+}
+
 export const REDIRECT_CACHE_CONTROL = 'private, max-age=90';
 
 /** The header array of a prebuilt 302 (written with `res.writeHead(302, array)`). */
@@ -181,14 +191,41 @@ export function headerSafeUrl(url: string): string {
 
 /** Adds the prebuilt 302 headers (in place: the object is fresh from JSON or a row). */
 export function toCached(link: ResolvedLink): CachedLink {
-  const cached = link as CachedLink;
-  cached.disabled = link.disabled === true;
-  cached.screenedAt = 0;
-  cached.blocked = false;
-  cached.redirectHeaders = isPlainRedirect(link)
-    ? redirectHeaders(headerSafeUrl(withParameters(link.url, link.parameters)))
-    : null;
-  return cached;
+  // A new object with every field, in this order, whatever the source: a row (fromRow) or Redis
+  // (JSON.parse keeps the JSON's key order and leaves out what was undefined). Links of several
+  // shapes made every property read on the redirect path megamorphic once entries loaded from
+  // Postgres and from Redis mixed in the cache (the hot redirect 20 % slower after a minute).
+  return {
+    id: link.id,
+    userId: link.userId,
+    kind: link.kind,
+    alias: link.alias,
+    url: link.url,
+    domainId: link.domainId ?? null,
+    type: link.type,
+    title: link.title,
+    expiresAt: link.expiresAt ?? null,
+    protected: link.protected === true,
+    pixels: link.pixels ?? [],
+    splash: link.splash ?? null,
+    overlay: link.overlay ?? null,
+    bio: link.bio ?? null,
+    geoTargets: link.geoTargets ?? null,
+    deviceTargets: link.deviceTargets ?? null,
+    languageTargets: link.languageTargets ?? null,
+    deepLink: link.deepLink ?? null,
+    parameters: link.parameters ?? null,
+    forwardQuery: link.forwardQuery === true,
+    meta: link.meta ?? null,
+    clickLimit: link.clickLimit ?? null,
+    expirationRedirect: link.expirationRedirect ?? null,
+    disabled: link.disabled === true,
+    redirectHeaders: isPlainRedirect(link)
+      ? redirectHeaders(headerSafeUrl(withParameters(link.url, link.parameters)))
+      : null,
+    screenedAt: 0,
+    blocked: false,
+  };
 }
 
 /** The SQL that resolves one alias with its pixels, splash page and overlay (one round trip). */
