@@ -135,14 +135,9 @@ export function periods(from: string, to: string, interval: Interval): Period[] 
 /** The calendar months (`YYYY-MM`) whose every day lies within `from`..`to`. */
 export function fullMonths(from: string, to: string): string[] {
   const out: string[] = [];
-  let month = from.endsWith('-01')
-    ? from.slice(0, 7)
-    : addDays(`${from.slice(0, 8)}01`, 32).slice(0, 7);
-  for (;;) {
-    const last = addDays(`${addDays(`${month}-01`, 32).slice(0, 7)}-01`, -1);
-    if (last > to) return out;
-    out.push(month);
-    month = addDays(`${month}-01`, 32).slice(0, 7);
+  for (let first = from.endsWith('-01') ? from : nextMonth(from); ; first = nextMonth(first)) {
+    if (addDays(nextMonth(first), -1) > to) return out;
+    out.push(first.slice(0, 7));
   }
 }
 
