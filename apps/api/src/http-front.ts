@@ -36,7 +36,14 @@ function duplicateHost(req: IncomingMessage): boolean {
   let seen = false;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
-    if (name.length === 4 && name.toLowerCase() === 'host') {
+    // 'host' in any case, compared by char code (no lower-cased copy per request)
+    if (
+      name.length === 4 &&
+      (name.charCodeAt(0) | 32) === 104 &&
+      (name.charCodeAt(1) | 32) === 111 &&
+      (name.charCodeAt(2) | 32) === 115 &&
+      (name.charCodeAt(3) | 32) === 116
+    ) {
       if (seen) return true;
       seen = true;
     }

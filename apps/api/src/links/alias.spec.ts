@@ -1,5 +1,6 @@
 import {
   ALIAS_PATTERN,
+  isAliasShaped,
   aliasProblem,
   generateAlias,
   GENERATED_ALIAS_LENGTH,
@@ -66,5 +67,51 @@ describe('alias rules', () => {
     expect(generateAlias(0)).toHaveLength(GENERATED_ALIAS_LENGTH);
     expect(generateAlias(2)).toHaveLength(GENERATED_ALIAS_LENGTH + 1);
     expect(generateAlias(7)).toHaveLength(GENERATED_ALIAS_LENGTH + 3);
+  });
+
+  it('isAliasShaped answers exactly as ALIAS_PATTERN, on edge cases and random strings', () => {
+    const cases = [
+      '',
+      'ab',
+      'abc',
+      'a'.repeat(64),
+      'a'.repeat(65),
+      'A_z-09',
+      'ab/',
+      'ab c',
+      'ab.c',
+      'abc\n',
+      'ab@',
+      'ab[',
+      'ab`',
+      'ab{',
+      'ab:',
+      'ab\u00e9',
+      '---',
+      '___',
+    ];
+    const valid = 'aZ09_-';
+    const invalid = '/.:@[`{ \u00e9\u0000';
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    for (let i = 0; i < 2000; i++) {
+      let s = '';
+      const n = next() % 70;
+      for (let k = 0; k < n; k++) s += valid[next() % valid.length];
+      // one in three gets a character outside the pattern somewhere
+      if (n && next() % 3 === 0) {
+        const at = next() % n;
+        s = s.slice(0, at) + invalid[next() % invalid.length] + s.slice(at + 1);
+      }
+      cases.push(s);
+    }
+    let accepted = 0;
+    for (const s of cases) {
+      expect([s, isAliasShaped(s)]).toEqual([s, ALIAS_PATTERN.test(s)]);
+      if (isAliasShaped(s)) accepted++;
+    }
+    // both answers occur (the comparison is not vacuous)
+    expect(accepted).toBeGreaterThan(10);
+    expect(accepted).toBeLessThan(cases.length - 10);
   });
 });

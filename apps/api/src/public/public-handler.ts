@@ -9,11 +9,21 @@ export abstract class PublicHandler {
   abstract handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
-const NEST_PREFIXES = ['/api/', '/auth/', '/health', '/docs'];
-
-/** Paths served by the Nest (Express) app; everything else goes to the PublicHandler. */
+/**
+ * Paths served by the Nest (Express) app: `/api`, `/api/…`, `/auth/…`, `/health…` and `/docs…`;
+ * everything else goes to the PublicHandler. Every request passes here, so the second character
+ * picks the one prefix to compare (no closure, no loop over the prefixes).
+ */
 export function isNestPath(url: string | undefined): boolean {
-  const path = url ?? '/';
-  if (path === '/api') return true;
-  return NEST_PREFIXES.some((p) => path.startsWith(p));
+  if (url === undefined || url.length < 4) return false;
+  switch (url.charCodeAt(1)) {
+    case 97: // a
+      return url === '/api' || url.startsWith('/api/') || url.startsWith('/auth/');
+    case 104: // h
+      return url.startsWith('/health');
+    case 100: // d
+      return url.startsWith('/docs');
+    default:
+      return false;
+  }
 }

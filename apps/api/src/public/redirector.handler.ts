@@ -6,7 +6,7 @@ import { AppConfig } from '@app/config';
 import { AgentInfo, isCountable } from '@app/stats';
 
 import { Blocklist } from '../destinations/blocklist';
-import { ALIAS_PATTERN } from '../links/alias';
+import { isAliasShaped } from '../links/alias';
 import { LinkCache } from '../link-cache/link-cache';
 import {
   CachedLink,
@@ -120,7 +120,7 @@ export class RedirectorHandler extends PublicHandler {
         return;
       }
       const alias = path.slice(1);
-      if (!ALIAS_PATTERN.test(alias)) return this.respond.notFound(res, domain);
+      if (!isAliasShaped(alias)) return this.respond.notFound(res, domain);
       if (this.misses.exhausted(req))
         return this.respond.sendStatic(res, 429, STATIC.tooManyMisses);
       const link = this.cache.peek(alias);
