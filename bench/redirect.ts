@@ -30,6 +30,11 @@
  * Every server runs under plain node: the api from dist (`npm run build` first, which the script
  * does), the baselines transpiled (bench/lib/baseline-server.ts).
  *
+ * Then the raw 302 and the hot api (with and without a User-Agent) are run once more under
+ * valgrind's callgrind, for their instructions per request: a figure that, unlike req/s and CPU
+ * time, does not move with what else the machine does (bench/lib/instructions.ts; ~4 min;
+ * BENCH_INSTRUCTIONS=0 skips it).
+ *
  * BENCH_ONLY=<names> (`;`-separated parts of scenario names, or `=name` for exactly that one)
  * runs only those, without ratios.
  * BENCH_PROFILE=<dir> runs the servers (api and baselines) with `node --cpu-prof` (a V8 CPU profile of each
@@ -63,6 +68,16 @@ import {
   stop,
   WrkRequest,
 } from './lib/harness';
+import {
+  countInstructions,
+  Counted,
+  CountedServer,
+  formatCount,
+  formatWindows,
+  haveValgrind,
+  startCounted,
+  stopCounted,
+} from './lib/instructions';
 import { freePort, removeRun, runBench } from './lib/run';
 
 const LINKS = 10_000;
@@ -205,15 +220,9 @@ async function cleanup(): Promise<void> {
   await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
 }
 
-/**
- * Starts a server pinned to the server core, under plain node: the built api (dist, as
- * production runs it; BENCH_PROFILE: with --cpu-prof, written when it stops) or a baseline.
- */
-async function start(
-  kind: ServerKind,
-  env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; url: string }> {
-  const common = {
+/** The environment every server of the bench runs with (`env` adds to it). */
+function serverEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
     ...process.env,
     NODE_ENV: 'development',
     DATABASE_URL,
@@ -228,6 +237,29 @@ async function start(
     STATS_FOLD_SECONDS: String(FOLD_SECONDS),
     ...env,
   };
+}
+
+const API_MAIN = join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
+
+/** The baselines' script (bench/lib/baseline-server.ts, transpiled); its argument is the kind. */
+function baselineScript(): string {
+  return compiled({
+    'baseline-server': join(__dirname, 'lib', 'baseline-server.ts'),
+    'batched-get': join(__dirname, '..', 'libs', 'redis', 'src', 'batched-get.ts'),
+  });
+}
+
+/**
+ * Starts a server pinned to the server core, under plain node: the built api (dist, as
+ * production runs it; BENCH_PROFILE: with --cpu-prof, written when it stops) or a baseline.
+ */
+async function start(
+  kind: ServerKind,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const common = serverEnv(env);
+  const dir = process.env.BENCH_PROFILE;
+  const profile = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
   if (kind === 'worker') {
     const { child } = await startPinnedServer(
       [join(__dirname, '..', 'dist', 'apps', 'worker', 'main.js')],
@@ -238,24 +270,15 @@ async function start(
   }
   if (kind === 'api') {
     const port = await freePort();
-    const dir = process.env.BENCH_PROFILE;
     const { child } = await startPinnedServer(
-      [
-        ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []),
-        join(__dirname, '..', 'dist', 'apps', 'api', 'main.js'),
-      ],
+      [...profile, API_MAIN],
       { ...common, PORT: String(port) },
       /api listening/,
     );
     return { child, url: `http://127.0.0.1:${port}` };
   }
-  const script = compiled({
-    'baseline-server': join(__dirname, 'lib', 'baseline-server.ts'),
-    'batched-get': join(__dirname, '..', 'libs', 'redis', 'src', 'batched-get.ts'),
-  });
-  const dir = process.env.BENCH_PROFILE;
   const { child, match } = await startPinnedServer(
-    [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), script, kind],
+    [...profile, baselineScript(), kind],
     common,
     /listening (\d+)/,
   );
@@ -395,6 +418,66 @@ async function warm(s: Scenario, server: { child: ChildProcess; url: string }): 
   });
 }
 
+/** The requests of a counted run (see lib/instructions): uncounted warm-up, then the windows. */
+const COUNT = { warm: 40_000, window: 20_000, windows: 5 };
+
+/**
+ * Instructions per request (callgrind) of the raw 302 and of the hot api with and without a user
+ * agent: the repeatable figures beside the wall-clock ones. Each server is started afresh under
+ * valgrind; the api with STATS_FLUSH_MS=10000, because under valgrind it serves ~2 000 requests
+ * a second, and a 500 ms flush would then write ~1 000 visits at a time: twenty times the
+ * per-visit flush cost of full speed, where a flush takes FLUSH_AT (20 000) visits. Skipped
+ * without valgrind or with BENCH_INSTRUCTIONS=0.
+ */
+async function countAll(active: Scenario[]): Promise<void> {
+  const wanted = active.filter((s) => COUNTED.includes(s.name));
+  if (!wanted.length || process.env.BENCH_INSTRUCTIONS === '0') return;
+  if (!haveValgrind()) {
+    console.log('\ninstructions per request: skipped (no valgrind; apt-get install valgrind)');
+    return;
+  }
+  console.log(
+    `\ninstructions per request (callgrind; user space only: the kernel's socket work, alike for every server, is left out).\n` +
+      `${COUNT.windows} windows of ${COUNT.window} requests after ${COUNT.warm} uncounted; the quietest window is the figure (see bench/lib/instructions.ts)`,
+  );
+  const counts = new Map<string, Counted>();
+  const count = async (s: Scenario, server: CountedServer) => {
+    const { headers, requests } = script(s);
+    const c = await countInstructions(server, requests, headers, COUNT);
+    counts.set(s.name, c);
+    const raw = counts.get(COUNTED[0]);
+    const vs = raw && s.name !== COUNTED[0] ? `  ${(c.min / raw.min).toFixed(2)}× raw` : '';
+    console.log(
+      `${s.name.padEnd(24)} ${formatCount(c).padStart(22)} instructions/request${vs}   windows: ${formatWindows(c)}`,
+    );
+  };
+  for (const s of wanted.filter((w) => w.server === 'raw')) {
+    const server = await startCounted([baselineScript(), 'raw302'], serverEnv(), /listening (\d+)/);
+    try {
+      await count(s, server);
+    } finally {
+      await stopCounted(server);
+    }
+  }
+  const api = wanted.filter((w) => w.server === 'hot');
+  if (!api.length) return;
+  const port = await freePort();
+  const server = await startCounted(
+    [API_MAIN],
+    serverEnv({ PORT: String(port), STATS_FLUSH_MS: '10000' }),
+    /api listening/,
+    port,
+  );
+  try {
+    for (const s of api) await count(s, server);
+  } finally {
+    await stopCounted(server);
+  }
+}
+
+/** The scenarios countAll counts, the baseline first. */
+const COUNTED = ['baseline raw 302', 'api hot', 'api hot, no UA'];
+
 async function main(): Promise<void> {
   ensureWrk();
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -511,6 +594,7 @@ async function main(): Promise<void> {
       worker = null;
       console.log('');
     }
+    await countAll(active);
   } finally {
     receiver.close();
     redisClient.disconnect();

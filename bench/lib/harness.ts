@@ -474,16 +474,28 @@ export function compiled(files: Record<string, string>): string {
 }
 
 /** Spawns a built or transpiled server pinned to the server core; resolves once `ready` matches its stdout. */
-export function startPinnedServer(
+export async function startPinnedServer(
   args: string[],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+  const child = spawnPinned(SERVER_CORE, process.execPath, args, {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return { child, match: await readyLine(child, ready, args.join(' ')) };
+}
+
+/**
+ * Resolves with the match once `ready` matches what `child` wrote to stdout; rejects with that
+ * output (and its stderr, when piped) if it exits first.
+ */
+export function readyLine(
+  child: ChildProcess,
+  ready: RegExp,
+  name: string,
+): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
-    const child = spawnPinned(SERVER_CORE, process.execPath, args, {
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
     let text = '';
     const onData = (c: Buffer) => {
       text += c.toString();
@@ -491,12 +503,13 @@ export function startPinnedServer(
       if (match) {
         child.stdout?.off('data', onData);
         child.stdout?.resume();
-        resolve({ child, match });
+        resolve(match);
       }
     };
     child.stdout?.on('data', onData);
+    child.stderr?.on('data', (c: Buffer) => (text += c.toString()));
     child.once('exit', (code) =>
-      reject(new Error(`${args.join(' ')} exited with ${code}: ${text}`)),
+      reject(new Error(`${name} exited with ${code}: ${text.slice(-2000)}`)),
     );
   });
 }

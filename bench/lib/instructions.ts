@@ -1,0 +1,209 @@
+/**
+ * Instructions per request, counted by valgrind's callgrind: the repeatable figure beside the
+ * wall-clock one. req/s and CPU µs per request move by 10-20 % between rounds on a shared
+ * machine (see the baseline-stability line of bench:redirect); the number of user-space
+ * instructions a server executes for a request does not, whatever else the machine does.
+ * It leaves out the kernel (the socket's read and write), which every server pays alike.
+ *
+ * The server runs under `valgrind --tool=callgrind --instr-atstart=no` (pinned to the server
+ * core; 20-50× slower, which is why no wall-clock figure is taken there). A counted client in
+ * this process sends exactly the requests of a warm-up (V8 optimises the hot functions, caches
+ * fill), then `callgrind_control -i on` starts counting, WINDOW requests are sent,
+ * `callgrind_control -i off` and `-d` write that window's count. Several windows; the quietest
+ * is the figure: the request path's own cost. Work the server does by the clock (cache entries
+ * that expire and are read again, the visit flush's timer, V8 recompiling a function after such
+ * a rare path) happens 20-50× more often per request under valgrind than at full speed, and
+ * lands in some windows and not others: every window is printed, and the median beside the
+ * quietest.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { median, readyLine, SERVER_CORE, stop, WrkRequest } from './harness';
+
+/** Whether valgrind (with callgrind_control) is installed. */
+export function haveValgrind(): boolean {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    execFileSync('which', ['callgrind_control'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface CountedServer {
+  child: ChildProcess;
+  port: number;
+  dir: string;
+}
+
+/**
+ * Starts `node <args>` under callgrind, instrumentation off, pinned to the server core; resolves
+ * once `ready` matches its stdout (its first group, when there is one, is the port).
+ */
+export async function startCounted(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  port?: number,
+): Promise<CountedServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cg-'));
+  const child = spawn(
+    'taskset',
+    [
+      '-c',
+      String(SERVER_CORE),
+      'valgrind',
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      // V8 writes and rewrites machine code outside any file
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${join(dir, 'cg.out')}`,
+      process.execPath,
+      // V8's memory reducer takes a server that allocates slowly for an idle one and runs full
+      // garbage collections to shrink its heap: under valgrind every server allocates 20-50×
+      // slower, and got a full collection every ~60 000 requests instead of every ~2 million
+      '--no-memory-reducer',
+      ...args,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const match = await readyLine(child, ready, `callgrind: ${args.join(' ')}`);
+  return { child, dir, port: port ?? Number(match[1]) };
+}
+
+/**
+ * Sends exactly `count` requests (the `requests` in turn) over `connections` keep-alive
+ * connections, one at a time on each; resolves with the number answered with `status`.
+ * Answers must have no body or a Content-Length (redirects, not-modified): what the bench sends.
+ */
+export function sendCounted(
+  port: number,
+  requests: WrkRequest[],
+  common: Record<string, string>,
+  count: number,
+  connections = 50,
+  status = 302,
+): Promise<{ ok: number; other: number }> {
+  const wire = requests.map((r) => {
+    const headers = { ...common, ...r.headers };
+    const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+    return Buffer.from(`${r.method ?? 'GET'} ${r.path} HTTP/1.1\r\n${lines.join('')}\r\n`);
+  });
+  const expect = `HTTP/1.1 ${status} `;
+  let sent = 0;
+  let ok = 0;
+  let other = 0;
+  return new Promise((resolve, reject) => {
+    let open = connections;
+    for (let c = 0; c < connections; c++) {
+      const socket = connect(port, '127.0.0.1');
+      let buf = '';
+      let want = -1;
+      const next = () => {
+        if (sent < count) socket.write(wire[sent++ % wire.length]);
+        else socket.end();
+      };
+      socket.on('connect', next);
+      socket.on('data', (d: Buffer) => {
+        buf += d.toString('latin1');
+        for (;;) {
+          if (want < 0) {
+            const end = buf.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            const head = buf.slice(0, end);
+            const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+            if (head.startsWith(expect)) ok += 1;
+            else other += 1;
+            buf = buf.slice(end + 4);
+            want = length ? Number(length[1]) : 0;
+          }
+          if (buf.length < want) return;
+          buf = buf.slice(want);
+          want = -1;
+          next();
+        }
+      });
+      socket.on('close', () => {
+        if (--open === 0) resolve({ ok, other });
+      });
+      socket.on('error', reject);
+    }
+  });
+}
+
+/** The Ir total of the dump callgrind writes next in `dir` (waited for: up to 30 s). */
+async function nextDump(dir: string, before: Set<string>): Promise<number> {
+  for (let tries = 0; tries < 300; tries++) {
+    const fresh = readdirSync(dir).filter((f) => /^cg\.out\.\d+$/.test(f) && !before.has(f));
+    if (fresh.length > 1) throw new Error(`callgrind: expected one new dump, found ${fresh}`);
+    const total = fresh.length
+      ? /^totals: (\d+)/m.exec(readFileSync(join(dir, fresh[0]), 'utf8'))
+      : null;
+    if (total) {
+      before.add(fresh[0]);
+      return Number(total[1]);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`callgrind: no dump written in ${dir}`);
+}
+
+export interface Counted {
+  /** Instructions per request of each window. */
+  windows: number[];
+  /** The quietest window's: the figure reported and compared. */
+  min: number;
+  median: number;
+}
+
+/**
+ * Counts one traffic pattern on a counted server: `warm` requests uncounted, then `windows`
+ * windows of `window` requests, each its own dump. Throws when an answer is not the expected
+ * status (the count would then be of something else).
+ */
+export async function countInstructions(
+  server: CountedServer,
+  requests: WrkRequest[],
+  common: Record<string, string>,
+  o: { warm: number; window: number; windows: number },
+): Promise<Counted> {
+  const pid = String(server.child.pid);
+  const control = (...a: string[]) =>
+    execFileSync('callgrind_control', [...a, pid], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const seen = new Set(readdirSync(server.dir));
+  const check = (r: { ok: number; other: number }, n: number) => {
+    if (r.ok !== n) throw new Error(`callgrind: ${r.other} of ${n} answers were not redirects`);
+  };
+  check(await sendCounted(server.port, requests, common, o.warm), o.warm);
+  const windows: number[] = [];
+  for (let w = 0; w < o.windows; w++) {
+    control('-i', 'on');
+    const r = await sendCounted(server.port, requests, common, o.window);
+    control('-i', 'off');
+    control('-d');
+    check(r, o.window);
+    windows.push((await nextDump(server.dir, seen)) / o.window);
+  }
+  return { windows, min: Math.min(...windows), median: median(windows) };
+}
+
+export async function stopCounted(server: CountedServer): Promise<void> {
+  await stop(server.child);
+  rmSync(server.dir, { recursive: true, force: true });
+}
+
+/** `58.9k (median 63.0k)` */
+export function formatCount(c: Counted): string {
+  const k = (x: number) => (x / 1000).toFixed(1);
+  return `${k(c.min)}k (median ${k(c.median)}k)`;
+}
+
+/** Every window's count: `74.2 63.0 59.7 71.8 58.9` (thousands) */
+export function formatWindows(c: Counted): string {
+  return c.windows.map((x) => (x / 1000).toFixed(1)).join(' ');
+}
