@@ -1,6 +1,7 @@
 import { Agent, get as httpGet } from 'node:http';
 
-import { INestApplicationContext } from '@nestjs/common';
+import { WorkerHost } from '@nestjs/bullmq';
+import { INestApplicationContext, Logger } from '@nestjs/common';
 
 import {
   createTestApp,
@@ -11,6 +12,10 @@ import {
   TestApp,
   TestUser,
 } from './support/app';
+import { ImportProcessor } from '../apps/api/src/imports/import.processor';
+import { QrProcessor } from '../apps/worker/src/qr/qr.processor';
+import { StatsFoldProcessor } from '../apps/worker/src/stats/stats-fold.processor';
+import { WebhookProcessor } from '../apps/worker/src/webhooks/webhook.processor';
 import { BROWSER_UA, eventually, PREVIEW_UA } from './support/stats';
 import { Receiver, Received, signatureValid } from './support/webhooks';
 
@@ -612,5 +617,30 @@ describe('webhooks', () => {
       const at = got.map((r) => r.at).sort((a, b) => a - b);
       for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThanOrEqual(800);
     }, 90_000);
+  });
+
+  it("every BullMQ worker's error events go to the structured log, not to console.error", () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const printed = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const hosts: Array<[string, WorkerHost]> = [
+        ['QrProcessor', worker.get(QrProcessor)],
+        ['WebhookProcessor', worker.get(WebhookProcessor)],
+        ['StatsFoldProcessor', worker.get(StatsFoldProcessor)],
+        ['ImportProcessor', t.app.get(ImportProcessor)],
+      ];
+      for (const [name, host] of hosts) {
+        warn.mockClear();
+        host.worker.emit('error', new Error(`could not renew lock for job probe-${name}`));
+        expect([name, warn.mock.calls.map((c) => String(c[0]))]).toEqual([
+          name,
+          [`worker error: could not renew lock for job probe-${name}`],
+        ]);
+      }
+      expect(printed).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+      printed.mockRestore();
+    }
   });
 });

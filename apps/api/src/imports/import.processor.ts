@@ -1,8 +1,8 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
+import { Processor } from '@nestjs/bullmq';
+import { BeforeApplicationShutdown } from '@nestjs/common';
 import { Job } from 'bullmq';
 
-import { ImportLinksPayload, JOB, QUEUE, WORKER_OPTIONS } from '@app/queue';
+import { ImportLinksPayload, JOB, LoggedWorkerHost, QUEUE, WORKER_OPTIONS } from '@app/queue';
 
 import { LinkImportRunner } from './link-import-runner';
 
@@ -13,9 +13,7 @@ import { LinkImportRunner } from './link-import-runner';
  * leaves the job to another (BullMQ's stalled check) and the rows already created are skipped.
  */
 @Processor(QUEUE.imports, { ...WORKER_OPTIONS, concurrency: 2 })
-export class ImportProcessor extends WorkerHost implements BeforeApplicationShutdown {
-  private readonly logger = new Logger(ImportProcessor.name);
-
+export class ImportProcessor extends LoggedWorkerHost implements BeforeApplicationShutdown {
   constructor(private readonly runner: LinkImportRunner) {
     super();
   }
@@ -30,12 +28,6 @@ export class ImportProcessor extends WorkerHost implements BeforeApplicationShut
       this.worker.close(true).catch(() => undefined),
       new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
     ]);
-  }
-
-  /** Redis going away is an `error` event of the worker: logged (unheard, it would crash the process). */
-  @OnWorkerEvent('error')
-  onError(err: Error): void {
-    this.logger.warn(`import worker: ${err.message}`);
   }
 
   async process(job: Job<ImportLinksPayload>): Promise<void> {

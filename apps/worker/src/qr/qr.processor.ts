@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Processor } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Job, UnrecoverableError } from 'bullmq';
@@ -12,6 +12,7 @@ import { parseRgb, Rgb } from '@app/qr';
 import {
   DeleteQrImagesPayload,
   JOB,
+  LoggedWorkerHost,
   QrLook,
   QUEUE,
   RenderQrPayload,
@@ -45,7 +46,7 @@ export const JOBS_PER_RENDER_SLOT = 4;
   ...WORKER_OPTIONS,
   concurrency: availableParallelism() * JOBS_PER_RENDER_SLOT,
 })
-export class QrProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class QrProcessor extends LoggedWorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger(QrProcessor.name);
 
   constructor(

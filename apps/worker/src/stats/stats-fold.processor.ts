@@ -1,9 +1,9 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, Processor } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
 
 import { AppConfig } from '@app/config';
-import { JOB, QUEUE, WORKER_OPTIONS } from '@app/queue';
+import { JOB, LoggedWorkerHost, QUEUE, WORKER_OPTIONS } from '@app/queue';
 import { RedisService } from '@app/redis';
 import { FoldResult, StatsFold } from '@app/stats';
 
@@ -14,7 +14,7 @@ const RETENTION_EVERY_SECONDS = 3600;
  * several workers produce one job per interval), and applies plan retention hourly.
  */
 @Processor(QUEUE.stats, { ...WORKER_OPTIONS, concurrency: 1 })
-export class StatsFoldProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class StatsFoldProcessor extends LoggedWorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger(StatsFoldProcessor.name);
 
   constructor(

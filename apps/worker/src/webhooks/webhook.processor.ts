@@ -1,4 +1,4 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Job } from 'bullmq';
@@ -6,7 +6,14 @@ import { DataSource } from 'typeorm';
 
 import { decryptSecret, formatDateTime } from '@app/common';
 import { AppConfig } from '@app/config';
-import { DeliverWebhookPayload, JOB, QUEUE, WORKER_OPTIONS, webhookBackoff } from '@app/queue';
+import {
+  DeliverWebhookPayload,
+  JOB,
+  LoggedWorkerHost,
+  QUEUE,
+  webhookBackoff,
+  WORKER_OPTIONS,
+} from '@app/queue';
 
 import { DeliverySpacing } from './delivery-spacing';
 import { WebhookSender } from './webhook-sender';
@@ -44,7 +51,7 @@ interface DeliveryRow {
   concurrency: 32,
   settings: { backoffStrategy: (attemptsMade: number) => webhookBackoff(attemptsMade) },
 })
-export class WebhookProcessor extends WorkerHost {
+export class WebhookProcessor extends LoggedWorkerHost {
   private readonly logger = new Logger(WebhookProcessor.name);
 
   constructor(
