@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import { Logger } from '@nestjs/common';
 
 import { runMigrations } from '@app/database';
 
-import { createTestApp } from './support/app';
+import { createTestApp, createUser } from './support/app';
 import { startBuilt, waitHealthy } from './support/process';
 import { TestPostgres, TestRedis } from './support/services';
 
@@ -76,6 +78,77 @@ describe('application logs', () => {
       await pg.destroy();
     }
   }, 60_000);
+
+  it('each request Nest serves is one JSON line (method, redacted URL, status); not /health, not short links, no key', async () => {
+    const key = `reqlog-${'r'.repeat(40)}`;
+    const api = await startBuilt('api', {
+      ADMIN_EMAIL: `reqlog${Date.now()}@example.com`,
+      ADMIN_API_KEY: key,
+      LOG_LEVEL: 'info',
+    });
+    try {
+      await waitHealthy(api.url);
+      const auth = { Authorization: `Bearer ${key}` };
+      expect((await fetch(`${api.url}/api/account`, { headers: auth })).status).toBe(200);
+      await fetch(`${api.url}/api/urls?key=leaked-${key}`);
+      await fetch(`${api.url}/auth/login/token-that-must-not-be-logged`, { redirect: 'manual' });
+      await fetch(`${api.url}/health`);
+      await fetch(`${api.url}/no-such-alias`, { redirect: 'manual' });
+      type Line = {
+        msg?: string;
+        req?: { id?: unknown; method?: string; url?: string };
+        res?: { statusCode?: number };
+      };
+      const requests = () =>
+        api
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Line)
+          .filter((l) => l.req && l.res);
+      await waitFor(() => requests().length >= 3);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(
+        requests().map((l) => [
+          l.msg,
+          l.req?.method,
+          l.req?.url,
+          l.res?.statusCode,
+          typeof l.req?.id,
+        ]),
+      ).toEqual([
+        ['request completed', 'GET', '/api/account', 200, 'number'],
+        ['request completed', 'GET', '/api/urls?key=[redacted]', 401, 'number'],
+        ['request completed', 'GET', '/auth/login/[redacted]', expect.any(Number), 'number'],
+      ]);
+      expect(api.output()).not.toContain(key.slice(-20));
+      expect(api.output()).not.toContain('token-that-must-not-be-logged');
+    } finally {
+      api.child.kill('SIGKILL');
+      await api.exited;
+    }
+  }, 60_000);
+
+  it('no request runs in an AsyncLocalStorage context (it would hook every promise of the process)', async () => {
+    const run = jest.spyOn(AsyncLocalStorage.prototype, 'run');
+    const enterWith = jest.spyOn(AsyncLocalStorage.prototype, 'enterWith');
+    const t = await createTestApp();
+    try {
+      const user = await createUser(t);
+      expect((await t.http().get('/api/account').set(user.auth)).status).toBe(200);
+      expect((await t.http().get('/health')).status).toBe(200);
+      expect((await t.http().get('/api/urls').set(user.auth)).status).toBe(200);
+      expect(run).not.toHaveBeenCalled();
+      expect(enterWith).not.toHaveBeenCalled();
+      // the spies see a context when one is entered
+      new AsyncLocalStorage<number>().run(1, () => undefined);
+      expect(run).toHaveBeenCalledTimes(1);
+    } finally {
+      run.mockRestore();
+      enterWith.mockRestore();
+      await t.close();
+    }
+  });
 
   it('nothing is held in Nest’s log buffer after start, however much is logged', async () => {
     const t = await createTestApp();

@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 
 import { AppConfig } from '@app/config';
 
+import { requestLogger } from './logging';
 import { isNestPath, PublicHandler } from './public/public-handler';
 import { STATIC } from './public/responder';
 
@@ -62,6 +63,7 @@ function duplicateHost(req: IncomingMessage): boolean {
  */
 export function createFront(config: AppConfig, nest: Handler, publicSide: PublicHandler): Server {
   const docsCsp = docsPolicy(config.publicUrl);
+  const logRequest = requestLogger(config);
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = Math.max(config.REQUEST_TIMEOUT_SECONDS * 1000, headersTimeout);
   const server = createServer(
@@ -78,6 +80,7 @@ export function createFront(config: AppConfig, nest: Handler, publicSide: Public
         return publicSide.handle(req, res);
       }
       if (duplicateHost(req)) return badHost(req, res, true);
+      logRequest(req, res);
       res.setHeader('X-Content-Type-Options', 'nosniff');
       if (url?.startsWith('/docs')) {
         res.setHeader('Content-Security-Policy', docsCsp);
