@@ -136,6 +136,10 @@ describe('CSV export streaming (built api process)', () => {
   }, 120_000);
 
   it('a client that disconnects stops the query and frees its connection', async () => {
+    // 300 000 rows (~40 MB of CSV): far more than the socket buffers between the api and a
+    // paused client hold (~10 MB on loopback). With the 13 MB of 100 000 rows, a fast machine
+    // buffered nearly all of it and the query could end before the client stopped reading.
+    await insertLinks(200_000, 'd');
     for (let round = 0; round < 3; round++) {
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
         httpGet(
@@ -158,7 +162,7 @@ describe('CSV export streaming (built api process)', () => {
     }
     // the pool still serves exports and API calls
     const again = await download();
-    expect(again).toMatchObject({ status: 200, lines: 100_001 });
+    expect(again).toMatchObject({ status: 200, lines: 300_001 });
     const health = await fetch(`${api.url}/health/ready`);
     expect(health.status).toBe(200);
   }, 120_000);
