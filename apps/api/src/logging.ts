@@ -32,8 +32,7 @@ export function loggerParams(config: AppConfig): Params {
 export function requestLogger(
   config: AppConfig,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const log = pinoHttp(httpLogOptions(config));
-  return (req, res) => log(req, res);
+  return pinoHttp(httpLogOptions(config));
 }
 
 /** The request lines' options. Authorization headers, cookies, bodies and tokens never reach them. */

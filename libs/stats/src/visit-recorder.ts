@@ -246,11 +246,12 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Whether the visitor's visits count (not a bot), their digest of IP and user agent, keyed with APP_SECRET (no raw IP reaches Redis or
-   * Postgres), and the profile field of this visit. The digest is the same on every day, so that
-   * the union of a range's daily HyperLogLogs counts a returning visitor once; only the sketches'
-   * registers are kept, from which no digest can be read back. Memoised per IP and day, in memory
-   * only: a returning visitor with the same agent, referrer and languages costs one lookup.
+   * Whether the visitor's visits count (not a bot), their digest of IP and user agent, keyed
+   * with APP_SECRET (no raw IP reaches Redis or Postgres), and the profile field of this visit.
+   * The digest is the same on every day, so that the union of a range's daily HyperLogLogs counts
+   * a returning visitor once; only the sketches' registers are kept, from which no digest can be
+   * read back. Memoised per IP and day, in memory only: a returning visitor with the same agent,
+   * referrer and languages costs one lookup.
    */
   private visitor(visit: VisitInput, day: string): Visitor {
     const userAgent = visit.userAgent ?? '';

@@ -1,9 +1,9 @@
 import {
   ALIAS_PATTERN,
-  isAliasShaped,
   aliasProblem,
   generateAlias,
   GENERATED_ALIAS_LENGTH,
+  isAliasShaped,
   isReservedAlias,
 } from './alias';
 
