@@ -17,8 +17,8 @@
  *                      browser User-Agent: every visit is recorded. Like a deployed api, every
  *                      api of the bench has answered /health (a request Nest serves) before its
  *                      first redirect: state that Nest requests leave in the process counts (an
- *                      AsyncLocalStorage context entered per request once cost 22 % of the
- *                      redirect's instructions, unseen by a bench that only sent redirects)
+ *                      AsyncLocalStorage context entered per request once cost 20 % more
+ *                      instructions a redirect, unseen by a bench that only sent redirects)
  *   api hot, no UA     the same requests without a User-Agent: not counted (nothing recorded)
  *   api hot, targeted  links with geo, device and language targets (the visitor matches none of
  *                      them: every rule is checked); target ≥ 0.9× the plain hot link
