@@ -14,6 +14,26 @@ function memory(pid: number): { peak: number; rss: number } {
   return { peak: kb('VmHWM') / 1024, rss: kb('VmRSS') / 1024 };
 }
 
+/** EXPORT_STALL_SECONDS of the api under test: long enough to measure while exports stall. */
+const STALL_SECONDS = 3;
+
+/** A GET whose response the caller gets unread: its body is left in the socket (paused). */
+function openGet(url: string, key: string): Promise<IncomingMessage> {
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    httpGet(url, { headers: { Authorization: `Bearer ${key}` }, agent: false }, resolve).on(
+      'error',
+      reject,
+    );
+  });
+}
+
+/** The whole body of a response, as text. */
+async function bodyOf(res: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of res) text += String(chunk);
+  return text;
+}
+
 /**
  * The links export through the built api process: memory does not grow with the number of rows,
  * and a client that goes away stops the query.
@@ -30,7 +50,8 @@ describe('CSV export streaming (built api process)', () => {
       ADMIN_EMAIL: email,
       ADMIN_API_KEY: key,
       ADMIN_PASSWORD: 'export-pass1',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
+      EXPORT_STALL_SECONDS: String(STALL_SECONDS),
     });
     await waitHealthy(api.url);
     db = new Client({ connectionString: process.env.DATABASE_URL });
@@ -165,5 +186,86 @@ describe('CSV export streaming (built api process)', () => {
     expect(again).toMatchObject({ status: 200, lines: 300_001 });
     const health = await fetch(`${api.url}/health/ready`);
     expect(health.status).toBe(200);
+  }, 120_000);
+
+  it('20 unread exports of one user: 2 run on export connections, 18 get 429; other users and /health/ready are unaffected; stalled ones are cut off', async () => {
+    // another user, with a link (300 000 links of the first user, inserted above, make exports
+    // far larger than the socket buffers)
+    const admin = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    const tag = Date.now().toString(36);
+    const created = await fetch(`${api.url}/api/user/add`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({
+        email: `other${tag}@example.com`,
+        username: `other${tag}`,
+        password: 'other-pass1',
+      }),
+    }).then((r) => r.json() as Promise<{ data: { id: number } }>);
+    const rotated = await fetch(`${api.url}/api/user/${created.data.id}/key/rotate`, {
+      method: 'POST',
+      headers: admin,
+    }).then((r) => r.json() as Promise<{ apikey: string }>);
+    const other = { Authorization: `Bearer ${rotated.apikey}` };
+    const link = await fetch(`${api.url}/api/url/add`, {
+      method: 'POST',
+      headers: { ...other, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/other' }),
+    }).then((r) => r.json() as Promise<{ error: number; id: number }>);
+    expect(link.error).toBe(0);
+
+    const opened = await Promise.all(
+      Array.from({ length: 20 }, () => openGet(`${api.url}/api/urls/export`, key)),
+    );
+    const started = Date.now();
+    const running = opened.filter((r) => r.statusCode === 200);
+    const refused = opened.filter((r) => r.statusCode !== 200);
+    expect(running).toHaveLength(2);
+    expect(refused.map((r) => r.statusCode)).toEqual(Array(18).fill(429));
+    for (const r of refused) {
+      expect(r.headers['retry-after']).toBe('10');
+      expect(JSON.parse(await bodyOf(r))).toEqual({
+        error: 1,
+        message: 'At most 2 exports of yours may run at once; retry when one has finished',
+      });
+    }
+    // the two hold their export connections (not the api's pool) while their clients read nothing
+    expect(await busyExports()).toBe(2);
+    const { rows } = await db.query(
+      `SELECT DISTINCT application_name AS name FROM pg_stat_activity
+        WHERE query LIKE '/* export:links */%' AND state <> 'idle' AND pid <> pg_backend_pid()`,
+    );
+    expect(rows).toEqual([{ name: 'linkmgmt-export' }]);
+    const times: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${api.url}/api/url/${link.id}`, { headers: other });
+      times.push(performance.now() - t0);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `GET /api/url/:id during 2 stalled exports: ${times.map((ms) => ms.toFixed(1)).join(', ')} ms`,
+    );
+    expect(times[4]).toBeLessThan(100);
+    expect(times[9]).toBeLessThan(1000);
+    const ready = await fetch(`${api.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(STALL_SECONDS * 1000); // all of it while they stalled
+
+    // no byte sent for EXPORT_STALL_SECONDS: cut off, connection discarded, backend gone
+    const until = Date.now() + STALL_SECONDS * 1000 + 10_000;
+    while ((await busyExports()) > 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await busyExports()).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(STALL_SECONDS * 1000 - 500);
+    expect(api.output()).toMatch(
+      new RegExp(`links\\.csv cut off: no progress for ${STALL_SECONDS} s`),
+    );
+    for (const r of running) r.destroy();
+    // the slots are free again: the user exports everything
+    const again = await download();
+    expect(again).toMatchObject({ status: 200, lines: 300_001 });
   }, 120_000);
 });
