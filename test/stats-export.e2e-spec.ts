@@ -3,8 +3,10 @@ import { get as httpGet, IncomingMessage } from 'node:http';
 
 import { Client } from 'pg';
 
-import { randomString } from '@app/common';
+import { AppError, randomString } from '@app/common';
 
+import { ExportLease, ExportSlots } from '../apps/api/src/stats/export-slots';
+import { createTestApp, TestApp } from './support/app';
 import { AppProcess, startBuilt, waitHealthy } from './support/process';
 
 /** Peak and current resident memory of a process, in MB (Linux /proc). */
@@ -268,4 +270,72 @@ describe('CSV export streaming (built api process)', () => {
     const again = await download();
     expect(again).toMatchObject({ status: 200, lines: 300_001 });
   }, 120_000);
+});
+
+/** ExportSlots of two api replicas on one Postgres and one Redis, taken directly. */
+describe('export slots over api replicas', () => {
+  let a: TestApp;
+  let b: TestApp;
+  const env = { EXPORT_CONNECTIONS: '3', EXPORTS_PER_USER: '2' };
+  beforeAll(async () => {
+    a = await createTestApp(env);
+    b = await createTestApp(env);
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  /** A lease, or the refusal's status, message and Retry-After. */
+  async function take(t: TestApp, userId: number) {
+    const headers: Record<string, string> = {};
+    try {
+      return await t.app.get(ExportSlots).acquire(userId, {
+        setHeader: (name: string, value: string) => (headers[name] = value),
+      });
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      return { status: (err as AppError).status, message: (err as Error).message, headers };
+    }
+  }
+  const isLease = (x: unknown): x is ExportLease => !!x && typeof x === 'object' && 'client' in x;
+  const user = () => 1_000_000 + Math.floor(Math.random() * 1_000_000);
+
+  it('a user’s exports are counted over every replica; a process runs at most EXPORT_CONNECTIONS', async () => {
+    const u = user();
+    const first = await take(a, u);
+    const second = await take(b, u);
+    expect([isLease(first), isLease(second)]).toEqual([true, true]);
+    // replica a runs one of u's exports, but u has two over both
+    expect(await take(a, u)).toEqual({
+      status: 429,
+      message: 'At most 2 exports of yours may run at once; retry when one has finished',
+      headers: { 'Retry-After': '10' },
+    });
+    (second as ExportLease).release(false);
+    (second as ExportLease).release(false); // twice: counted once
+    const third = await take(a, u);
+    expect(isLease(third)).toBe(true);
+    expect(isLease(await take(b, u))).toBe(false);
+
+    // replica a now runs 2 exports; one more (of anyone), then it is full
+    const other = await take(a, user());
+    expect(isLease(other)).toBe(true);
+    expect(await take(a, user())).toMatchObject({
+      status: 429,
+      message: 'Too many exports are running; retry shortly',
+      headers: { 'Retry-After': '10' },
+    });
+    // replica b has its own connections
+    const onB = await take(b, user());
+    expect(isLease(onB)).toBe(true);
+    const [{ n }] = await a.db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'linkmgmt-export'`,
+    );
+    expect(n).toBeGreaterThanOrEqual(4);
+    for (const lease of [first, third, other, onB]) (lease as ExportLease).release(true);
+    const again = await take(a, u);
+    expect(isLease(again)).toBe(true);
+    (again as ExportLease).release(false);
+  });
 });
