@@ -190,7 +190,7 @@ describe('CSV export streaming (built api process)', () => {
     expect(health.status).toBe(200);
   }, 120_000);
 
-  it('20 unread exports of one user: 2 run on export connections, 18 get 429; other users and /health/ready are unaffected; stalled ones are cut off', async () => {
+  it('20 unread exports of one user: 2 run on export connections, 18 get 429; other users, redirects and /health/ready are unaffected; stalled ones are cut off', async () => {
     // another user, with a link (300 000 links of the first user, inserted above, make exports
     // far larger than the socket buffers)
     const admin = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
@@ -215,6 +215,12 @@ describe('CSV export streaming (built api process)', () => {
       body: JSON.stringify({ url: 'https://example.com/other' }),
     }).then((r) => r.json() as Promise<{ error: number; id: number }>);
     expect(link.error).toBe(0);
+    // a short link of theirs that no cache holds yet: its redirect reads Postgres
+    const alias = `uncached${tag}`;
+    await db.query(
+      `INSERT INTO links (user_id, kind, alias, url) VALUES ($1, 'link', $2, 'https://example.com/x')`,
+      [created.data.id, alias],
+    );
 
     const opened = await Promise.all(
       Array.from({ length: 20 }, () => openGet(`${api.url}/api/urls/export`, key)),
@@ -254,6 +260,17 @@ describe('CSV export streaming (built api process)', () => {
     expect(times[9]).toBeLessThan(1000);
     const ready = await fetch(`${api.url}/health/ready`);
     expect(ready.status).toBe(200);
+    const redirect = await new Promise<IncomingMessage>((resolve, reject) => {
+      httpGet(`${api.url}/${alias}`, { headers: { Host: 'short.test' }, agent: false }, resolve).on(
+        'error',
+        reject,
+      );
+    });
+    redirect.resume();
+    expect([redirect.statusCode, redirect.headers.location]).toEqual([
+      302,
+      'https://example.com/x',
+    ]);
     expect(Date.now() - started).toBeLessThan(STALL_SECONDS * 1000); // all of it while they stalled
 
     // no byte sent for EXPORT_STALL_SECONDS: cut off, connection discarded, backend gone
