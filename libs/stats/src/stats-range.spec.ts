@@ -226,6 +226,19 @@ describe('statistics ranges', () => {
       return d.getTime() / 86_400_000;
     };
 
+    it('past 9999 too: the helpers count on', () => {
+      expect(addDays('9999-12-31', 1)).toBe('10000-01-01');
+      expect(daysBetween('9999-12-31', '10000-01-01')).toBe(1);
+      expect(periods('9999-12-30', '10000-01-02', 'month').map((p) => p.date)).toEqual([
+        '9999-12-30',
+        '10000-01-01',
+      ]);
+      expect(fullMonths('9999-12-01', '10000-02-01')).toEqual(['9999-12', '10000-01']);
+      expect(dimensionPlan('9999-12-31', '10000-01-01', '2026-11-23').add).toEqual([
+        ['9999-12-31', '10000-01-01'],
+      ]);
+    });
+
     it('day numbers agree with Date, both ways', () => {
       fc.assert(
         fc.property(anyDay, fc.integer({ min: -400, max: 400 }), (day, n) => {

@@ -57,9 +57,14 @@ export function maxDay(today: string): string {
  * string (`+010000-01-01`, what Date writes after 9999, sorts before `9999-12-31`).
  */
 
-/** The day number of a `YYYY-MM-DD` day (not checked: see `parseDay`). */
+/** The day number of a `YYYY-MM-DD` day (not checked: see `parseDay`; years past 9999 too). */
 export function dayNumber(day: string): number {
-  return civilDay(Number(day.slice(0, 4)), Number(day.slice(5, 7)), Number(day.slice(8, 10)));
+  const n = day.length;
+  return civilDay(
+    Number(day.slice(0, n - 6)),
+    Number(day.slice(n - 5, n - 3)),
+    Number(day.slice(n - 2)),
+  );
 }
 
 /** The day number of day `d` of month `m` (1 = January) of year `year`. */
@@ -99,9 +104,15 @@ export function daysBetween(a: string, b: string): number {
 }
 
 /** The month number (12 × year + month − 1) of a day: months are counted like days. */
-const monthNumber = (day: string) => Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1;
+const monthNumber = (day: string) => {
+  const n = day.length;
+  return Number(day.slice(0, n - 6)) * 12 + Number(day.slice(n - 5, n - 3)) - 1;
+};
 /** The day number of the first day of a month number. */
-const monthStart = (month: number) => civilDay(Math.floor(month / 12), (month % 12) + 1, 1);
+const monthStart = (month: number) => {
+  const year = Math.floor(month / 12);
+  return civilDay(year, month - year * 12 + 1, 1);
+};
 
 /** The day a `YYYY-MM-DD` string names, or null when it is not a real calendar day. */
 function parseDay(value: string): string | null {
@@ -198,7 +209,7 @@ export function fullMonths(from: string, to: string): string[] {
   let month = monthNumber(from);
   if (monthStart(month) < first) month += 1;
   for (; monthStart(month + 1) - 1 <= last; month++)
-    out.push(dayString(monthStart(month)).slice(0, 7));
+    out.push(dayString(monthStart(month)).slice(0, -3));
   return out;
 }
 
