@@ -1,8 +1,11 @@
 import fc from 'fast-check';
 import request from 'supertest';
 
+import { isoDay } from '@app/stats';
+
 import { createTestApp, createUser, TestApp, TestUser } from './support/app';
 import {
+  anyDateText,
   deeplyNested,
   hostileBody,
   hostileId,
@@ -13,6 +16,7 @@ import {
   loneSurrogateString,
   nestingDepth,
 } from './support/fuzz';
+import { insertLink, insertQr } from './support/resources';
 
 /** `t.http()[method]`, bound (the agent's verbs read `this`). */
 function call(t: TestApp, method: 'get' | 'post' | 'put' | 'delete') {
@@ -283,6 +287,74 @@ describe('fuzz: hostile input on every route', () => {
             },
           ),
           { seed: SEED, numRuns: RUNS, endOnFailure: true },
+        );
+      }
+    },
+    FUZZ_TIMEOUT,
+  );
+
+  it(
+    'from / to of every statistics route, across the whole YYYY-MM-DD space: 200, or a prompt 400 naming the field',
+    async () => {
+      const ranged = routes.filter((r) => r.method === 'get' && r.query.includes('from'));
+      expect(ranged.map((r) => r.template).sort()).toEqual([
+        '/api/qr/{id}/stats',
+        '/api/stats',
+        '/api/url/{id}/stats',
+        '/api/url/{id}/stats/export',
+      ]);
+      // its own owner with the export feature, and a link and a QR code of theirs
+      const [pro] = await t.db.query(`SELECT id FROM plans WHERE NOT free ORDER BY id LIMIT 1`);
+      const owner = await createUser(t, { planId: pro.id, planType: 'lifetime' });
+      const link = await insertLink(t, owner.id);
+      const qr = await insertQr(t, owner.id);
+      const last = Number(isoDay(Date.now()).slice(0, 4)) + 1;
+      const real = (s: string) => {
+        const [y, m, d] = s.split('-').map(Number);
+        const at = new Date(0);
+        at.setUTCFullYear(y, m - 1, d);
+        return /^\d{4}-\d{2}-\d{2}$/.test(s) && at.toISOString().slice(0, 10) === s;
+      };
+      const inBounds = (s: string) => real(s) && s >= '2000-01-01' && s <= `${last}-12-31`;
+      for (const route of ranged) {
+        const id = route.template.startsWith('/api/qr/') ? qr.id : link.id;
+        const path = route.template.replace('{id}', String(id));
+        await fc.assert(
+          fc.asyncProperty(
+            fc.record(
+              {
+                from: anyDateText,
+                to: anyDateText,
+                interval: fc.constantFrom('day', 'week', 'month'),
+              },
+              { requiredKeys: [] },
+            ),
+            async (query) => {
+              const what = `GET ${path} ${JSON.stringify(query)}`;
+              const started = Date.now();
+              const res = await t.http().get(path).query(query).set(owner.auth);
+              const ms = Date.now() - started;
+              check(res, what);
+              expect([what, ms < 2000]).toEqual([what, true]);
+              expect([what, [200, 400]]).toEqual([what, expect.arrayContaining([res.status])]);
+              if (res.status === 400)
+                expect([what, res.body.message]).toEqual([
+                  what,
+                  expect.stringMatching(/^(from|to): /),
+                ]);
+              // a day that is not a real day of 2000 to next year is refused, and named
+              for (const field of ['from', 'to'] as const) {
+                const value = query[field];
+                if (value !== undefined && !inBounds(value))
+                  expect([what, res.status, res.body.message]).toEqual([
+                    what,
+                    400,
+                    expect.stringMatching(new RegExp(`^(from|to): `)),
+                  ]);
+              }
+            },
+          ),
+          { seed: SEED, numRuns: RUNS * 10, endOnFailure: true },
         );
       }
     },

@@ -3,8 +3,10 @@ import { get as httpGet, IncomingMessage } from 'node:http';
 
 import { Client } from 'pg';
 
-import { randomString } from '@app/common';
+import { AppError, randomString } from '@app/common';
 
+import { ExportLease, ExportSlots } from '../apps/api/src/stats/export-slots';
+import { createTestApp, TestApp } from './support/app';
 import { AppProcess, startBuilt, waitHealthy } from './support/process';
 
 /** Peak and current resident memory of a process, in MB (Linux /proc). */
@@ -12,6 +14,26 @@ function memory(pid: number): { peak: number; rss: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
   return { peak: kb('VmHWM') / 1024, rss: kb('VmRSS') / 1024 };
+}
+
+/** EXPORT_STALL_SECONDS of the api under test: long enough to measure while exports stall. */
+const STALL_SECONDS = 3;
+
+/** A GET whose response the caller gets unread: its body is left in the socket (paused). */
+function openGet(url: string, key: string): Promise<IncomingMessage> {
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    httpGet(url, { headers: { Authorization: `Bearer ${key}` }, agent: false }, resolve).on(
+      'error',
+      reject,
+    );
+  });
+}
+
+/** The whole body of a response, as text. */
+async function bodyOf(res: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of res) text += String(chunk);
+  return text;
 }
 
 /**
@@ -30,7 +52,8 @@ describe('CSV export streaming (built api process)', () => {
       ADMIN_EMAIL: email,
       ADMIN_API_KEY: key,
       ADMIN_PASSWORD: 'export-pass1',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
+      EXPORT_STALL_SECONDS: String(STALL_SECONDS),
     });
     await waitHealthy(api.url);
     db = new Client({ connectionString: process.env.DATABASE_URL });
@@ -166,4 +189,170 @@ describe('CSV export streaming (built api process)', () => {
     const health = await fetch(`${api.url}/health/ready`);
     expect(health.status).toBe(200);
   }, 120_000);
+
+  it('20 unread exports of one user: 2 run on export connections, 18 get 429; other users, redirects and /health/ready are unaffected; stalled ones are cut off', async () => {
+    // another user, with a link (300 000 links of the first user, inserted above, make exports
+    // far larger than the socket buffers)
+    const admin = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    const tag = Date.now().toString(36);
+    const created = await fetch(`${api.url}/api/user/add`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({
+        email: `other${tag}@example.com`,
+        username: `other${tag}`,
+        password: 'other-pass1',
+      }),
+    }).then((r) => r.json() as Promise<{ data: { id: number } }>);
+    const rotated = await fetch(`${api.url}/api/user/${created.data.id}/key/rotate`, {
+      method: 'POST',
+      headers: admin,
+    }).then((r) => r.json() as Promise<{ apikey: string }>);
+    const other = { Authorization: `Bearer ${rotated.apikey}` };
+    const link = await fetch(`${api.url}/api/url/add`, {
+      method: 'POST',
+      headers: { ...other, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/other' }),
+    }).then((r) => r.json() as Promise<{ error: number; id: number }>);
+    expect(link.error).toBe(0);
+    // a short link of theirs that no cache holds yet: its redirect reads Postgres
+    const alias = `uncached${tag}`;
+    await db.query(
+      `INSERT INTO links (user_id, kind, alias, url) VALUES ($1, 'link', $2, 'https://example.com/x')`,
+      [created.data.id, alias],
+    );
+
+    const opened = await Promise.all(
+      Array.from({ length: 20 }, () => openGet(`${api.url}/api/urls/export`, key)),
+    );
+    const started = Date.now();
+    const running = opened.filter((r) => r.statusCode === 200);
+    const refused = opened.filter((r) => r.statusCode !== 200);
+    expect(running).toHaveLength(2);
+    expect(refused.map((r) => r.statusCode)).toEqual(Array(18).fill(429));
+    for (const r of refused) {
+      expect(r.headers['retry-after']).toBe('10');
+      expect(JSON.parse(await bodyOf(r))).toEqual({
+        error: 1,
+        message: 'At most 2 exports of yours may run at once; retry when one has finished',
+      });
+    }
+    // the two hold their export connections (not the api's pool) while their clients read nothing
+    expect(await busyExports()).toBe(2);
+    const { rows } = await db.query(
+      `SELECT DISTINCT application_name AS name FROM pg_stat_activity
+        WHERE query LIKE '/* export:links */%' AND state <> 'idle' AND pid <> pg_backend_pid()`,
+    );
+    expect(rows).toEqual([{ name: 'linkmgmt-export' }]);
+    const times: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${api.url}/api/url/${link.id}`, { headers: other });
+      times.push(performance.now() - t0);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `GET /api/url/:id during 2 stalled exports: ${times.map((ms) => ms.toFixed(1)).join(', ')} ms`,
+    );
+    expect(times[4]).toBeLessThan(100);
+    expect(times[9]).toBeLessThan(1000);
+    const ready = await fetch(`${api.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    const redirect = await new Promise<IncomingMessage>((resolve, reject) => {
+      httpGet(`${api.url}/${alias}`, { headers: { Host: 'short.test' }, agent: false }, resolve).on(
+        'error',
+        reject,
+      );
+    });
+    redirect.resume();
+    expect([redirect.statusCode, redirect.headers.location]).toEqual([
+      302,
+      'https://example.com/x',
+    ]);
+    expect(Date.now() - started).toBeLessThan(STALL_SECONDS * 1000); // all of it while they stalled
+
+    // no byte sent for EXPORT_STALL_SECONDS: cut off, connection discarded, backend gone
+    const until = Date.now() + STALL_SECONDS * 1000 + 10_000;
+    while ((await busyExports()) > 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await busyExports()).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(STALL_SECONDS * 1000 - 500);
+    expect(api.output()).toMatch(
+      new RegExp(`links\\.csv cut off: no progress for ${STALL_SECONDS} s`),
+    );
+    for (const r of running) r.destroy();
+    // the slots are free again: the user exports everything
+    const again = await download();
+    expect(again).toMatchObject({ status: 200, lines: 300_001 });
+  }, 120_000);
+});
+
+/** ExportSlots of two api replicas on one Postgres and one Redis, taken directly. */
+describe('export slots over api replicas', () => {
+  let a: TestApp;
+  let b: TestApp;
+  const env = { EXPORT_CONNECTIONS: '3', EXPORTS_PER_USER: '2' };
+  beforeAll(async () => {
+    a = await createTestApp(env);
+    b = await createTestApp(env);
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  /** A lease, or the refusal's status, message and Retry-After. */
+  async function take(t: TestApp, userId: number) {
+    const headers: Record<string, string> = {};
+    try {
+      return await t.app.get(ExportSlots).acquire(userId, {
+        setHeader: (name: string, value: string) => (headers[name] = value),
+      });
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      return { status: (err as AppError).status, message: (err as Error).message, headers };
+    }
+  }
+  const isLease = (x: unknown): x is ExportLease => !!x && typeof x === 'object' && 'client' in x;
+  const user = () => 1_000_000 + Math.floor(Math.random() * 1_000_000);
+
+  it('a user’s exports are counted over every replica; a process runs at most EXPORT_CONNECTIONS', async () => {
+    const u = user();
+    const first = await take(a, u);
+    const second = await take(b, u);
+    expect([isLease(first), isLease(second)]).toEqual([true, true]);
+    // replica a runs one of u's exports, but u has two over both
+    expect(await take(a, u)).toEqual({
+      status: 429,
+      message: 'At most 2 exports of yours may run at once; retry when one has finished',
+      headers: { 'Retry-After': '10' },
+    });
+    (second as ExportLease).release(false);
+    (second as ExportLease).release(false); // twice: counted once
+    const third = await take(a, u);
+    expect(isLease(third)).toBe(true);
+    expect(isLease(await take(b, u))).toBe(false);
+
+    // replica a now runs 2 exports; one more (of anyone), then it is full
+    const other = await take(a, user());
+    expect(isLease(other)).toBe(true);
+    expect(await take(a, user())).toMatchObject({
+      status: 429,
+      message: 'Too many exports are running; retry shortly',
+      headers: { 'Retry-After': '10' },
+    });
+    // replica b has its own connections
+    const onB = await take(b, user());
+    expect(isLease(onB)).toBe(true);
+    const [{ n }] = await a.db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'linkmgmt-export'`,
+    );
+    expect(n).toBeGreaterThanOrEqual(4);
+    for (const lease of [first, third, other, onB]) (lease as ExportLease).release(true);
+    const again = await take(a, u);
+    expect(isLease(again)).toBe(true);
+    (again as ExportLease).release(false);
+  });
 });

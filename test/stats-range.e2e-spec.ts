@@ -390,6 +390,43 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
       expectError(await get(user, `/api/url/abc/stats`), 400, /^id: /);
     });
 
+    it('days before 2000 or after next year: 400 naming the field within 1 s, on every range route', async () => {
+      const free = await createUser(t); // the issue's case: a Free plan key
+      const last = `${Number(today.slice(0, 4)) + 1}-12-31`;
+      const bounds = new RegExp(`: must be a day from 2000-01-01 to ${last}$`);
+      const cases: Array<[string, 'from' | 'to']> = [
+        ['from=9999-12-31&to=9999-12-31', 'to'],
+        ['from=9999-12-31', 'from'],
+        ['from=0000-01-01&to=0000-01-01', 'to'],
+        ['from=0000-01-01', 'from'],
+        ['from=1999-12-31', 'from'],
+        [`to=${addDays(last, 1)}`, 'to'],
+      ];
+      for (const [who, paths] of [
+        [free, ['/api/stats']],
+        [
+          user,
+          [
+            `/api/url/${link.id}/stats`,
+            `/api/qr/${qr.id}/stats`,
+            '/api/stats',
+            `/api/url/${link.id}/stats/export`,
+          ],
+        ],
+      ] as const)
+        for (const path of paths)
+          for (const [query, field] of cases) {
+            const started = Date.now();
+            const res = await get(who, `${path}?${query}`);
+            expectError(res, 400, new RegExp(`^${field}${bounds.source}`));
+            expect([path, query, Date.now() - started < 1000]).toEqual([path, query, true]);
+          }
+      // the api still answers, and the bounds themselves are days like any other
+      await t.http().get('/health').expect(200);
+      await get(user, `/api/stats?from=2000-01-01&to=2000-01-31`).expect(200);
+      await get(user, `/api/url/${link.id}/stats?from=${addDays(last, -9)}&to=${last}`).expect(200);
+    });
+
     it('the daily-stats export: one row per day and dimension value, equal to the API’s numbers', async () => {
       await foldStats(t);
       const res = await get(

@@ -251,6 +251,30 @@ describe('trust', () => {
       );
     });
 
+    it('a client that stops reading its responses is cut off after RESPONSE_TIMEOUT_SECONDS', async () => {
+      await withTestApp({ RESPONSE_TIMEOUT_SECONDS: '1' }, async (slow) => {
+        const port = await portOf(slow);
+        const size = (await slow.http().get('/docs-json').expect(200)).text.length;
+        // pipelined requests for ~40 MB of answers, far more than the socket buffers hold
+        const count = Math.ceil(40e6 / size);
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        await new Promise((r) => socket.once('connect', r));
+        socket.write(`GET /docs-json HTTP/1.1\r\nHost: ${MAIN}\r\n\r\n`.repeat(count));
+        // read nothing for 3 s, then everything that is left
+        await new Promise((r) => setTimeout(r, 3000));
+        let received = 0;
+        socket.on('data', (d: Buffer) => (received += d.length));
+        const closed = new Promise((r) => socket.once('close', r));
+        const open = await Promise.race([
+          closed.then(() => false),
+          new Promise((r) => setTimeout(r, 5000)).then(() => true),
+        ]);
+        socket.destroy();
+        expect({ open, cut: received < count * size }).toEqual({ open: false, cut: true });
+      });
+    }, 30_000);
+
     it('connections past MAX_CONNECTIONS are closed at once', async () => {
       const capped = await createTestApp({ MAX_CONNECTIONS: '10' });
       const held: Socket[] = [];

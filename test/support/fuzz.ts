@@ -145,3 +145,49 @@ export function hostileQuery(params: string[]): fc.Arbitrary<Record<string, stri
 /** What a failure body must never contain: stack frames, SQL, driver or internal error text. */
 export const LEAK =
   /\bat [\w.<>]+ \(|\.ts:\d+|node_modules|QueryFailedError|TypeORMError|\bSELECT\b.*\bFROM\b|\bINSERT INTO\b|\bUPDATE\b.*\bSET\b|syntax error at|duplicate key|violates|ECONNREFUSED|relation "|column "|Cannot read prop|undefined is not|is not a function|argon2|\$argon2/i;
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+/**
+ * `YYYY-MM-DD` texts over the whole space: any year 0000 to 9999 with any two-digit month and
+ * day (mostly not real days), real days of any year, and the edges (year 0000 and 9999, leap
+ * days, 02-30, the bounds of a statistics range); now and then a five-digit or signed year.
+ */
+export const anyDateText: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .tuple(
+      fc.integer({ min: 0, max: 9999 }),
+      fc.integer({ min: 0, max: 99 }),
+      fc.integer({ min: 0, max: 99 }),
+    )
+    .map(([y, m, d]) => `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`),
+  fc
+    .tuple(
+      fc.integer({ min: 0, max: 9999 }),
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 1, max: 31 }),
+    )
+    .map(([y, m, d]) => `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`),
+  fc
+    .tuple(
+      fc.integer({ min: 1998, max: 2030 }),
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 1, max: 31 }),
+    )
+    .map(([y, m, d]) => `${y}-${pad(m, 2)}-${pad(d, 2)}`),
+  fc.constantFrom(
+    '0000-01-01',
+    '0001-01-01',
+    '1999-12-31',
+    '2000-01-01',
+    '2000-02-29',
+    '2023-02-29',
+    '2023-02-30',
+    '2024-02-29',
+    '2100-02-29',
+    '9999-12-31',
+    '10000-01-01',
+    '+010000-01-01',
+    '-0001-01-01',
+  ),
+);

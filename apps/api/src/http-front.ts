@@ -57,9 +57,10 @@ function duplicateHost(req: IncomingMessage): boolean {
  * (Express) for /api, /auth, /health and /docs. Here, once for every response: a request with
  * two Host headers is a 400; Nest's answers carry `nosniff`, and `no-store` where they may carry
  * keys or tokens (/api, /auth), the docs page a CSP; slow clients are cut off (headers within
- * HEADERS_TIMEOUT_SECONDS, the whole request within REQUEST_TIMEOUT_SECONDS) and connections are
- * capped at MAX_CONNECTIONS. (The public side sets its own headers in PublicResponder and in the
- * prebuilt 302s.)
+ * HEADERS_TIMEOUT_SECONDS, the whole request within REQUEST_TIMEOUT_SECONDS), and so are those
+ * that stop reading a response (no byte moves either way for RESPONSE_TIMEOUT_SECONDS while a
+ * request is under way); connections are capped at MAX_CONNECTIONS. (The public side sets its
+ * own headers in PublicResponder and in the prebuilt 302s.)
  */
 export function createFront(config: AppConfig, nest: Handler, publicSide: PublicHandler): Server {
   const docsCsp = docsPolicy(config.publicUrl);
@@ -90,6 +91,12 @@ export function createFront(config: AppConfig, nest: Handler, publicSide: Public
     },
   );
   server.maxConnections = config.MAX_CONNECTIONS;
+  // The socket's inactivity timer, which Node re-arms on every read and write it dispatches: a
+  // response whose writes wait on a client that stopped reading stops re-arming it, and the
+  // socket is destroyed. Node already switches each keep-alive socket between this and
+  // keepAliveTimeout at every request, so it costs the redirect path nothing more than a timer
+  // refresh. (CSV exports shorten it to EXPORT_STALL_SECONDS for their response.)
+  server.timeout = config.RESPONSE_TIMEOUT_SECONDS * 1000;
   // longer than common load balancers' idle timeout, so they close idle connections first
   server.keepAliveTimeout = 65_000;
   return server;

@@ -225,6 +225,32 @@ export class AppConfig {
   @IntSetting(1, 1000)
   DB_POOL_SIZE = 10;
 
+  /**
+   * Postgres connections of CSV exports per api process, apart from DB_POOL_SIZE: at most this
+   * many exports run at once in a process (past it: 429 with Retry-After).
+   */
+  @IntSetting(1, 100)
+  EXPORT_CONNECTIONS = 3;
+
+  /** Exports one user may run at once, over every api replica (past it: 429 with Retry-After). */
+  @IntSetting(1, 100)
+  EXPORTS_PER_USER = 2;
+
+  /** Seconds an export's query may run (Postgres `statement_timeout` of export connections). */
+  @IntSetting(1, 86_400)
+  EXPORT_STATEMENT_SECONDS = 300;
+
+  /** Seconds an export may go without sending a byte (a client that stopped reading) before it is cut off. */
+  @IntSetting(1, 3600)
+  EXPORT_STALL_SECONDS = 30;
+
+  /**
+   * Seconds a connection with a request under way may go without a byte moving either way (a
+   * client that stopped reading a response, a handler that hangs) before it is closed.
+   */
+  @IntSetting(1, 3600)
+  RESPONSE_TIMEOUT_SECONDS = 60;
+
   /** Open connections the api accepts at once (slow or idle clients cannot exhaust the process). */
   @IntSetting(10, 1_000_000)
   MAX_CONNECTIONS = 10_000;

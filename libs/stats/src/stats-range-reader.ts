@@ -8,7 +8,7 @@ import { countRegisters, emptyRegisters, mergeHll, mergeRegisters } from './hll'
 import { DIM, dayToIso, StatsKeys } from './keys';
 import { bump, PendingCounters, readPending } from './pending-counters';
 import { socialCount, top } from './stats-reader';
-import { dimensionPlan, fullMonths, Interval, isoDay, periods } from './stats-range';
+import { dayNumber, dimensionPlan, fullMonths, Interval, isoDay, periods } from './stats-range';
 import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from './types';
 
 const TOP_KEYS = {
@@ -118,7 +118,7 @@ export class StatsRangeReader {
     const full = scope.single && interval !== 'week' ? fullMonths(from, to) : [];
     const fullSet = new Set(full);
     const monthSketches = new Map<string, Buffer>();
-    if (from <= to) {
+    if (dayNumber(from) <= dayNumber(to)) {
       const params = [scope.param, from, to];
       const [daily, dimRows, months, pending] = await Promise.all([
         this.db.query(
@@ -274,10 +274,11 @@ export class StatsRangeReader {
     if (!this.redis.ready) return new Map();
     try {
       const pending = await readPending(this.redis, this.db, this.keys, linkIds);
+      const [first, last] = [dayNumber(from), dayNumber(to)];
       for (const days of pending.values())
         for (const day of days.keys()) {
-          const iso = dayToIso(day);
-          if (iso < from || iso > to) days.delete(day);
+          const n = dayNumber(dayToIso(day));
+          if (!(n >= first && n <= last)) days.delete(day);
         }
       return pending;
     } catch (err) {

@@ -4,7 +4,9 @@ import fc from 'fast-check';
 
 import {
   addDays,
+  dayNumber,
   daysBetween,
+  dayString,
   dimensionPlan,
   fullMonths,
   parseRange,
@@ -61,6 +63,27 @@ describe('statistics ranges', () => {
     );
     // exactly 400 days is fine
     expect(parseRange({ from: '2025-10-20', to: TODAY }, TODAY, 0).from).toBe('2025-10-20');
+  });
+
+  it('refuses days before 2000 or after next year, naming the field', () => {
+    for (const [query, field] of [
+      [{ from: '9999-12-31', to: '9999-12-31' }, 'to'],
+      [{ from: '9999-12-31' }, 'from'],
+      [{ from: '0000-01-01', to: '0000-01-01' }, 'to'],
+      [{ from: '0000-01-01' }, 'from'],
+      [{ from: '1999-12-31' }, 'from'],
+      [{ to: '2028-01-01' }, 'to'],
+    ] as const)
+      expect(refusal(() => parseRange(query, TODAY, 30))).toBe(
+        `${field}: must be a day from 2000-01-01 to 2027-12-31`,
+      );
+    expect(parseRange({ from: '2000-01-01', to: '2000-01-31' }, TODAY, 0).from).toBe('2000-01-01');
+    // a defaulted from stops at 2000-01-01
+    expect(parseRange({ to: '2000-01-05' }, TODAY, 0).from).toBe('2000-01-01');
+    expect(parseRange({ from: '2027-12-01', to: '2027-12-31' }, TODAY, 0)).toMatchObject({
+      from: '2027-12-01',
+      to: '2027-12-31',
+    });
   });
 
   it('raises from to the first day the plan keeps, and says so', () => {
@@ -170,5 +193,108 @@ describe('statistics ranges', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  describe('over every day from 0001-01-01 to 9999-12-31', () => {
+    const FIRST = dayNumber('0001-01-01');
+    const LAST = dayNumber('9999-12-31');
+    /** Any day of years 1 to 9999, the ends and leap days drawn more often. */
+    const anyDay = fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: FIRST, max: LAST }).map(dayString) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '0001-01-01',
+          '0004-02-29',
+          '1900-02-28',
+          '1900-03-01',
+          '2000-02-29',
+          '2024-02-29',
+          '9996-02-29',
+          '9999-12-31',
+        ),
+      },
+    );
+    /** A range of 1 to 400 days starting on any day, ending on 9999-12-31 at the latest. */
+    const anyRange = fc
+      .tuple(anyDay, fc.integer({ min: 0, max: 399 }))
+      .map(([from, length]) => [from, dayString(Math.min(LAST, dayNumber(from) + length))]);
+    /** The day number of a day, by Date (an independent reckoning). */
+    const byDate = (day: string) => {
+      const d = new Date(0);
+      d.setUTCFullYear(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8)));
+      return d.getTime() / 86_400_000;
+    };
+
+    it('past 9999 too: the helpers count on', () => {
+      expect(addDays('9999-12-31', 1)).toBe('10000-01-01');
+      expect(daysBetween('9999-12-31', '10000-01-01')).toBe(1);
+      expect(periods('9999-12-30', '10000-01-02', 'month').map((p) => p.date)).toEqual([
+        '9999-12-30',
+        '10000-01-01',
+      ]);
+      expect(fullMonths('9999-12-01', '10000-02-01')).toEqual(['9999-12', '10000-01']);
+      expect(dimensionPlan('9999-12-31', '10000-01-01', '2026-11-23').add).toEqual([
+        ['9999-12-31', '10000-01-01'],
+      ]);
+    });
+
+    it('day numbers agree with Date, both ways', () => {
+      fc.assert(
+        fc.property(anyDay, fc.integer({ min: -400, max: 400 }), (day, n) => {
+          expect(dayString(dayNumber(day))).toBe(day);
+          expect(dayNumber(day)).toBe(byDate(day));
+          const later = dayNumber(day) + n;
+          if (later >= FIRST && later <= LAST) {
+            expect(daysBetween(day, addDays(day, n))).toBe(n);
+            expect(byDate(addDays(day, n))).toBe(later);
+          }
+        }),
+        { numRuns: 2000 },
+      );
+    });
+
+    it('periods, full months and dimension plans end and agree with the range', () => {
+      fc.assert(
+        fc.property(anyRange, anyDay, ([from, to], today) => {
+          const span = daysBetween(from, to) + 1;
+          const every = Array.from({ length: span }, (_, i) => addDays(from, i)).join();
+          for (const interval of ['day', 'week', 'month'] as const) {
+            const series = periods(from, to, interval);
+            expect(series.flatMap((p) => p.days).join()).toBe(every);
+            const starts = series.map((p) => periodStart(p.date, interval));
+            // each period is labelled by its first day, holds one period's days, starts a new one
+            const sound = series.every(
+              (p, i) =>
+                p.date === p.days[0] &&
+                p.days.every((d) => periodStart(d, interval) === starts[i]) &&
+                (i === 0 || starts[i] !== starts[i - 1]),
+            );
+            expect([interval, sound]).toEqual([interval, true]);
+          }
+          // the months whose 1st and last day are in the range, in order
+          const months = periods(from, to, 'month')
+            .filter((p) => p.days[0].endsWith('-01') && addDays(p.days.at(-1)!, 1).endsWith('-01'))
+            .map((p) => p.date.slice(0, 7));
+          expect(fullMonths(from, to)).toEqual(months);
+          // a dimension plan counts every day of the range once, and no day around it
+          const plan = dimensionPlan(from, to, today);
+          const times = new Map<number, number>();
+          const bump = (a: string, b: string, by: number) => {
+            for (let n = dayNumber(a); n <= dayNumber(b); n++)
+              times.set(n, (times.get(n) ?? 0) + by);
+          };
+          for (const m of plan.months)
+            bump(m, addDays(dayString(dayNumber(m) + 31).slice(0, 8) + '01', -1), 1);
+          for (const [a, b] of plan.add) bump(a, b, 1);
+          for (const [a, b] of plan.subtract) bump(a, b, -1);
+          const [start, end] = [dayNumber(from), dayNumber(to)];
+          for (const [n, count] of times)
+            expect([n, count]).toEqual([n, n >= start && n <= end ? 1 : 0]);
+          for (let n = start; n <= end; n++) expect(times.get(n)).toBe(1);
+        }),
+        { numRuns: 150 },
+      );
+    });
   });
 });

@@ -1,15 +1,15 @@
 import { pipeline } from 'node:stream/promises';
 
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Response } from 'express';
-import { escapeLiteral, Pool, PoolClient } from 'pg';
+import { escapeLiteral } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { DataSource } from 'typeorm';
 
-import { PlanService, Principal, PublicUrls } from '@app/common';
+import { AppError, PlanService, Principal, PublicUrls } from '@app/common';
+import { AppConfig } from '@app/config';
 import { RangeQuery } from '@app/stats';
 
+import { ExportSlots } from './export-slots';
 import { StatsService } from './stats.service';
 
 /**
@@ -115,25 +115,34 @@ export function inlineParams(sql: string, params: Array<string | number>): strin
  * chunks on, and the response takes them with backpressure all the way, so the api holds a few
  * chunks whatever the number of rows and spends no CPU per row. Cells clients wrote that start
  * like a formula (=, +, -, @, tab, CR) get a leading ' in the SELECT (`formulaSafe`): no
- * spreadsheet formula injection. A client that goes away destroys the pipeline: the connection
- * is discarded, which ends the COPY on the server. Exports read what the worker has folded into
- * Postgres (every few seconds).
+ * spreadsheet formula injection. Exports run on connections of their own (ExportSlots: a few
+ * per process, EXPORTS_PER_USER per user, `statement_timeout`), never on the pool of the rest of
+ * the api. A client that goes away, or stops reading for EXPORT_STALL_SECONDS, destroys the
+ * pipeline: the connection is discarded, which ends the COPY on the server. Exports read what
+ * the worker has folded into Postgres (every few seconds).
  */
 @Injectable()
 export class StatsExportService {
   private readonly logger = new Logger(StatsExportService.name);
+  private readonly stallMs: number;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    config: AppConfig,
+    private readonly slots: ExportSlots,
     private readonly plans: PlanService,
     private readonly stats: StatsService,
     private readonly urls: PublicUrls,
-  ) {}
+  ) {
+    this.stallMs = config.EXPORT_STALL_SECONDS * 1000;
+  }
 
   /** Every short link of the caller, newest first. */
   async links(auth: Principal, res: Response): Promise<void> {
     this.plans.assertFeature(auth, 'export');
-    await this.stream(res, 'links.csv', 'links', linksExportSql(), [auth.user.id, this.urls.base]);
+    await this.stream(auth, res, 'links.csv', 'links', linksExportSql(), [
+      auth.user.id,
+      this.urls.base,
+    ]);
   }
 
   /** One row per day and dimension value of a link over the range (`from`, `to`; retention applies). */
@@ -142,6 +151,7 @@ export class StatsExportService {
     const range = this.stats.range(auth, query);
     const linkId = await this.stats.linkId(auth, id);
     await this.stream(
+      auth,
       res,
       `link-${linkId}-stats-${range.from}-${range.to}.csv`,
       'stats',
@@ -151,6 +161,7 @@ export class StatsExportService {
   }
 
   private async stream(
+    auth: Principal,
     res: Response,
     filename: string,
     tag: string,
@@ -159,11 +170,17 @@ export class StatsExportService {
   ): Promise<void> {
     // the leading comment names the export in pg_stat_activity
     const copy = `/* export:${tag} */ COPY (${inlineParams(select, params)}) TO STDOUT WITH (FORMAT csv, HEADER)`;
-    const pool = (this.db.driver as unknown as { master: Pool }).master;
-    const client: PoolClient = await pool.connect();
+    const lease = await this.slots.acquire(auth.user.id, res);
     let broken = false;
+    let stalled = false;
+    // no byte sent for EXPORT_STALL_SECONDS (the socket's inactivity timer: its writes wait on a
+    // client that stopped reading): cut off, which ends the pipeline below
+    res.setTimeout(this.stallMs, () => {
+      stalled = true;
+      res.destroy();
+    });
     try {
-      const csv = client.query(copyTo(copy, { highWaterMark: EXPORT_BUFFER_BYTES }));
+      const csv = lease.client.query(copyTo(copy, { highWaterMark: EXPORT_BUFFER_BYTES }));
       res.status(200);
       res.setHeader('Content-Type', 'text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
@@ -171,19 +188,23 @@ export class StatsExportService {
       await pipeline(csv, res);
     } catch (err) {
       broken = true;
-      if (!res.headersSent) {
+      if (!res.headersSent && !stalled) {
         // nothing sent yet: the error filter answers with the JSON envelope instead
         for (const h of ['Content-Type', 'Content-Disposition', 'Cache-Control'])
           res.removeHeader(h);
+        // statement_timeout before the first row
+        if ((err as { code?: string }).code === '57014')
+          throw new AppError(503, 'The export took too long; try a shorter range');
         throw err;
       }
-      // the client went away, or Postgres failed mid-way: the response is cut short
-      if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE')
+      // the client went away or stopped reading, or Postgres failed mid-way: cut short
+      if (stalled)
+        this.logger.log(`export ${filename} cut off: no progress for ${this.stallMs / 1000} s`);
+      else if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE')
         this.logger.warn(`export ${filename} cut short: ${(err as Error).message}`);
       res.destroy();
     } finally {
-      // a COPY cut short leaves the connection mid-protocol: discard it
-      client.release(broken);
+      lease.release(broken);
     }
   }
 }

@@ -11,7 +11,7 @@ import { StatsService } from './stats.service';
 
 const RANGE = `from / to are UTC days (YYYY-MM-DD, both included; default the last 30 days); interval is day (default), week (Monday to Sunday) or month. series holds every period of the range, zero-filled, and its clicks add up to clicks. uniqueClicks (of the range and of each period) counts distinct visitors over it: the union of the days' HyperLogLog sketches (standard error 0.81 %), so a visitor who came on several days counts once. Days older than the plan's retention are not returned: from is raised (notice says so). Visits show up as soon as they are recorded (folded totals plus the deltas not yet folded). 400 naming the field for a bad from, to or interval, from after to, or a range over 400 days.`;
 
-const CSV_EXPORT = `Plan feature "export" (403 otherwise). text/csv; charset=utf-8, sent as an attachment and streamed (the server holds a batch of rows at a time, whatever the number of rows). Cells starting with =, +, -, @, tab or carriage return are prefixed with ' so that spreadsheets do not run them as formulas. Counts are what the worker has folded into Postgres (every few seconds).`;
+const CSV_EXPORT = `Plan feature "export" (403 otherwise). text/csv; charset=utf-8, sent as an attachment and streamed (the server holds a batch of rows at a time, whatever the number of rows). Cells starting with =, +, -, @, tab or carriage return are prefixed with ' so that spreadsheets do not run them as formulas. Counts are what the worker has folded into Postgres (every few seconds). At most EXPORTS_PER_USER exports of a user (default 2, over every replica) and EXPORT_CONNECTIONS per api process (default 3) run at once: past either, 429 with Retry-After. An export whose client reads nothing for EXPORT_STALL_SECONDS (default 30) is cut off.`;
 
 const CSV_RESPONSE = (example: string) =>
   ApiResponse({
@@ -76,7 +76,7 @@ export class StatsController {
   @CSV_RESPONSE(
     'id,alias,shorturl,longurl,title,domain,campaign,clicks,uniqueClicks,date\n42,promo,https://short.example/promo,https://example.com/,Promo,,,17,12,2026-11-02 10:00:00\n',
   )
-  @ApiErrors(403)
+  @ApiErrors(403, 429)
   exportLinks(@Auth() auth: Principal, @Res() res: Response) {
     return this.exports.links(auth, res);
   }
@@ -89,7 +89,7 @@ export class StatsController {
   @CSV_RESPONSE(
     'date,dimension,value,clicks\n2026-11-02,browser,Chrome,12\n2026-11-02,country,France,9\n',
   )
-  @ApiErrors(400, 403, 404)
+  @ApiErrors(400, 403, 404, 429)
   exportLinkStats(
     @Auth() auth: Principal,
     @IdParam('id') id: number,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { ExportSlots } from './export-slots';
 import { StatsExportService } from './stats-export.service';
 import { StatsController } from './stats.controller';
 import { StatsService } from './stats.service';
@@ -10,6 +11,6 @@ import { StatsService } from './stats.service';
  */
 @Module({
   controllers: [StatsController],
-  providers: [StatsService, StatsExportService],
+  providers: [StatsService, StatsExportService, ExportSlots],
 })
 export class StatsApiModule {}
