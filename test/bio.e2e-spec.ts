@@ -170,6 +170,10 @@ describe('bio pages', () => {
       ['short alias', { name: 'n', alias: 'ab' }, /^alias: must be 3 to 64 characters/],
       ['alias with a space', { name: 'n', alias: 'a b c' }, /^alias: /],
       ['reserved alias', { name: 'n', alias: 'api' }, /^alias: is reserved$/],
+      // the front hands these paths to Nest: never served as a page
+      ['Nest path alias health2', { name: 'n', alias: 'health2' }, /^alias: is reserved$/],
+      ['Nest path alias docs1', { name: 'n', alias: 'docs1' }, /^alias: is reserved$/],
+      ['Nest path alias docs-json2', { name: 'n', alias: 'docs-json2' }, /^alias: is reserved$/],
       ['long alias', { name: 'n', alias: 'a'.repeat(65) }, /^alias: /],
       ['domain 0', { name: 'n', domain: 0 }, /^domain: /],
       ['domain not mine', { name: 'n', domain: 'nope.example.com' }, /^domain: is not one of your/],

@@ -75,7 +75,7 @@ export class Takedowns {
            SELECT alias, kind FROM changed UNION SELECT alias, kind FROM released`,
           [id, kind ?? null],
         );
-    if (!rows.length) throw new NotFoundError(kind ? NAMES[kind] : 'Short code');
+    if (!rows.length) throw new NotFoundError(kind ? NAMES[kind] : 'Link');
     const aliases = [...new Set(rows.map((r) => r.alias))];
     await this.cache.forget({ aliases });
     const what = rows[0].kind;
