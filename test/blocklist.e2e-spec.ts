@@ -437,6 +437,37 @@ describe('blocklist and admin disable', () => {
       await a.http().post('/api/bio/add').set(user.auth).send({ name: 'Again', alias }).expect(200);
     });
 
+    it('every writer of links respects a reservation: an insert is skipped (generated aliases draw again), a rename refused', async () => {
+      const qr = await a
+        .http()
+        .post('/api/qr/add')
+        .set(user.auth)
+        .send({ type: 'text', data: 'taken down' })
+        .expect(200);
+      const code = /\/q\/([A-Za-z0-9_-]+)/.exec(qr.body.link as string)![1];
+      await a
+        .http()
+        .put(`/api/admin/url/${qr.body.id}/disable?kind=qr`)
+        .set(admin.auth)
+        .expect(200);
+      await a.http().delete(`/api/qr/${qr.body.id}/delete`).set(user.auth).expect(200);
+      // what LinksService.insert / the QR insert / an import do when the drawn alias is reserved
+      expect(
+        await a.db.query(
+          `INSERT INTO links (user_id, kind, alias, url) VALUES ($1, 'link', $2, 'https://example.com/')
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [user.id, code],
+        ),
+      ).toEqual([]);
+      const l = await addLink(a, user, { url: 'https://example.com/rename' });
+      await expect(
+        a.db.query(`UPDATE links SET alias = $1 WHERE id = $2`, [code, l.id]),
+      ).rejects.toMatchObject({ code: '23505', constraint: 'links_alias_takedown' });
+      // released by the QR code's own id, once it is gone
+      await a.http().put(`/api/admin/url/${qr.body.id}/enable?kind=qr`).set(admin.auth).expect(200);
+      await a.db.query(`UPDATE links SET alias = $1 WHERE id = $2`, [code, l.id]);
+    });
+
     it('403 for a user, 404 for an unknown link, 400 for a malformed id', async () => {
       const l = await addLink(a, user, { url: 'https://example.com/mine' });
       expectError(await a.http().put(`/api/admin/url/${l.id}/disable`).set(user.auth), 403);
