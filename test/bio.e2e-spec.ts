@@ -170,6 +170,10 @@ describe('bio pages', () => {
       ['short alias', { name: 'n', alias: 'ab' }, /^alias: must be 3 to 64 characters/],
       ['alias with a space', { name: 'n', alias: 'a b c' }, /^alias: /],
       ['reserved alias', { name: 'n', alias: 'api' }, /^alias: is reserved$/],
+      // the front hands these paths to Nest: never served as a page
+      ['Nest path alias health2', { name: 'n', alias: 'health2' }, /^alias: is reserved$/],
+      ['Nest path alias docs1', { name: 'n', alias: 'docs1' }, /^alias: is reserved$/],
+      ['Nest path alias docs-json2', { name: 'n', alias: 'docs-json2' }, /^alias: is reserved$/],
       ['long alias', { name: 'n', alias: 'a'.repeat(65) }, /^alias: /],
       ['domain 0', { name: 'n', domain: 0 }, /^domain: /],
       ['domain not mine', { name: 'n', domain: 'nope.example.com' }, /^domain: is not one of your/],
@@ -287,6 +291,33 @@ describe('bio pages', () => {
       const u = await createUser(t, { planId });
       expectError(await add(u, { name: 'n', alias: uniq('x') }), 403, /"alias"/);
       await add(u, { name: 'n' }).expect(200);
+    });
+
+    it("bio pages count against the plan's links: 40 concurrent bio/add and url/add leave exactly the limit", async () => {
+      const planId = await createPlan(t, { links: 3 });
+      const u = await createUser(t, { planId });
+      await addLink(t, u, { url: 'https://example.com/first' });
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          i % 2
+            ? add(u, { name: `page ${i}` })
+            : t
+                .http()
+                .post('/api/url/add')
+                .set(u.auth)
+                .send({ url: `https://example.com/${i}` }),
+        ),
+      );
+      expect(answers.filter((r) => r.status === 200)).toHaveLength(2);
+      for (const r of answers.filter((r) => r.status !== 200))
+        expectError(r, 403, /^Plan limit reached: your plan allows 3 links$/);
+      const [row] = await t.db.query(
+        `SELECT count(*)::int AS n FROM links WHERE user_id = $1 AND kind IN ('link', 'bio')`,
+        [u.id],
+      );
+      expect(row.n).toBe(3);
+      // at the limit, a bio page alone is refused too
+      expectError(await add(u, { name: 'one more' }), 403, /allows 3 links/);
     });
 
     it("GET: 404 for another user's page, a plain link id, an unknown id; 400 for a bad id", async () => {

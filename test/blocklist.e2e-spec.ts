@@ -282,6 +282,192 @@ describe('blocklist and admin disable', () => {
       );
     });
 
+    it('a bio page is taken down: 451 on both replicas at once; enable restores it', async () => {
+      const alias = uniq('biodown');
+      const bio = await a
+        .http()
+        .post('/api/bio/add')
+        .set(user.auth)
+        .send({ name: 'Mine', alias })
+        .expect(200);
+      expect((await visit(b, `/${alias}`)).status).toBe(200);
+      expect(
+        (await a.http().put(`/api/admin/url/${bio.body.id}/disable`).set(admin.auth).expect(200))
+          .body,
+      ).toEqual({ error: 0, message: 'Bio page has been disabled.' });
+      for (const app of [a, b])
+        await eventually(async () => (await visit(app, `/${alias}`)).status === 451, 1000, 20);
+      // ?kind= names the id space; a bio page is not a link
+      expectError(
+        await a.http().put(`/api/admin/url/${bio.body.id}/enable?kind=link`).set(admin.auth),
+        404,
+      );
+      expectError(
+        await a.http().put(`/api/admin/url/${bio.body.id}/enable?kind=page`).set(admin.auth),
+        400,
+        /kind/,
+      );
+      await a
+        .http()
+        .put(`/api/admin/url/${bio.body.id}/enable?kind=bio`)
+        .set(admin.auth)
+        .expect(200);
+      for (const app of [a, b])
+        await eventually(async () => (await visit(app, `/${alias}`)).status === 200, 1000, 20);
+    });
+
+    it('a QR code is taken down by its own id (?kind=qr): scans answer 451 on both replicas', async () => {
+      const res = await a
+        .http()
+        .post('/api/qr/add')
+        .set(user.auth)
+        .send({ type: 'link', data: 'https://example.com/qr-down' })
+        .expect(200);
+      const code = /\/q\/([A-Za-z0-9_-]+)/.exec(res.body.link as string)![1];
+      for (const app of [a, b]) expect((await visit(app, `/q/${code}`)).status).toBe(302);
+      expect(
+        (
+          await a
+            .http()
+            .put(`/api/admin/url/${res.body.id}/disable?kind=qr`)
+            .set(admin.auth)
+            .expect(200)
+        ).body,
+      ).toEqual({ error: 0, message: 'QR code has been disabled.' });
+      for (const app of [a, b])
+        await eventually(async () => (await visit(app, `/q/${code}`)).status === 451, 1000, 20);
+      await a
+        .http()
+        .put(`/api/admin/url/${res.body.id}/enable?kind=qr`)
+        .set(admin.auth)
+        .expect(200);
+      for (const app of [a, b])
+        await eventually(async () => (await visit(app, `/q/${code}`)).status === 302, 1000, 20);
+    });
+
+    it('a takedown survives delete + re-create: the alias stays reserved until an admin enables it', async () => {
+      const other = await createUser(a);
+      const alias = uniq('down');
+      const l = await addLink(a, user, { url: 'https://example.com/phish', custom: alias });
+      await a.http().put(`/api/admin/url/${l.id}/disable`).set(admin.auth).expect(200);
+      // the owner cannot move it to another alias either
+      expectError(
+        await a
+          .http()
+          .put(`/api/url/${l.id}/update`)
+          .set(user.auth)
+          .send({ custom: uniq('moved') }),
+        403,
+        /^custom: .*taken down/,
+      );
+      await a.http().delete(`/api/url/${l.id}/delete`).set(user.auth).expect(200);
+      expect((await visit(b, `/${alias}`)).status).toBe(404);
+
+      const again = (who: TestUser, body: Record<string, unknown>) =>
+        a.http().post('/api/url/add').set(who.auth).send(body);
+      expectError(
+        await again(user, { url: 'https://example.com/phish', custom: alias }),
+        403,
+        /^custom: this alias was taken down/,
+      );
+      expectError(
+        await again(other, { url: 'https://example.com/x', custom: alias }),
+        409,
+        /^custom: this alias is already taken/,
+      );
+      // nor as a bio page, nor by renaming another link, nor by an import
+      expectError(
+        await a.http().post('/api/bio/add').set(user.auth).send({ name: 'x', alias }),
+        403,
+        /^alias: this alias was taken down/,
+      );
+      const mine = await addLink(a, user, { url: 'https://example.com/mine2' });
+      expectError(
+        await a.http().put(`/api/url/${mine.id}/update`).set(user.auth).send({ custom: alias }),
+        403,
+        /^custom: this alias was taken down/,
+      );
+      const imported = await a
+        .http()
+        .post('/api/import')
+        .set(user.auth)
+        .send({ links: [{ url: 'https://example.com/i', alias }] })
+        .expect(200);
+      let job: { status: string; created: number; errors: Array<{ message: string }> } = {
+        status: 'queued',
+        created: 0,
+        errors: [],
+      };
+      await eventually(
+        async () => {
+          job = (await a.http().get(`/api/import/${imported.body.id}`).set(user.auth)).body.data;
+          return job.status === 'done' || job.status === 'failed';
+        },
+        10_000,
+        50,
+      );
+      expect(job.created).toBe(0);
+      expect(job.errors).toEqual([{ line: 1, message: expect.stringMatching(/taken down/) }]);
+      expect((await visit(b, `/${alias}`)).status).toBe(404);
+
+      // the admin's enable (same id, the link is gone) releases it
+      expect(
+        (await a.http().put(`/api/admin/url/${l.id}/enable`).set(admin.auth).expect(200)).body,
+      ).toEqual({ error: 0, message: 'Link has been enabled.' });
+      await again(user, { url: 'https://example.com/fixed', custom: alias }).expect(200);
+      expect((await visit(b, `/${alias}`)).status).toBe(302);
+    });
+
+    it('a deleted bio page keeps its taken-down alias too', async () => {
+      const alias = uniq('biogone');
+      const bio = await a
+        .http()
+        .post('/api/bio/add')
+        .set(user.auth)
+        .send({ name: 'Mine', alias })
+        .expect(200);
+      await a.http().put(`/api/admin/url/${bio.body.id}/disable`).set(admin.auth).expect(200);
+      await a.http().delete(`/api/bio/${bio.body.id}/delete`).set(user.auth).expect(200);
+      expectError(
+        await a.http().post('/api/bio/add').set(user.auth).send({ name: 'Again', alias }),
+        403,
+        /^alias: this alias was taken down/,
+      );
+      await a.http().put(`/api/admin/url/${bio.body.id}/enable`).set(admin.auth).expect(200);
+      await a.http().post('/api/bio/add').set(user.auth).send({ name: 'Again', alias }).expect(200);
+    });
+
+    it('every writer of links respects a reservation: an insert is skipped (generated aliases draw again), a rename refused', async () => {
+      const qr = await a
+        .http()
+        .post('/api/qr/add')
+        .set(user.auth)
+        .send({ type: 'text', data: 'taken down' })
+        .expect(200);
+      const code = /\/q\/([A-Za-z0-9_-]+)/.exec(qr.body.link as string)![1];
+      await a
+        .http()
+        .put(`/api/admin/url/${qr.body.id}/disable?kind=qr`)
+        .set(admin.auth)
+        .expect(200);
+      await a.http().delete(`/api/qr/${qr.body.id}/delete`).set(user.auth).expect(200);
+      // what LinksService.insert / the QR insert / an import do when the drawn alias is reserved
+      expect(
+        await a.db.query(
+          `INSERT INTO links (user_id, kind, alias, url) VALUES ($1, 'link', $2, 'https://example.com/')
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [user.id, code],
+        ),
+      ).toEqual([]);
+      const l = await addLink(a, user, { url: 'https://example.com/rename' });
+      await expect(
+        a.db.query(`UPDATE links SET alias = $1 WHERE id = $2`, [code, l.id]),
+      ).rejects.toMatchObject({ code: '23505', constraint: 'links_alias_takedown' });
+      // released by the QR code's own id, once it is gone
+      await a.http().put(`/api/admin/url/${qr.body.id}/enable?kind=qr`).set(admin.auth).expect(200);
+      await a.db.query(`UPDATE links SET alias = $1 WHERE id = $2`, [code, l.id]);
+    });
+
     it('403 for a user, 404 for an unknown link, 400 for a malformed id', async () => {
       const l = await addLink(a, user, { url: 'https://example.com/mine' });
       expectError(await a.http().put(`/api/admin/url/${l.id}/disable`).set(user.auth), 403);

@@ -336,18 +336,57 @@ describe('branded domains', () => {
       expect(await countOwned(t, 'domains', u.id)).toBe(0);
     });
 
-    it('400 for a host resolving elsewhere, saying where it should point', async () => {
+    it('400 for a host resolving elsewhere, saying where it should point and never what DNS answered', async () => {
       const u = await createUser(dnsApp);
-      jest
-        .spyOn(dnsApp.app.get(DnsResolver), 'lookup')
-        .mockResolvedValue({ a: ['198.51.100.1'], aaaa: [], cname: [] });
+      jest.spyOn(dnsApp.app.get(DnsResolver), 'lookup').mockResolvedValue({
+        a: ['10.20.30.40', '10.20.30.40', '198.51.100.1'],
+        aaaa: ['fd00::1'],
+        cname: ['db.corp.internal'],
+      });
       const res = await dns.add(u, { domain: `https://${host()}` });
-      expectError(
+      const message = expectError(
         res,
         400,
-        /^domain: does not point to this service \(resolves to 198\.51\.100\.1; expected .*203\.0\.113\.7.*edge\.short\.test\)$/,
+        /^domain: does not point to this service \(expected an A\/AAAA record in 203\.0\.113\.7 or a CNAME to edge\.short\.test\)$/,
       );
+      for (const answer of ['10.20.30.40', '198.51.100.1', 'fd00::1', 'corp.internal'])
+        expect(message).not.toContain(answer);
       expect(await countOwned(t, 'domains', u.id)).toBe(0);
+    });
+
+    it('an unverified claim expires after 72 h: another user may then claim the host', async () => {
+      const lookup = jest
+        .spyOn(dnsApp.app.get(DnsResolver), 'lookup')
+        .mockResolvedValue({ a: ['203.0.113.7'], aaaa: [], cname: [] });
+      const squatter = await createUser(dnsApp);
+      const owner = await createUser(dnsApp);
+      const h = host();
+      const claim = await dns.add(squatter, { domain: `https://${h}` }).expect(200);
+      expect(claim.body.verification).not.toBeNull();
+      // within 72 h the claim holds
+      await dnsApp.db.query(
+        `UPDATE domains SET created_at = now() - interval '71 hours' WHERE id = $1`,
+        [claim.body.id],
+      );
+      expectError(await dns.add(owner, { domain: `https://${h}` }), 409, /already registered/);
+      await dnsApp.db.query(
+        `UPDATE domains SET created_at = now() - interval '72 hours 1 minute' WHERE id = $1`,
+        [claim.body.id],
+      );
+      const taken = await dns.add(owner, { domain: `https://${h}` }).expect(200);
+      const rows = await dnsApp.db.query(`SELECT id, user_id FROM domains WHERE host = $1`, [h]);
+      expect(rows).toEqual([{ id: taken.body.id, user_id: owner.id }]);
+      // a verified domain never expires
+      const verifiedHost = host();
+      // (the squatter's claim is gone: its plan has room again)
+      const v = await dns.add(squatter, { domain: `https://${verifiedHost}` }).expect(200);
+      await dnsApp.db.query(
+        `UPDATE domains SET verified_at = now(), created_at = now() - interval '30 days' WHERE id = $1`,
+        [v.body.id],
+      );
+      const late = await createUser(dnsApp);
+      expectError(await dns.add(late, { domain: `https://${verifiedHost}` }), 409);
+      expect(lookup).toHaveBeenCalled();
     });
 
     it('accepts a host resolving to a service address or a CNAME of the service host', async () => {

@@ -581,6 +581,32 @@ describe('links API', () => {
       expect(await row(l.id)).toMatchObject({ alias, title: '' });
     });
 
+    it('refuses every alias the service would not serve (Nest paths such as /health2, /docs1), on add and update', async () => {
+      const u = await createUser(t);
+      const l = await addLink(t, u, { url: 'https://example.com/' });
+      for (const custom of ['health2', 'healthy', 'docs1', 'docs-json2', 'api', 'Health2']) {
+        expectError(
+          await t
+            .http()
+            .post('/api/url/add')
+            .set(u.auth)
+            .send({ url: 'https://example.com/', custom }),
+          400,
+          /^custom: is reserved$/,
+        );
+        expectError(await update(u, l.id, { custom }), 400, /^custom: is reserved$/);
+      }
+      // why: those paths never reach the short-link handler
+      expect((await t.http().get('/health2').set('Host', 'short.test').redirects(0)).status).toBe(
+        404,
+      );
+      // a look-alike the front does serve is fine
+      const custom = `apix${uniq('').slice(0, 6)}`;
+      await addLink(t, u, { url: 'https://example.com/apix', custom });
+      const served = await t.http().get(`/${custom}`).set('Host', 'short.test').redirects(0);
+      expect(served.status).toBe(302);
+    });
+
     it('removes the password with "", the expiry, domain and campaign with null; replaces pixels; adds a channel', async () => {
       const u = await createUser(t);
       const domain = await insertDomain(t, u.id);

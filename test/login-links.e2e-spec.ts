@@ -103,6 +103,30 @@ describe('login links', () => {
       expectError(await redeem(token), 410, /already been used/);
     });
 
+    it('410 for a link issued before a rotation of the key (by an admin or the user); later links work', async () => {
+      const u = await createUser(t);
+      const before = await issue(u.id);
+      const rotated = await t
+        .http()
+        .post(`/api/user/${u.id}/key/rotate`)
+        .set(admin.auth)
+        .expect(200);
+      // it would hand out the new key otherwise
+      expectError(await redeem(before.token), 410, /^This login link was revoked: .*rotated/);
+      const after = await issue(u.id);
+      expect((await redeem(after.token).expect(200)).body.data.apikey).toBe(rotated.body.apikey);
+
+      const unused = await issue(u.id);
+      await t
+        .http()
+        .post('/api/account/key/rotate')
+        .set('Authorization', `Bearer ${rotated.body.apikey}`)
+        .expect(200);
+      expectError(await redeem(unused.token), 410, /revoked/);
+      // a used link stays "used"
+      expectError(await redeem(after.token), 410, /already been used/);
+    });
+
     it('410 once the hour has passed, without using it up', async () => {
       const u = await createUser(t);
       const { token } = await issue(u.id);

@@ -143,6 +143,26 @@ describe('webhooks', () => {
       expectError(await t.http().delete(`/api/webhook/${added.id}/delete`).set(u.auth), 404);
     });
 
+    it('the 20-webhook limit holds under 40 concurrent adds: exactly 20 are stored', async () => {
+      const u = await createUser(t);
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          t
+            .http()
+            .post('/api/webhook/add')
+            .set(u.auth)
+            .send({ url: `https://hooks.example.com/${i}`, events: ['link.created'] }),
+        ),
+      );
+      expect(answers.filter((r) => r.status === 200)).toHaveLength(20);
+      for (const r of answers.filter((r) => r.status !== 200))
+        expectError(r, 403, /^Limit reached: a user may have 20 webhooks$/);
+      const [row] = await t.db.query(`SELECT count(*)::int AS n FROM webhooks WHERE user_id = $1`, [
+        u.id,
+      ]);
+      expect(row.n).toBe(20);
+    });
+
     it('refuses bad fields with a 400 naming them', async () => {
       const u = await createUser(t);
       const post = (body: unknown) =>

@@ -49,7 +49,10 @@ export class BioController {
   }
 
   @Post('bio/add')
-  @ApiOperation({ summary: 'Create a bio page: `{error, id, url}`', description: PAGE_DOC })
+  @ApiOperation({
+    summary: 'Create a bio page: `{error, id, url}`',
+    description: `${PAGE_DOC} A bio page counts towards the plan's \`links\` limit (403 past it).`,
+  })
   @ApiOkFields(BioSavedView)
   @ApiErrors(400, 403, 409, 413)
   create(@Auth() auth: Principal, @Body() dto: AddBioDto) {

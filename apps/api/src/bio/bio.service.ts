@@ -17,13 +17,14 @@ import {
   storedUrl,
 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { BioLinkItem, BioPage, ChannelItem, Domain, isUniqueViolation, Link } from '@app/database';
+import { BioLinkItem, BioPage, ChannelItem, Domain, Link } from '@app/database';
 import { LinkStatistics, StatsReader } from '@app/stats';
 
 import { DestinationPolicy } from '../destinations/destination-policy';
 import { LinkCache } from '../link-cache/link-cache';
 import { aliasProblem, ALIAS_PATTERN, generateAlias } from '../links/alias';
 import { ownDomain } from '../links/domain-ref';
+import { Takedowns } from '../takedowns/takedowns';
 import { SOCIAL_NETWORK_NAMES } from './bio-fields';
 import { AddBioDto } from './dto/add-bio.dto';
 import { BioLinkDto, BioSocialsDto } from './dto/bio-parts.dto';
@@ -52,6 +53,7 @@ export class BioService {
     private readonly cache: LinkCache,
     private readonly urls: PublicUrls,
     private readonly destinations: DestinationPolicy,
+    private readonly takedowns: Takedowns,
     config: AppConfig,
   ) {
     this.publicHost = hostOfUrl(config.publicUrl);
@@ -115,6 +117,8 @@ export class BioService {
 
     const created = await this.db.transaction(async (em) => {
       const domain = await ownDomain(em, userId, dto.domain);
+      // a bio page counts against the plan's links (under the user's row lock when capped)
+      await this.plans.reserveLink(em, auth);
       const { id, alias } = await this.insertLink(
         em,
         {
@@ -153,7 +157,11 @@ export class BioService {
     const link = await this.links.findOne({ where: { id, userId, kind: 'bio' } });
     if (!link) throw new NotFoundError('Bio page');
     const newAlias = dto.alias !== undefined && dto.alias !== link.alias ? dto.alias : null;
-    if (newAlias !== null) this.checkAlias(auth, newAlias);
+    if (newAlias !== null) {
+      this.checkAlias(auth, newAlias);
+      // a takedown reserves the alias the page had: it cannot move away from it
+      if (link.disabledAt) throw this.takedowns.frozen('alias');
+    }
     if (dto.avatar) await this.destinations.check('avatar', dto.avatar, { ownHostsAllowed: true });
     const socials = dto.socials !== undefined ? await this.socials(dto.socials) : undefined;
     const buttons = dto.links !== undefined ? await this.buttons(userId, dto.links) : undefined;
@@ -185,8 +193,8 @@ export class BioService {
       if (newAlias !== null && (await em.exists(Link, { where: { alias: newAlias } })))
         throw this.aliasTaken();
       if (Object.keys(linkChanges).length)
-        await em.update(Link, { id }, linkChanges).catch((err: unknown) => {
-          throw isUniqueViolation(err) ? this.aliasTaken() : err;
+        await em.update(Link, { id }, linkChanges).catch(async (err: unknown) => {
+          throw await this.takedowns.updateRefusal(err, 'alias', newAlias ?? '', userId);
         });
       if (Object.keys(pageChanges).length) {
         pageChanges.updatedAt = new Date();
@@ -304,7 +312,8 @@ export class BioService {
         .execute();
       const id = (result.raw as Array<{ id: number }>)[0]?.id;
       if (id) return { id, alias };
-      if (custom) throw this.aliasTaken();
+      // taken, or reserved by a takedown (the trigger skipped the row)
+      if (custom) throw await this.takedowns.refusal('alias', custom, values.userId as number, em);
     }
     throw new Error('could not generate a free alias');
   }

@@ -28,6 +28,12 @@ import { UpdateDomainDto } from './dto/update-domain.dto';
 
 const DUPLICATE = 'domain: this domain is already registered';
 
+/**
+ * How long a claim of a host stays unverified before another user may claim it (DOMAIN_VERIFY=dns):
+ * a squatter who adds a host they do not control cannot lock its real owner out.
+ */
+export const UNVERIFIED_CLAIM_HOURS = 72;
+
 @Injectable()
 export class DomainsService {
   constructor(
@@ -48,7 +54,8 @@ export class DomainsService {
    * redirects (no loops, nothing blocked), the plan's `domain` count, uniqueness, then DNS. The
    * count is checked again under a per-user lock when inserting, so concurrent requests cannot
    * pass the limit together. With DOMAIN_VERIFY=dns the domain serves only once ownership is
-   * proven (`verify`); the answer names the TXT record to create.
+   * proven (`verify`); the answer names the TXT record to create. A host another user claimed
+   * more than UNVERIFIED_CLAIM_HOURS ago without proving it is taken over (their claim deleted).
    */
   async add(auth: Principal, dto: AddDomainDto): Promise<DomainCreatedView> {
     const { domain, host } = parseBrandedDomain(dto.domain);
@@ -67,8 +74,11 @@ export class DomainsService {
       'domain',
       await this.domains.countBy({ userId: auth.user.id }),
     );
-    if (await this.domains.existsBy({ host })) throw new ConflictError(DUPLICATE);
+    const existing = await this.domains.findOneBy({ host });
+    if (existing && !this.expiredClaim(existing, auth)) throw new ConflictError(DUPLICATE);
     await this.verifier.assertPointsHere(host);
+    // another user's claim left unverified for 72 h gives way (it never served)
+    if (existing) await this.releaseExpiredClaim(existing, auth);
 
     let created: Domain;
     try {
@@ -111,6 +121,36 @@ export class DomainsService {
     await this.domains.update({ id, userId: auth.user.id }, { verifiedAt: new Date() });
     await this.cache.forget({ hosts: [domain.host] });
     return { message: 'Domain ownership is verified.' };
+  }
+
+  /** Another user's claim that has stayed unverified for UNVERIFIED_CLAIM_HOURS. */
+  private expiredClaim(domain: Domain, auth: Principal): boolean {
+    return (
+      domain.verifiedAt === null &&
+      domain.userId !== auth.user.id &&
+      Date.now() - domain.createdAt.getTime() >= UNVERIFIED_CLAIM_HOURS * 3_600_000
+    );
+  }
+
+  /**
+   * Deletes the expired claim (checked again in the statement: the database clock decides); its
+   * links move to the main host, as when a domain is deleted.
+   */
+  private async releaseExpiredClaim(claim: Domain, auth: Principal): Promise<void> {
+    const cached = await this.cache.affectedBy('domain', claim.id);
+    const released = await this.domains
+      .createQueryBuilder()
+      .delete()
+      .where('id = :id AND verified_at IS NULL AND user_id <> :userId', {
+        id: claim.id,
+        userId: auth.user.id,
+      })
+      .andWhere(`created_at <= now() - make_interval(hours => :hours)`, {
+        hours: UNVERIFIED_CLAIM_HOURS,
+      })
+      .execute();
+    if (!released.affected) throw new ConflictError(DUPLICATE);
+    await this.cache.forget(cached);
   }
 
   /** redirectroot / redirect404 may not point at this service (a loop) nor at a blocked site. */

@@ -55,6 +55,22 @@ describe('alias rules', () => {
     expect(isReservedAlias('favicon.ico')).toBe(true);
   });
 
+  it('refuses every alias the front would hand to Nest instead of serving it (isNestPath)', () => {
+    for (const alias of [
+      'health2',
+      'healthy',
+      'docs1',
+      'docs-json2',
+      'docsXYZ',
+      'Health2',
+      'DOCS1',
+    ])
+      expect(aliasProblem(alias)).toBe('is reserved');
+    // served as short links: the front's prefixes are /api, /api/, /auth/, /health, /docs
+    for (const alias of ['apix', 'apiary', 'authors', 'heal', 'doc', 'dXs123', 'my-docs'])
+      expect(aliasProblem(alias)).toBeNull();
+  });
+
   it('generates random aliases of 6+ alphanumerics that pass the rules, longer after collisions', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 500; i++) {

@@ -1,4 +1,4 @@
-import { randomString } from '@app/common';
+import { isNestPath, randomString } from '@app/common';
 
 /** A short-link alias: 3-64 of [A-Za-z0-9_-]. The redirector checks the same pattern before any lookup. */
 export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
@@ -68,8 +68,14 @@ export const RESERVED_ALIASES: ReadonlySet<string> = new Set([
   '.well-known',
 ]);
 
+/**
+ * A reserved word (case-insensitive), or an alias the service would not serve as a short link:
+ * the front hands `/<alias>` to Nest (`isNestPath`, the predicate it uses: `api`, `health2`,
+ * `docs1`, `docs-json2`, …; also in another case, so that no alias looks like one).
+ */
 export function isReservedAlias(alias: string): boolean {
-  return RESERVED_ALIASES.has(alias.toLowerCase());
+  const lower = alias.toLowerCase();
+  return RESERVED_ALIASES.has(lower) || isNestPath(`/${lower}`);
 }
 
 /** Why a custom alias is refused, or null when it is acceptable (uniqueness is checked by the database). */

@@ -1,30 +1,38 @@
-import { Controller, Put } from '@nestjs/common';
+import { Controller, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 
 import { AdminOnly, IdParam, MessageRoute } from '@app/common';
 
-import { LinksService } from './links.service';
+import { Takedowns } from '../takedowns/takedowns';
+import { TakedownQueryDto } from './dto/takedown-query.dto';
 
 @ApiTags('admin')
 @ApiBearerAuth()
 @AdminOnly()
 @Controller('api/admin/url')
 export class LinksAdminController {
-  constructor(private readonly links: LinksService) {}
+  constructor(private readonly takedowns: Takedowns) {}
 
   @MessageRoute(Put(':id/disable'), {
-    summary: "Disable any user's short link (admin)",
+    summary: "Disable any user's short code: link, bio page or QR code (admin)",
     description:
-      'The link answers the 451 page instead of forwarding, on every api instance at once; its owner sees `disabled: true` in its details.',
+      'The code answers the 451 page instead of forwarding (a bio page instead of its page, a QR code when scanned), ' +
+      "on every api instance at once; its owner sees `disabled: true` in a link's details. Its alias stays reserved " +
+      'for its owner until an admin enables it, also when the owner deletes the code: creating it again is a 403 ' +
+      'for the owner and a 409 for anyone else. `:id` is the link or bio page id; `?kind=qr` makes it a QR code id.',
   })
-  async disable(@IdParam('id') id: number) {
-    await this.links.setDisabled(id, true);
-    return { message: 'Link has been disabled.' };
+  async disable(@IdParam('id') id: number, @Query() query: TakedownQueryDto) {
+    const kind = await this.takedowns.set(id, true, query.kind);
+    return { message: `${Takedowns.nameOf(kind)} has been disabled.` };
   }
 
-  @MessageRoute(Put(':id/enable'), { summary: 'Enable a disabled short link again (admin)' })
-  async enable(@IdParam('id') id: number) {
-    await this.links.setDisabled(id, false);
-    return { message: 'Link has been enabled.' };
+  @MessageRoute(Put(':id/enable'), {
+    summary: 'Enable a disabled short code again (admin)',
+    description:
+      'Undoes `disable` (same `:id` and `kind`) and releases the alias it reserved, also after its owner deleted the code.',
+  })
+  async enable(@IdParam('id') id: number, @Query() query: TakedownQueryDto) {
+    const kind = await this.takedowns.set(id, false, query.kind);
+    return { message: `${Takedowns.nameOf(kind)} has been enabled.` };
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { DestinationsModule } from '../destinations/destinations.module';
 import { LinkCacheModule } from '../link-cache/link-cache.module';
+import { TakedownsModule } from '../takedowns/takedowns.module';
 import { LinkReferences } from './link-references';
 import { LinkViews } from './link-views';
 import { LinksAdminController } from './links-admin.controller';
@@ -10,7 +11,7 @@ import { LinksService } from './links.service';
 
 /** Short links: /api/urls, /api/url/add, /api/url/:id, /api/url/:id/update|delete. */
 @Module({
-  imports: [LinkCacheModule, DestinationsModule],
+  imports: [LinkCacheModule, DestinationsModule, TakedownsModule],
   controllers: [LinksController, LinksAdminController],
   providers: [LinksService, LinkReferences, LinkViews],
   exports: [LinksService],

@@ -19,12 +19,13 @@ import {
   storedUrl,
   validateBody,
 } from '@app/common';
-import { ChannelItem, Domain, isUniqueViolation, Link, LinkPixel } from '@app/database';
+import { ChannelItem, Domain, Link, LinkPixel } from '@app/database';
 import { LinkStatistics, StatsReader } from '@app/stats';
 import { WebhookOutbox } from '@app/webhooks';
 
 import { DestinationPolicy } from '../destinations/destination-policy';
 import { LinkCache } from '../link-cache/link-cache';
+import { Takedowns } from '../takedowns/takedowns';
 import { aliasProblem, generateAlias } from './alias';
 
 import { BulkLinksDto } from './dto/bulk-links.dto';
@@ -94,6 +95,7 @@ export class LinksService {
     private readonly views: LinkViews,
     private readonly destinations: DestinationPolicy,
     private readonly outbox: WebhookOutbox,
+    private readonly takedowns: Takedowns,
   ) {}
 
   async create(auth: Principal, dto: CreateLinkDto): Promise<{ id: number; shorturl: string }> {
@@ -266,26 +268,40 @@ export class LinksService {
     // without an alias is skipped when the caller has a link to its URL
     const aliases = valid.flatMap((v) => (v.custom ? [v.custom] : []));
     const urls = valid.flatMap((v) => (v.custom ? [] : [v.values.url as string]));
-    const [taken, linked]: [Array<{ alias: string; user_id: number }>, Array<{ url: string }>] =
-      await Promise.all([
-        aliases.length
-          ? this.db.query(`SELECT alias, user_id FROM links WHERE alias = ANY($1::varchar[])`, [
-              aliases,
-            ])
-          : [],
-        urls.length
-          ? this.db.query(
-              `SELECT DISTINCT url FROM links WHERE user_id = $1 AND kind = 'link' AND url = ANY($2::text[])`,
-              [userId, urls],
-            )
-          : [],
-      ]);
+    // an alias reserved by a takedown (`down`) is refused, the caller's own included
+    const [taken, linked]: [
+      Array<{ alias: string; user_id: number; down: boolean }>,
+      Array<{ url: string }>,
+    ] = await Promise.all([
+      aliases.length
+        ? this.db.query(
+            `SELECT alias, user_id, false AS down FROM links WHERE alias = ANY($1::varchar[])
+             UNION ALL
+             SELECT alias, user_id, true FROM link_takedowns t WHERE alias = ANY($1::varchar[])
+                AND NOT EXISTS (SELECT 1 FROM links l WHERE l.alias = t.alias)`,
+            [aliases],
+          )
+        : [],
+      urls.length
+        ? this.db.query(
+            `SELECT DISTINCT url FROM links WHERE user_id = $1 AND kind = 'link' AND url = ANY($2::text[])`,
+            [userId, urls],
+          )
+        : [],
+    ]);
     const owners = new Map(taken.map((t) => [t.alias, t.user_id]));
+    const down = new Set(taken.filter((t) => t.down).map((t) => t.alias));
     const known = new Set(linked.map((l) => l.url));
     const fresh: typeof valid = [];
     for (const v of valid) {
       const key = v.custom ?? (v.values.url as string);
-      if (v.custom && owners.has(v.custom) && owners.get(v.custom) !== userId) {
+      if (v.custom && down.has(v.custom) && owners.get(v.custom) === userId) {
+        result.errors.push({
+          line: v.line,
+          message:
+            'custom: this alias was taken down by an administrator and stays reserved until they restore it',
+        });
+      } else if (v.custom && owners.has(v.custom) && owners.get(v.custom) !== userId) {
         result.errors.push({ line: v.line, message: 'custom: this alias is already taken' });
       } else if (v.custom ? owners.has(v.custom) : known.has(key)) {
         result.skipped += 1;
@@ -435,7 +451,11 @@ export class LinksService {
     const link = await this.links.findOne({ where: { id, userId, kind: 'link' } });
     if (!link) throw new NotFoundError('Link');
     const newAlias = dto.custom !== undefined && dto.custom !== link.alias ? dto.custom : null;
-    if (newAlias !== null) this.checkCustom(auth, newAlias);
+    if (newAlias !== null) {
+      this.checkCustom(auth, newAlias);
+      // a takedown reserves the alias the code had: it cannot move away from it
+      if (link.disabledAt) throw this.takedowns.frozen('custom');
+    }
     const changes: Partial<Link> = optionColumns(auth, dto, this.plans);
     await this.destinations.checkAll(destinationsOf(dto));
     if (dto.expiry !== undefined) changes.expiresAt = this.expiry(dto.expiry);
@@ -470,8 +490,8 @@ export class LinksService {
       }
 
       if (Object.keys(changes).length) {
-        await em.update(Link, { id }, changes).catch((err: unknown) => {
-          throw isUniqueViolation(err) ? this.aliasTaken() : err;
+        await em.update(Link, { id }, changes).catch(async (err: unknown) => {
+          throw await this.takedowns.updateRefusal(err, 'custom', newAlias ?? '', userId);
         });
       }
       if (pixelIds) {
@@ -495,20 +515,6 @@ export class LinksService {
       aliases: [...(newAlias ? [link.alias, newAlias] : [link.alias]), ...bios],
     });
     return { id, short: alias, shorturl: this.urls.short(alias, domain?.domain) };
-  }
-
-  /** Admins: a disabled link answers the 451 page on every replica; enabling it undoes that. */
-  async setDisabled(id: number, disabled: boolean): Promise<void> {
-    // a CTE makes the driver answer rows (an UPDATE alone answers [rows, count])
-    const rows: Array<{ alias: string }> = await this.db.query(
-      `WITH changed AS (
-         UPDATE links SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) END, updated_at = now()
-          WHERE id = $1 AND kind = 'link' RETURNING alias)
-       SELECT alias FROM changed`,
-      [id, disabled],
-    );
-    if (!rows.length) throw new NotFoundError('Link');
-    await this.cache.forget({ aliases: [rows[0].alias] });
   }
 
   async remove(auth: Principal, id: number): Promise<void> {
@@ -600,7 +606,8 @@ export class LinksService {
       const rows: Array<{ id: number }> = await em.query(sql, args);
       const id = rows[0]?.id;
       if (id) return { id, alias };
-      if (custom) throw this.aliasTaken();
+      // taken, or reserved by a takedown (the trigger skipped the row)
+      if (custom) throw await this.takedowns.refusal('custom', custom, values.userId as number, em);
     }
     throw new Error('could not generate a free alias');
   }

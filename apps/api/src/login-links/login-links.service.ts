@@ -20,7 +20,8 @@ export interface LoginResult {
 /**
  * One-time login links: a 48-character CSPRNG token, stored only as its SHA-256 digest, valid
  * one hour (database clock), claimed by a single conditional UPDATE so that concurrent requests
- * cannot both use it.
+ * cannot both use it. A rotation of the user's API key revokes the links issued before it
+ * (UsersService.rotateKey): they answer 410.
  */
 @Injectable()
 export class LoginLinksService {
@@ -58,17 +59,24 @@ export class LoginLinksService {
       .createQueryBuilder()
       .update()
       .set({ usedAt: () => 'now()' })
-      .where('token_hash = :tokenHash AND used_at IS NULL AND expires_at > now()', { tokenHash })
+      .where(
+        'token_hash = :tokenHash AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()',
+        { tokenHash },
+      )
       .returning('user_id')
       .execute()) as { raw: { user_id: number }[] };
     if (!claimed.length) {
       const row = await this.tokens.findOne({
         where: { tokenHash },
-        select: { id: true, usedAt: true },
+        select: { id: true, usedAt: true, revokedAt: true },
       });
       if (!row) throw new NotFoundError('Login link');
       throw new GoneError(
-        row.usedAt ? 'This login link has already been used' : 'This login link has expired',
+        row.usedAt
+          ? 'This login link has already been used'
+          : row.revokedAt
+            ? "This login link was revoked: the user's API key was rotated after it was issued"
+            : 'This login link has expired',
       );
     }
     const user = await this.users.findWithPlan({ id: claimed[0].user_id }, true);

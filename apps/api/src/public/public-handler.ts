@@ -9,21 +9,5 @@ export abstract class PublicHandler {
   abstract handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
-/**
- * Paths served by the Nest (Express) app: `/api`, `/api/…`, `/auth/…`, `/health…` and `/docs…`;
- * everything else goes to the PublicHandler. Every request passes here, so the second character
- * picks the one prefix to compare (no closure, no loop over the prefixes).
- */
-export function isNestPath(url: string | undefined): boolean {
-  if (url === undefined || url.length < 4) return false;
-  switch (url.charCodeAt(1)) {
-    case 97: // a
-      return url === '/api' || url.startsWith('/api/') || url.startsWith('/auth/');
-    case 104: // h
-      return url.startsWith('/health');
-    case 100: // d
-      return url.startsWith('/docs');
-    default:
-      return false;
-  }
-}
+// The predicate lives in @app/common: the alias rules (links/alias.ts) refuse what it accepts.
+export { isNestPath } from '@app/common';

@@ -48,6 +48,7 @@ export class QrPublicHandler {
     const [, code, format] = match;
     const qr = await this.resolver.resolve(code);
     if (!qr) return this.respond.notFound(res);
+    if (qr.disabled) return this.respond.sendStatic(res, 451, STATIC.disabled);
     if (format) return await this.image(req, res, code, format as QrImageFormat);
     this.scan(req, res, code, qr);
   }

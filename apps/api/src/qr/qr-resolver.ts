@@ -1,7 +1,9 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { ShortCodeTakedownEvent } from '@app/common';
 import { QrType } from '@app/database';
 import { CacheBus, SharedCache } from '@app/redis';
 
@@ -14,6 +16,8 @@ export interface ResolvedQr {
   userId: number;
   type: QrType;
   data: QrData;
+  /** An admin took the code down: scans answer the 451 page. */
+  disabled: boolean;
 }
 
 /**
@@ -56,9 +60,16 @@ export class QrResolver implements OnModuleDestroy {
     await this.codes.invalidate(codes);
   }
 
+  /** An admin disabled or enabled a QR code (Takedowns): every replica answers the change. */
+  @OnEvent(ShortCodeTakedownEvent.event, { promisify: true })
+  async onTakedown(event: ShortCodeTakedownEvent): Promise<void> {
+    if (event.kind === 'qr') await this.evict(...event.aliases);
+  }
+
   private readonly load = async (code: string): Promise<ResolvedQr | null> => {
     const [row] = await this.db.query(
-      `SELECT q.id AS qr_id, l.id AS link_id, l.user_id, q.type, q.data
+      `SELECT q.id AS qr_id, l.id AS link_id, l.user_id, q.type, q.data,
+              l.disabled_at IS NOT NULL AS disabled
          FROM links l JOIN qr_codes q ON q.link_id = l.id
         WHERE l.alias = $1 AND l.kind = 'qr'`,
       [code],
@@ -70,6 +81,7 @@ export class QrResolver implements OnModuleDestroy {
       userId: row.user_id,
       type: row.type,
       data: row.data,
+      disabled: row.disabled === true,
     };
   };
 }

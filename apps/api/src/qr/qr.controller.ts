@@ -50,7 +50,7 @@ export class QrController {
     description:
       'Answers at once: the image (PNG and SVG of the short link `link`) is rendered by the worker; follow `status` ' +
       'on GET /api/qr/:id. The short link <PUBLIC_URL>/q/<code> forwards (link, email, phone, sms), downloads a ' +
-      "vCard (vcard) or shows a page (text, wifi), and counts the scan. QR codes do not count towards the plan's `links` limit.",
+      "vCard (vcard) or shows a page (text, wifi), and counts the scan. A QR code of type link counts towards the plan's `links` limit; the other types do not.",
   })
   @ApiOkFields(QrCreatedView)
   @ApiErrors(400, 403, 503)

@@ -146,6 +146,8 @@ export class QrService {
             link_id: number;
             render_version: number;
           }>;
+          // no row: the code is reserved by a takedown (the trigger skipped it); draw again
+          if (!row) return null;
           await this.outbox.record(em, auth.user.id, 'qr.created', {
             id: row.id,
             name,
@@ -155,6 +157,10 @@ export class QrService {
           });
           return row;
         });
+        if (!qr) {
+          if (attempt < 5) continue;
+          throw new Error('could not generate a free QR code');
+        }
         try {
           await this.jobs.render(auth.user.id, qr.id, qr.render_version, { code, ...look });
         } catch (err) {

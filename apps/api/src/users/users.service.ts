@@ -224,15 +224,25 @@ export class UsersService {
 
   /**
    * Gives the user a new API key; the old one stops working at once on every api replica (its
-   * cached owner is dropped everywhere). Returns the new key (shown once, like at creation).
+   * cached owner is dropped everywhere), and every login link issued before it is revoked (a
+   * login link hands out the key: one issued for the old key must not hand out the new one).
+   * Returns the new key (shown once, like at creation).
    */
   async rotateKey(id: number): Promise<string> {
     const apiKey = generateApiKey();
-    const result = await this.users.update(
-      { id },
-      { apiKeyHash: sha256(apiKey), apiKeyEnc: encryptSecret(apiKey, this.config.secret) },
-    );
-    if (!result.affected) throw new NotFoundError('User');
+    await this.users.manager.transaction(async (em) => {
+      const result = await em.update(
+        User,
+        { id },
+        { apiKeyHash: sha256(apiKey), apiKeyEnc: encryptSecret(apiKey, this.config.secret) },
+      );
+      if (!result.affected) throw new NotFoundError('User');
+      await em.query(
+        `UPDATE login_tokens SET revoked_at = now()
+          WHERE user_id = $1 AND used_at IS NULL AND revoked_at IS NULL`,
+        [id],
+      );
+    });
     await this.owners.forgetUser(id);
     return apiKey;
   }

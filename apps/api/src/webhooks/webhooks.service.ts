@@ -12,6 +12,7 @@ import {
   paginate,
   paginateOwn,
   Paginated,
+  PlanService,
   Principal,
   randomString,
 } from '@app/common';
@@ -44,6 +45,7 @@ export class WebhooksService {
     @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
     private readonly config: AppConfig,
+    private readonly plans: PlanService,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<WebhookView>> {
@@ -52,17 +54,17 @@ export class WebhooksService {
 
   async add(auth: Principal, dto: AddWebhookDto): Promise<WebhookAddedView> {
     this.checkUrl(dto.url);
-    const owned = await this.webhooks.countBy({ userId: auth.user.id });
-    if (owned >= MAX_WEBHOOKS)
-      throw new ForbiddenError(`Limit reached: a user may have ${MAX_WEBHOOKS} webhooks`);
     const secret = dto.secret ?? `whsec_${randomString(32)}`;
-    const saved = await this.webhooks.save(
-      this.webhooks.create({
-        userId: auth.user.id,
+    // counted under the user's lock: concurrent adds cannot pass the limit together
+    const saved = await this.plans.createCounted(
+      auth,
+      { what: 'webhooks', max: MAX_WEBHOOKS },
+      Webhook,
+      {
         url: dto.url,
         events: [...new Set(dto.events)],
         secretEnc: encryptSecret(secret, this.config.secret),
-      }),
+      },
     );
     return { id: saved.id, secret };
   }

@@ -9,6 +9,13 @@ import { Principal } from './principal';
 
 const FREE_PLAN_TTL_MS = 30_000;
 
+/** A cap of the service itself (not of a plan) on what one user may own, e.g. 20 webhooks. */
+export interface FixedLimit {
+  /** what is counted, plural, as the 403 names it */
+  what: string;
+  max: number;
+}
+
 /** Plan resolution and the plan checks every feature module calls before it creates something. */
 @Injectable()
 export class PlanService {
@@ -73,14 +80,16 @@ export class PlanService {
   }
 
   /**
-   * Saves one more row of a counted feature (`domain`, `pixels`, `overlay`, `splash`) for the
-   * caller: 403 when the plan's count is reached. The count is taken in the insert's transaction
-   * under a per-user advisory lock keyed by the entity's table, so concurrent creations by one
-   * user queue up and cannot pass the count together.
+   * Saves one more row of a counted item for the caller: 403 when the limit is reached. `limit`
+   * is a plan feature with a count (`domain`, `pixels`, `overlay`, `splash`, `team`: the plan's
+   * count, never for admins) or a fixed cap of the service (`{ what: 'webhooks', max: 20 }`, for
+   * everyone). The count is taken in the insert's transaction under a per-user advisory lock
+   * keyed by the entity's table, so concurrent creations by one user queue up and cannot pass
+   * the limit together. Every counted creation goes through here (links: `reserveLink`).
    */
   createCounted<E extends { userId: number }>(
     auth: Principal,
-    feature: CountedFeature,
+    limit: CountedFeature | FixedLimit,
     entity: Type<E>,
     values: DeepPartial<NoInfer<E>>,
   ): Promise<E> {
@@ -89,7 +98,9 @@ export class PlanService {
       const table = em.getRepository(entity).metadata.tableName;
       await em.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [table, userId]);
       const owned = await em.countBy(entity, { userId } as FindOptionsWhere<E>);
-      this.assertCanCreate(auth, feature, owned);
+      if (typeof limit === 'string') this.assertCanCreate(auth, limit, owned);
+      else if (owned >= limit.max)
+        throw new ForbiddenError(`Limit reached: a user may have ${limit.max} ${limit.what}`);
       return em.save(em.create(entity, { userId, ...values } as DeepPartial<E>));
     });
   }
@@ -100,13 +111,14 @@ export class PlanService {
   }
 
   /**
-   * What a user owns as the plan's `links` count sees it: short links, and QR codes of type
-   * link (their image encodes a short link that forwards like one). Call it inside the
+   * What a user owns as the plan's `links` count sees it: short links, bio pages (a short code
+   * served at `/<alias>` like a link), and QR codes of type link (their image encodes a short
+   * link that forwards like one). Call it inside the
    * transaction that holds the user's row lock, with that transaction's manager.
    */
   async linksOwned(em: EntityManager, userId: number): Promise<number> {
     const [row] = await em.query(
-      `SELECT (SELECT count(*) FROM links WHERE user_id = $1 AND kind = 'link')
+      `SELECT (SELECT count(*) FROM links WHERE user_id = $1 AND kind IN ('link', 'bio'))
             + (SELECT count(*) FROM qr_codes WHERE user_id = $1 AND type = 'link') AS n`,
       [userId],
     );

@@ -1,1 +1,2 @@
 export * from './user-deleted.event';
+export * from './short-code-takedown.event';

@@ -1,1 +1,2 @@
 export * from './public-urls';
+export * from './nest-paths';

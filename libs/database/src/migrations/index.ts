@@ -6,6 +6,7 @@ import { BioPages1732200004000 } from './1732200004000-bio-pages';
 import { StatsRanges1732200005000 } from './1732200005000-stats-ranges';
 import { WebhooksImport1732200006000 } from './1732200006000-webhooks-import';
 import { StatsMonthDims1732200007000 } from './1732200007000-stats-month-dims';
+import { Takedowns1732200010000 } from './1732200010000-takedowns';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   StatsRanges1732200005000,
   WebhooksImport1732200006000,
   StatsMonthDims1732200007000,
+  Takedowns1732200010000,
 ];

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+
+import { LinkCacheModule } from '../link-cache/link-cache.module';
+import { Takedowns } from './takedowns';
+
+/** Admin takedowns of short codes and the aliases they reserve (Takedowns). */
+@Module({ imports: [LinkCacheModule], providers: [Takedowns], exports: [Takedowns] })
+export class TakedownsModule {}

@@ -1,0 +1,20 @@
+/**
+ * Paths served by the Nest (Express) app: `/api`, `/api/…`, `/auth/…`, `/health…` and `/docs…`;
+ * everything else goes to the PublicHandler (apps/api/src/http-front.ts). An alias `a` for which
+ * `isNestPath('/' + a)` holds would never be served as a short link (`health2`, `docs1`), so the
+ * alias rules refuse it. Every request passes here, so the second character picks the one prefix
+ * to compare (no closure, no loop over the prefixes).
+ */
+export function isNestPath(url: string | undefined): boolean {
+  if (url === undefined || url.length < 4) return false;
+  switch (url.charCodeAt(1)) {
+    case 97: // a
+      return url === '/api' || url.startsWith('/api/') || url.startsWith('/auth/');
+    case 104: // h
+      return url.startsWith('/health');
+    case 100: // d
+      return url.startsWith('/docs');
+    default:
+      return false;
+  }
+}
