@@ -11,6 +11,9 @@ import { BusMember, CacheBus } from '@app/redis';
 import { CachedLink, ResolvedHost } from '../link-cache/resolved-link';
 import { BlocklistMatcher, parseBlocklistFile } from './blocklist-matcher';
 
+/** URLs whose `match` answer is kept (some MB at most). */
+const MAX_ANSWERS = 10_000;
+
 /**
  * The blocked destinations every api process checks: BLOCKLIST_FILE (read at start) plus the
  * entries admins add (Postgres). Held in memory; a change made on any replica reaches every one
@@ -24,6 +27,8 @@ export class Blocklist implements OnModuleInit, BusMember {
   private readonly logger = new Logger(Blocklist.name);
   private readonly fileEntries: string[] = [];
   private matcher = new BlocklistMatcher([]);
+  /** `match` answers of the current list, by URL (bounded: cleared when full). */
+  private answers = new Map<string, string | null>();
   private reads = 0;
   private applied = 0;
   /** Grows with every change of the list (starts at 1: a cached link screened at 0 is re-screened). */
@@ -57,9 +62,19 @@ export class Blocklist implements OnModuleInit, BusMember {
     return this.fileEntries;
   }
 
-  /** The entry that blocks `url`, or null. */
+  /**
+   * The entry that blocks `url`, or null. Answers are kept per URL until the list changes (a
+   * match reads every spelling of the URL, some µs; QR scans and bio buttons ask on every visit).
+   */
   match(url: string): string | null {
-    return this.matcher.match(url);
+    if (this.matcher.empty) return null;
+    let entry = this.answers.get(url);
+    if (entry === undefined) {
+      entry = this.matcher.match(url);
+      if (this.answers.size >= MAX_ANSWERS) this.answers.clear();
+      this.answers.set(url, entry);
+    }
+    return entry;
   }
 
   /**
@@ -122,6 +137,7 @@ export class Blocklist implements OnModuleInit, BusMember {
     if (started < this.applied) return;
     this.applied = started;
     this.matcher = new BlocklistMatcher([...this.fileEntries, ...rows.map((r) => r.entry)]);
+    this.answers = new Map();
     this.generation += 1;
   }
 }
