@@ -295,6 +295,21 @@ describe('link options', () => {
       ]);
     });
 
+    it('a deep link stored before its scheme was refused is passed over', async () => {
+      const l = await addLink(t, pro, { url: 'https://example.com/default' });
+      await t.db.query(`UPDATE links SET deep_link = $1 WHERE id = $2`, [
+        {
+          apple: 'View-Source:https://example.com/',
+          google: 'intent://x#Intent;scheme=JavaScript;end',
+        },
+        l.id,
+      ]);
+      await expectLocations(l.alias, [
+        [{ 'user-agent': UA.iphone }, 'https://example.com/default'],
+        [{ 'user-agent': UA.android }, 'https://example.com/default'],
+      ]);
+    });
+
     it('country rules through a trusted X-Forwarded-For; unknown addresses get the link', async () => {
       const l = await addLink(t, pro, {
         url: 'https://example.com/world',
