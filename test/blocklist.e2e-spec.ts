@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import {
+  createPlan,
   createTestApp,
   createUser,
   DATE_TIME,
@@ -10,7 +11,7 @@ import {
   TestApp,
   TestUser,
 } from './support/app';
-import { addLink, insertDomain, uniq } from './support/links';
+import { addLink, dateTimeIn, insertDomain, insertOverlay, uniq } from './support/links';
 import { eventually } from './support/stats';
 
 const MAIN = 'short.test';
@@ -27,6 +28,8 @@ describe('blocklist and admin disable', () => {
   let b: TestApp;
   let admin: TestUser;
   let user: TestUser;
+  /** May use every surface that names a destination: targeting, deep links, splash, overlay, domains. */
+  let pro: TestUser;
   let dir: string;
   let fileHost: string;
   const added: number[] = [];
@@ -58,6 +61,14 @@ describe('blocklist and admin disable', () => {
     b = await createTestApp({ BLOCKLIST_FILE: file });
     admin = await createUser(a, { admin: true });
     user = await createUser(a);
+    const planId = await createPlan(a, {
+      geo: { enabled: '1' },
+      device: { enabled: '1' },
+      splash: { enabled: '1', count: '0' },
+      overlay: { enabled: '1', count: '0' },
+      domain: { enabled: '1', count: '0' },
+    });
+    pro = await createUser(a, { planId });
   });
   afterAll(async () => {
     for (const id of added) await unblock(id);
@@ -181,6 +192,110 @@ describe('blocklist and admin disable', () => {
     });
   });
 
+  describe('spellings of a blocked destination', () => {
+    /** `evil…` spelled with its first letter percent-encoded once or twice, or full-width. */
+    const spell = (word: string) => {
+      const hex = word.charCodeAt(0).toString(16);
+      return {
+        encoded: `%${hex}${word.slice(1)}`,
+        twice: `%25${hex}${word.slice(1)}`,
+        wide: `${String.fromCharCode(word.charCodeAt(0) + 0xfee0)}${word.slice(1)}`,
+        upper: word.toUpperCase(),
+      };
+    };
+    const fallback = (url: string) =>
+      `intent://open#Intent;scheme=myapp;package=com.example;S.browser_fallback_url=${encodeURIComponent(url)};end`;
+    const refused = async (body: object, field: RegExp, linkId?: number) => {
+      const res = linkId
+        ? await a.http().put(`/api/url/${linkId}/update`).set(pro.auth).send(body)
+        : await a.http().post('/api/url/add').set(pro.auth).send(body);
+      expectError(res, 400, field);
+    };
+
+    it('refuses a blocked host percent-encoded (once or twice), full-width, upper case with trailing dots, and behind an intent fallback, on add and update', async () => {
+      const host = `${uniq('evil')}.test`;
+      await block(host);
+      const s = spell(host);
+      const blocked = /^url: this destination is blocked$/;
+      const l = await addLink(a, pro, { url: 'https://example.com/fine' });
+      for (const url of [
+        `https://${s.encoded}/`,
+        `https://${s.wide}/`,
+        `https://${s.upper}../`,
+        `https://sub.${s.upper}./x`,
+      ]) {
+        await refused({ url }, blocked);
+        await refused({ url }, blocked, l.id);
+      }
+      // twice-encoded in a host is no URL at all; refused too
+      await refused({ url: `https://${s.twice}/` }, /^url: /);
+      // deep links: the host of any scheme, and an intent's fallback URL
+      for (const [platform, link] of [
+        ['apple', `myapp://${s.twice}/`],
+        ['apple', `MyApp://${s.upper}../item`],
+        ['google', fallback(`https://${s.encoded}/`)],
+        ['google', fallback(`https://${s.wide}./`)],
+        ['google', `intent://${s.upper}../#Intent;scheme=https;end`],
+      ]) {
+        const body = { url: 'https://example.com/', deeplink: { [platform]: link } };
+        await refused(body, new RegExp(`^deeplink\\.${platform}: this destination is blocked$`));
+        await refused(
+          body,
+          new RegExp(`^deeplink\\.${platform}: this destination is blocked$`),
+          l.id,
+        );
+      }
+      // and in targeting rules
+      await refused(
+        {
+          url: 'https://example.com/',
+          languagetarget: [{ language: 'fr', link: `https://${s.wide}/` }],
+        },
+        /^languagetarget\[0\]\.link: this destination is blocked$/,
+      );
+      expect((await visit(a, `/${l.alias}`)).headers.location).toBe('https://example.com/fine');
+    });
+
+    it('finds a keyword percent-encoded (once or twice), full-width, upper case, and behind an intent fallback', async () => {
+      const word = uniq('kwsp');
+      await block(`keyword:${word}`);
+      const s = spell(word);
+      const l = await addLink(a, pro, { url: 'https://example.com/fine' });
+      for (const url of [
+        `https://fine.example/${s.encoded}`,
+        `https://fine.example/?q=${s.twice}`,
+        `https://fine.example/${s.wide}`,
+        `https://${s.upper}.example/`,
+      ]) {
+        await refused({ url }, /^url: this destination is blocked$/);
+        await refused({ url }, /^url: this destination is blocked$/, l.id);
+      }
+      await refused(
+        {
+          url: 'https://example.com/',
+          deeplink: { google: fallback(`https://fine.example/${s.twice}`) },
+        },
+        /^deeplink\.google: this destination is blocked$/,
+      );
+      await refused(
+        { url: 'https://example.com/', expirationredirect: `https://fine.example/${s.encoded}` },
+        /^expirationredirect: this destination is blocked$/,
+        l.id,
+      );
+    });
+
+    it('an intent (its web scheme or its fallback) may not point at the service itself either', async () => {
+      for (const google of [
+        fallback(`http://SHORT.test../x`),
+        'intent://Short.Test./x#Intent;scheme=https;end',
+      ])
+        await refused(
+          { url: 'https://example.com/', deeplink: { google } },
+          /^deeplink\.google: must not point at this service/,
+        );
+    });
+  });
+
   describe('existing links', () => {
     it('answer the 451 page on both replicas within moments of the entry, and forward again when it is removed', async () => {
       const host = `${uniq('later')}.test`;
@@ -217,6 +332,142 @@ describe('blocklist and admin disable', () => {
       expect((await visit(b, `/${l.alias}`)).status).toBe(302);
       await block(host);
       await eventually(async () => (await visit(b, `/${l.alias}`)).status === 451, 5000, 50);
+    });
+
+    it('a branded domain whose redirectroot or redirect404 becomes blocked answers 451 there, on both replicas', async () => {
+      const host = `${uniq('rootbad')}.test`;
+      const other = `${uniq('nfbad')}.test`;
+      const d = await insertDomain(a, pro.id, {
+        root: `https://${host}/home`,
+        notFound: `https://${other}/missing`,
+      });
+      for (const app of [a, b]) {
+        expect((await visit(app, '/', d.host)).headers.location).toBe(`https://${host}/home`);
+        expect((await visit(app, '/no-such-alias', d.host)).status).toBe(302);
+        expect((await visit(app, '/no/such/route', d.host)).status).toBe(302);
+      }
+      await block(host);
+      for (const app of [a, b])
+        await eventually(async () => (await visit(app, '/', d.host)).status === 451, 5000, 50);
+      expect((await visit(b, '/no-such-alias', d.host)).headers.location).toBe(
+        `https://${other}/missing`,
+      );
+      await block(`keyword:${other.split('.')[0]}`);
+      for (const app of [a, b]) {
+        await eventually(
+          async () => (await visit(app, '/no-such-alias', d.host)).status === 451,
+          5000,
+          50,
+        );
+        expect((await visit(app, '/no/such/route', d.host)).status).toBe(451);
+      }
+      const page = await visit(b, '/', d.host);
+      expect(page.headers.location).toBeUndefined();
+      expect(page.text).not.toContain(host);
+    });
+
+    it('a link whose splash page or overlay button becomes blocked answers 451', async () => {
+      const splashHost = `${uniq('splashbad')}.test`;
+      const overlayHost = `${uniq('ovbad')}.test`;
+      await a
+        .http()
+        .post('/api/splash/add')
+        .set(pro.auth)
+        .send({ name: 's', title: 'Hi', link: `https://${splashHost}/offer` })
+        .expect(200);
+      const splashLink = await addLink(a, pro, { url: 'https://example.com/s', type: 'splash' });
+      const overlay = await insertOverlay(a, pro.id, { buttonLink: `https://${overlayHost}/cta` });
+      const overlayLink = await addLink(a, pro, { url: 'https://example.com/o', type: overlay });
+      expect((await visit(b, `/${splashLink.alias}`)).text).toContain(splashHost);
+      expect((await visit(b, `/${overlayLink.alias}`)).text).toContain(overlayHost);
+
+      await block(splashHost);
+      await block(overlayHost);
+      for (const app of [a, b]) {
+        await eventually(
+          async () => (await visit(app, `/${splashLink.alias}`)).status === 451,
+          5000,
+          50,
+        );
+        await eventually(
+          async () => (await visit(app, `/${overlayLink.alias}`)).status === 451,
+          5000,
+          50,
+        );
+      }
+    });
+
+    it('a bio page drops a button whose destination becomes blocked; following it answers 451', async () => {
+      const host = `${uniq('biobad')}.test`;
+      const handle = uniq('biokw');
+      const res = await a
+        .http()
+        .post('/api/bio/add')
+        .set(pro.auth)
+        .send({
+          name: 'me',
+          links: [
+            { title: 'Fine', url: 'https://example.com/fine' },
+            { title: 'Soon blocked', url: `https://${host}/x` },
+          ],
+          socials: { github: `https://github.com/${handle}` },
+        })
+        .expect(200);
+      const alias = (res.body.url as string).split('/').pop() as string;
+      for (const app of [a, b]) {
+        const page = await visit(app, `/${alias}`);
+        expect(page.text).toContain('?go=1');
+        expect(page.text).toContain('?go=github');
+      }
+      await block(host);
+      await block(`keyword:${handle}`);
+      for (const app of [a, b]) {
+        await eventually(
+          async () => !(await visit(app, `/${alias}`)).text.includes('?go=github'),
+          5000,
+          50,
+        );
+        const page = await visit(app, `/${alias}`);
+        expect(page.text).toContain('?go=0');
+        expect(page.text).toContain('Fine');
+        expect(page.text).not.toContain('Soon blocked');
+        expect(page.text).not.toContain('?go=github');
+        expect((await visit(app, `/${alias}?go=1`)).status).toBe(451);
+        expect((await visit(app, `/${alias}?go=0`)).status).toBe(302);
+      }
+    });
+
+    it('a link whose expiration redirect or intent fallback becomes blocked answers 451', async () => {
+      const host = `${uniq('expbad')}.test`;
+      const fallbackHost = `${uniq('fbbad')}.test`;
+      const expired = await addLink(a, pro, {
+        url: 'https://example.com/e',
+        expiry: dateTimeIn(2500),
+        expirationredirect: `https://${host}/after`,
+      });
+      const deep = await addLink(a, pro, {
+        url: 'https://example.com/d',
+        deeplink: {
+          google: `intent://open#Intent;scheme=myapp;S.browser_fallback_url=${encodeURIComponent(`https://${fallbackHost}/`)};end`,
+        },
+      });
+      await eventually(
+        async () =>
+          (await visit(b, `/${expired.alias}`)).headers.location === `https://${host}/after`,
+        5000,
+        100,
+      );
+      expect((await visit(b, `/${deep.alias}`)).status).toBe(302);
+      await block(host);
+      await block(fallbackHost);
+      for (const app of [a, b]) {
+        await eventually(
+          async () => (await visit(app, `/${expired.alias}`)).status === 451,
+          5000,
+          50,
+        );
+        await eventually(async () => (await visit(app, `/${deep.alias}`)).status === 451, 5000, 50);
+      }
     });
 
     it('BLOCKLIST_FILE entries apply to links created before the file listed them', async () => {
@@ -489,6 +740,32 @@ describe('blocklist and admin disable', () => {
         .send({ domain: `https://${uniq('d')}.brand.test`, redirectroot: `https://${own.host}/` }),
       400,
       /^redirectroot: must not point at this service/,
+    );
+    // the domain's own host, in another spelling, on add and update
+    const host = `${uniq('d')}.brand.test`;
+    expectError(
+      await a
+        .http()
+        .post('/api/domain/add')
+        .set(proUser.auth)
+        .send({ domain: `https://${host}`, redirect404: `https://${host.toUpperCase()}../x` }),
+      400,
+      /^redirect404: must not point at this domain itself \(a loop\)$/,
+    );
+    const added = await a
+      .http()
+      .post('/api/domain/add')
+      .set(proUser.auth)
+      .send({ domain: `https://${host}` })
+      .expect(200);
+    expectError(
+      await a
+        .http()
+        .put(`/api/domain/${added.body.id}/update`)
+        .set(proUser.auth)
+        .send({ redirectroot: `http://${host}./` }),
+      400,
+      /^redirectroot: must not point at/,
     );
   });
 });

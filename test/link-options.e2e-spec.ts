@@ -177,6 +177,49 @@ describe('link options', () => {
       ],
       [{ deeplink: { apple: 'javascript:alert(1)' } }, /^deeplink\.apple: /],
       [{ deeplink: { google: 'data:text/html,x' } }, /^deeplink\.google: /],
+      // browsers' own schemes, in any letter case, and intents that lead to them
+      [{ deeplink: { apple: 'JAVASCRIPT:alert(1)' } }, /^deeplink\.apple: the javascript: scheme/],
+      [
+        { deeplink: { google: 'Data:text/html,<script>alert(1)</script>' } },
+        /^deeplink\.google: the data: scheme/,
+      ],
+      [
+        { deeplink: { apple: 'View-Source:https://example.com/' } },
+        /^deeplink\.apple: the view-source: scheme/,
+      ],
+      [{ deeplink: { apple: 'X-Safari-https://example.com/' } }, /^deeplink\.apple: the x-safari-/],
+      [{ deeplink: { google: 'CHROME://settings' } }, /^deeplink\.google: the chrome: scheme/],
+      [{ deeplink: { google: 'MS-MSDT:-id%20PCWDiagnostic' } }, /^deeplink\.google: the ms-msdt:/],
+      [
+        { deeplink: { google: 'FileSystem:https://e.example/x' } },
+        /^deeplink\.google: the filesys/,
+      ],
+      [
+        { deeplink: { apple: 'intent://x#Intent;scheme=myapp;end' } },
+        /^deeplink\.apple: intent: links are for Android/,
+      ],
+      [
+        { deeplink: { google: 'intent://x#Intent;scheme=JavaScript;end' } },
+        /^deeplink\.google: the JavaScript: scheme/,
+      ],
+      [
+        {
+          deeplink: {
+            google: 'intent://x#Intent;S.browser_fallback_url=javascript%3Aalert(1);end',
+          },
+        },
+        /^deeplink\.google: S\.browser_fallback_url must be an absolute http\(s\) URL$/,
+      ],
+      // a host of letters, digits, - and . only (after IDNA): it reaches headers, HTML and CSP
+      [{ url: 'https://a_b.example/' }, /^url: must have a host of letters, digits, - and \./],
+      [{ url: "https://x.example;'unsafe-inline'/" }, /^url: must have a host of letters/],
+      [{ url: 'https://a..b.example/' }, /^url: must have a host of letters/],
+      [
+        { geotarget: [{ location: 'DE', link: 'https://a*b.example/' }] },
+        /^geotarget\[0\]\.link: must have a host of letters/,
+      ],
+      [{ deeplink: { apple: 'https://a"b.example/' } }, /^deeplink\.apple: must have a host/],
+      [{ expirationredirect: 'https://a%25b.example/' }, /^expirationredirect: /],
       [{ deeplink: { windows: 'x://y' } }, /^deeplink\.windows: unknown field/],
       [{ deeplink: 'myapp://x' }, /^deeplink: /],
       [{ parameters: [{ name: '', value: 'x' }] }, /^parameters\[0\]\.name: /],
@@ -249,6 +292,21 @@ describe('link options', () => {
         [{ 'user-agent': UA.windows }, 'https://example.com/windows'],
         [{ 'user-agent': UA.ipad }, 'https://example.com/tablet'],
         [{ 'user-agent': UA.macos }, 'https://example.com/default'],
+      ]);
+    });
+
+    it('a deep link stored before its scheme was refused is passed over', async () => {
+      const l = await addLink(t, pro, { url: 'https://example.com/default' });
+      await t.db.query(`UPDATE links SET deep_link = $1 WHERE id = $2`, [
+        {
+          apple: 'View-Source:https://example.com/',
+          google: 'intent://x#Intent;scheme=JavaScript;end',
+        },
+        l.id,
+      ]);
+      await expectLocations(l.alias, [
+        [{ 'user-agent': UA.iphone }, 'https://example.com/default'],
+        [{ 'user-agent': UA.android }, 'https://example.com/default'],
       ]);
     });
 

@@ -195,6 +195,19 @@ describe('QR codes: API and the public /q/ handler', () => {
         { type: 'text', data: 'x', logo: 'http://[::1]/logo.png' },
         /^logo: URL must not point to a private/,
       ],
+      // IPv4-compatible (::/96) and IPv4-mapped literals, whatever they embed
+      [
+        { type: 'text', data: 'x', logo: 'http://[::127.0.0.1]/logo.png' },
+        /^logo: URL must not point to a private/,
+      ],
+      [
+        { type: 'text', data: 'x', logo: 'http://[::a9fe:a9fe]/latest/meta-data' },
+        /^logo: URL must not point to a private/,
+      ],
+      [
+        { type: 'text', data: 'x', logo: 'http://[::ffff:808:808]/logo.png' },
+        /^logo: URL must not point to a private/,
+      ],
       [
         { type: 'text', data: 'x', logo: 'http://169.254.169.254/latest/meta-data' },
         /^logo: URL must not point to a private/,

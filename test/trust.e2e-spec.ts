@@ -9,6 +9,7 @@ import { hashesRunning } from '@app/common';
 import { QUEUE } from '@app/queue';
 
 import { DnsResolver } from '../apps/api/src/domains/dns.resolver';
+import { LinkCache } from '../apps/api/src/link-cache/link-cache';
 import {
   createPlan,
   createTestApp,
@@ -159,6 +160,29 @@ describe('trust', () => {
         400,
         /^redirect404: must not point at this service/,
       );
+    });
+
+    it('a target host of anything but letters, digits, - and . is refused, and never reaches a CSP', async () => {
+      for (const url of [
+        'https://x.example;script-src/',
+        "https://x.example'unsafe-inline'/",
+        'https://x_y.example/',
+      ])
+        expectError(
+          await t.http().post('/api/url/add').set(pro.auth).send({ url, type: 'frame' }),
+          400,
+          /^url: must have a host of letters, digits, - and \. only/,
+        );
+      // a row stored before the rule: its frame page allows no such origin
+      const l = await addLink(t, pro, { url: 'https://example.com/', type: 'frame' });
+      await t.db.query(`UPDATE links SET url = $1 WHERE id = $2`, [
+        'https://x.example;script-src/',
+        l.id,
+      ]);
+      await t.app.get(LinkCache).forget({ aliases: [l.alias] });
+      const page = await visit(`/${l.alias}`);
+      expect(page.status).toBe(200);
+      expect(page.headers['content-security-policy']).not.toContain('x.example');
     });
 
     it('QR link data and vCard sites refuse credentials in URLs', async () => {

@@ -269,6 +269,33 @@ describe('webhooks', () => {
       expect(row.disabled_at).toBeNull();
     });
 
+    it('a WEBHOOK_ALLOW_HOSTS entry with a port exempts that port only', async () => {
+      const portOnly = await createTestApp({ WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}` });
+      try {
+        const u = await createUser(portOnly);
+        const add = (url: string) =>
+          portOnly
+            .http()
+            .post('/api/webhook/add')
+            .set(u.auth)
+            .send({ url, events: ['link.created'] });
+        expect((await add(receiver.url('/port-ok'))).status).toBe(200);
+        const other = receiver.port === 65535 ? 65534 : receiver.port + 1;
+        expectError(
+          await add(`http://127.0.0.1:${other}/x`),
+          400,
+          /^url: must be an absolute https URL$/,
+        );
+        expectError(
+          await add(`https://127.0.0.1:${other}/x`),
+          400,
+          /^url: must not point to a private, loopback or link-local address$/,
+        );
+      } finally {
+        await portOnly.close();
+      }
+    });
+
     it('a private, loopback or link-local target is refused (literal at once, names at delivery)', async () => {
       const u = await createUser(t);
       for (const url of [
@@ -279,6 +306,11 @@ describe('webhooks', () => {
         'https://[::1]/x',
         'https://[::ffff:127.0.0.1]/x',
         'https://[fe80::1]/x',
+        // IPv4-compatible (::/96) and IPv4-mapped, whatever they embed
+        'https://[::127.0.0.1]/x',
+        'https://[::a9fe:a9fe]/latest',
+        'https://[::808:808]/x',
+        'https://[::ffff:808:808]/x',
       ]) {
         expectError(
           await t

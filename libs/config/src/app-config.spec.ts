@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, loadConfig, parseAllowEntry } from './app-config';
 
 describe('loadConfig', () => {
   it('falls back to the documented defaults', () => {
@@ -111,5 +111,27 @@ describe('loadConfig', () => {
       'https://A.example',
     ])
       expect(() => loadConfig({ CORS_ORIGINS: bad })).toThrow('CORS_ORIGINS');
+  });
+
+  it('reads WEBHOOK_ALLOW_HOSTS entries with an optional port, and refuses anything else', () => {
+    expect(
+      loadConfig({
+        WEBHOOK_ALLOW_HOSTS: 'hooks.internal, 10.0.0.5:8080, [::1]:9000, fd00::7, my_svc',
+      }).WEBHOOK_ALLOW_HOSTS,
+    ).toEqual(['hooks.internal', '10.0.0.5:8080', '[::1]:9000', 'fd00::7', 'my_svc']);
+    expect(parseAllowEntry('Hooks.Internal.:8443')).toEqual({ host: 'hooks.internal', port: 8443 });
+    expect(parseAllowEntry('10.0.0.5')).toEqual({ host: '10.0.0.5', port: null });
+    expect(parseAllowEntry('[::1]:9000')).toEqual({ host: '::1', port: 9000 });
+    expect(parseAllowEntry('fd00::7')).toEqual({ host: 'fd00::7', port: null });
+    for (const bad of [
+      'hooks.internal:0',
+      'hooks.internal:99999',
+      'a:b:c',
+      'http://x',
+      'x:',
+      '[::1',
+      'a b',
+    ])
+      expect(() => loadConfig({ WEBHOOK_ALLOW_HOSTS: bad })).toThrow('WEBHOOK_ALLOW_HOSTS');
   });
 });

@@ -59,6 +59,31 @@ export function isCorsOrigin(value: unknown): boolean {
   }
 }
 
+/** A WEBHOOK_ALLOW_HOSTS entry read: its host as targetHost spells it, and its port if it names one. */
+export interface AllowEntry {
+  host: string;
+  port: number | null;
+}
+
+/**
+ * Reads a WEBHOOK_ALLOW_HOSTS entry: `host`, `host:port`, an IPv4 address with or without a port,
+ * an IPv6 address bare or in brackets, `[v6]:port`. Null when it is none of these.
+ */
+export function parseAllowEntry(entry: string): AllowEntry | null {
+  const value = entry.trim().toLowerCase();
+  let host = value;
+  let port: string | null = null;
+  const bracketed = /^\[([0-9a-f:.]+)\](?::(\d+))?$/.exec(value);
+  if (bracketed) [, host, port = null] = bracketed;
+  else if (value.indexOf(':') === value.lastIndexOf(':') && value.includes(':'))
+    [host, port] = value.split(':');
+  if (port !== null && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
+    return null;
+  host = host.replace(/\.$/, '');
+  const ok = host.includes(':') ? isIP(host) === 6 : /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/.test(host);
+  return ok ? { host, port: port === null ? null : Number(port) } : null;
+}
+
 /** A custom check: `validate`, failing with `message`. */
 const Check = (name: string, message: string, validate: (value: unknown) => boolean) =>
   ValidateBy({ name, validator: { validate } }, { message });
@@ -68,6 +93,13 @@ const IsCorsOrigins = () =>
     'isCorsOrigins',
     'CORS_ORIGINS must be a comma-separated list of origins (http(s)://host[:port], lower case, no path) or *',
     (value) => Array.isArray(value) && value.every(isCorsOrigin),
+  );
+
+const IsAllowHosts = () =>
+  Check(
+    'isAllowHosts',
+    'WEBHOOK_ALLOW_HOSTS must be a comma-separated list of host names or IP addresses, each with an optional :port (IPv6 with a port in brackets: [::1]:8080)',
+    (value) => Array.isArray(value) && value.every((v) => parseAllowEntry(String(v)) !== null),
   );
 
 const IsTrustProxy = () =>
@@ -276,10 +308,12 @@ export class AppConfig {
 
   /**
    * Webhook receivers an operator trusts on an internal network: host names or addresses
-   * (comma-separated) exempt from the public-address rule, reachable over plain http too.
+   * (comma-separated) exempt from the public-address rule, reachable over plain http too; an
+   * entry with a port (`host:port`, `[v6]:port`) exempts that port only.
    */
   @Transform(toList)
   @IsString({ each: true })
+  @IsAllowHosts()
   WEBHOOK_ALLOW_HOSTS: string[] = [];
 
   get isProduction(): boolean {

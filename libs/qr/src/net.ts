@@ -3,9 +3,12 @@ import { BlockList, isIP, LookupFunction } from 'node:net';
 
 /**
  * Addresses a server-side fetch must never reach: loopback, private, link-local, CGNAT,
- * multicast, reserved and documentation ranges, and the IPv6 forms that embed IPv4.
+ * multicast, reserved and documentation ranges, and every IPv6 form that embeds an IPv4 address
+ * (::/96, ::ffff:0:0/96, ::ffff:0:0:0/96, NAT64, 6to4, Teredo), whichever address it embeds.
  */
 const blocked = new BlockList();
+/** IPv6 ranges, apart: a BlockList checks IPv4 addresses against IPv4-mapped IPv6 rules too. */
+const blocked6 = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -26,8 +29,12 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // IPv4-compatible (deprecated: `::7f00:1` is `::127.0.0.1`, which some stacks still route to
+  // 127.0.0.1), the unspecified and loopback addresses among them
+  ['::', 96],
+  // IPv4-mapped and IPv4-translated: whatever IPv4 address they carry, never a public IPv6 target
+  ['::ffff:0:0', 96],
+  ['::ffff:0:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
@@ -39,20 +46,7 @@ for (const [net, prefix] of [
   ['fec0::', 10],
   ['ff00::', 8],
 ] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
-}
-
-/** `::ffff:a.b.c.d` / `::ffff:0a0b:0c0d` (IPv4-mapped) and `::a.b.c.d` (IPv4-compatible) → `a.b.c.d`. */
-function embeddedIpv4(ip: string): string | null {
-  const m = /^::(?:ffff:(?:0{1,4}:)?)?(.+)$/i.exec(ip);
-  if (!m) return null;
-  const rest = m[1];
-  if (isIP(rest) === 4) return rest;
-  const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(rest);
-  if (!hex || !/^::ffff:/i.test(ip)) return null;
-  const hi = parseInt(hex[1], 16);
-  const lo = parseInt(hex[2], 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  blocked6.addSubnet(net, prefix, 'ipv6');
 }
 
 /**
@@ -64,9 +58,7 @@ export function isPublicAddress(ip: string): boolean {
   const family = isIP(addr);
   if (family === 4) return !blocked.check(addr, 'ipv4');
   if (family !== 6) return false;
-  const v4 = embeddedIpv4(addr);
-  if (v4) return !blocked.check(v4, 'ipv4');
-  return !blocked.check(addr, 'ipv6');
+  return !blocked6.check(addr, 'ipv6');
 }
 
 /**

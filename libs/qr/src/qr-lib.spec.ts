@@ -64,6 +64,14 @@ describe('@app/qr', () => {
       '::ffff:127.0.0.1',
       '::ffff:7f00:1',
       '::ffff:a9fe:a9fe',
+      // IPv4-compatible (::/96), whatever they embed, and IPv4-mapped / -translated ones
+      '::7f00:1',
+      '::127.0.0.1',
+      '[::7f00:1]',
+      '::a00:1',
+      '::808:808',
+      '::ffff:8.8.8.8',
+      '::ffff:0:7f00:1',
       '[::1]',
       '64:ff9b::7f00:1',
       '2002:7f00:1::',
@@ -79,7 +87,6 @@ describe('@app/qr', () => {
       '172.32.0.1',
       '93.184.216.34',
       '2606:4700:4700::1111',
-      '::ffff:8.8.8.8',
       '[2a00:1450::1]',
     ])('%s is public', (ip) => expect(isPublicAddress(ip)).toBe(true));
   });

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 
+import { parseAllowEntry } from '@app/config';
 import { isPublicAddress } from '@app/qr';
 
 /** Host of a URL as the allow list names it: lower case, no brackets, no trailing dot. */
@@ -10,9 +11,18 @@ export function targetHost(url: URL): string {
     .toLowerCase();
 }
 
-/** Whether an operator named this host (or address) in WEBHOOK_ALLOW_HOSTS. */
-export function isAllowedHost(host: string, allowHosts: readonly string[]): boolean {
-  return allowHosts.some((h) => h.toLowerCase() === host);
+/**
+ * Whether an operator named this URL's host (or address) in WEBHOOK_ALLOW_HOSTS: an entry without
+ * a port exempts every port of the host, `host:port` only that port (the URL's, or its scheme's
+ * default).
+ */
+export function isAllowedTarget(url: URL, allowHosts: readonly string[]): boolean {
+  const host = targetHost(url);
+  const port = Number(url.port || (url.protocol === 'http:' ? 80 : 443));
+  return allowHosts.some((raw) => {
+    const entry = parseAllowEntry(raw);
+    return entry !== null && entry.host === host && (entry.port === null || entry.port === port);
+  });
 }
 
 /**
@@ -28,7 +38,7 @@ export function webhookUrlProblem(value: string, allowHosts: readonly string[]):
     return 'must be an absolute https URL';
   }
   const host = targetHost(url);
-  const allowed = isAllowedHost(host, allowHosts);
+  const allowed = isAllowedTarget(url, allowHosts);
   if (url.protocol !== 'https:' && !(allowed && url.protocol === 'http:'))
     return 'must be an absolute https URL';
   if (url.username || url.password) return 'must not carry credentials';

@@ -41,11 +41,26 @@ describe('webhook URL rules', () => {
       'https://[fc00::1]/',
       'https://[fe80::1]/',
       'https://[::ffff:10.0.0.1]/',
+      'https://[::7f00:1]/',
+      'https://[::127.0.0.1]/',
+      'https://[::a9fe:a9fe]/',
+      'https://[::ffff:8.8.8.8]/',
       'https://0.0.0.0/',
     ])
       expect([url, webhookUrlProblem(url, [])]).toEqual([url, expect.stringMatching(/private/)]);
     expect(webhookUrlProblem('http://10.0.0.5:8080/hook', ['10.0.0.5'])).toBeNull();
     expect(webhookUrlProblem('http://Internal.Example./hook', ['internal.example'])).toBeNull();
     expect(webhookUrlProblem('http://10.0.0.6/hook', ['10.0.0.5'])).toMatch(/https/);
+  });
+
+  it('an allowed host with a port exempts that port only', () => {
+    const allow = ['10.0.0.5:8080', 'hooks.internal:443', '[::1]:9000'];
+    expect(webhookUrlProblem('http://10.0.0.5:8080/hook', allow)).toBeNull();
+    expect(webhookUrlProblem('http://10.0.0.5:8081/hook', allow)).toMatch(/https/);
+    expect(webhookUrlProblem('https://10.0.0.5/hook', allow)).toMatch(/private/);
+    expect(webhookUrlProblem('https://hooks.internal/hook', allow)).toBeNull();
+    expect(webhookUrlProblem('http://hooks.internal/hook', allow)).toMatch(/https/);
+    expect(webhookUrlProblem('http://[::1]:9000/hook', allow)).toBeNull();
+    expect(webhookUrlProblem('https://[::1]:9001/hook', allow)).toMatch(/private/);
   });
 });

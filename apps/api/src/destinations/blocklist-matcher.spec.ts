@@ -1,4 +1,10 @@
-import { BlocklistMatcher, normalizeEntry, parseBlocklistFile } from './blocklist-matcher';
+import {
+  BlocklistMatcher,
+  canonicalHost,
+  canonicalText,
+  normalizeEntry,
+  parseBlocklistFile,
+} from './blocklist-matcher';
 
 describe('blocklist entries', () => {
   it.each([
@@ -9,6 +15,8 @@ describe('blocklist entries', () => {
     ['KEYWORD: phish', 'keyword:phish'],
     ['xn--bcher-kva.example', 'xn--bcher-kva.example'],
     ['bücher.example', 'xn--bcher-kva.example'],
+    ['bad.example...', 'bad.example'],
+    ['keyword:ＣＡＳＩＮＯ', 'keyword:casino'],
   ])('%p is stored as %p', (raw, stored) => expect(normalizeEntry(raw)).toBe(stored));
 
   it.each([
@@ -18,6 +26,8 @@ describe('blocklist entries', () => {
     'keyword:a',
     'keyword:two words',
     'has space.example',
+    'bad..example',
+    '.bad.example',
     'a'.repeat(300),
   ])('%p is refused', (raw) => expect(normalizeEntry(raw)).toBeNull());
 
@@ -48,7 +58,58 @@ describe('BlocklistMatcher', () => {
     expect(m.match('https://fine.example/')).toBeNull();
   });
 
+  it.each([
+    ['percent-encoded', 'https://%62ad.example/'],
+    ['double percent-encoded', 'myapp://%2562ad.example/'],
+    ['full-width (NFKC)', 'https://ｂａｄ.example/'],
+    ['full-width in an app scheme', 'myapp://ｂａｄ.example/'],
+    ['upper case with trailing dots', 'https://BAD.example../'],
+    ['upper case in an app scheme', 'MyApp://WWW.BAD.EXAMPLE/x'],
+    ['an intent host', 'intent://BAD.example/p#Intent;scheme=https;end'],
+    [
+      'an intent fallback',
+      'intent://x#Intent;scheme=myapp;S.browser_fallback_url=https%3A%2F%2Fsub.%2562ad.example%2F;end',
+    ],
+    ['a backslash the URL parser reads as a slash', 'https://bad.example\\@fine.example/'],
+  ])('blocks the host spelled %s', (_, url) => expect(m.match(url)).toBe('bad.example'));
+
+  it.each([
+    ['percent-encoded', 'https://fine.example/%63asino'],
+    ['double percent-encoded', 'https://fine.example/%2563asino'],
+    ['full-width', 'https://fine.example/ｃａｓｉｎｏ'],
+    [
+      'in an intent fallback',
+      'intent://x#Intent;S.browser_fallback_url=https%3A%2F%2Ff.example%2F%2563asino;end',
+    ],
+  ])('finds a keyword spelled %s', (_, url) => expect(m.match(url)).toBe('keyword:casino'));
+
+  it('leaves look-alikes alone', () => {
+    for (const url of [
+      'https://fine.example/?next=https%3A%2F%2Fnotbad.example',
+      'myapp://badexample/',
+      'intent://x#Intent;S.browser_fallback_url=https%3A%2F%2Ffine.example%2F;end',
+      'not a url',
+    ])
+      expect([url, m.match(url)]).toEqual([url, null]);
+  });
+
   it('an empty list blocks nothing', () => {
     expect(new BlocklistMatcher([]).match('https://bad.example/')).toBeNull();
+  });
+});
+
+describe('destination normaliser', () => {
+  it('decodes percent-escapes repeatedly and tolerantly, then NFKC and lower case', () => {
+    expect(canonicalText('https://%2545vil.example/')).toBe('https://evil.example/');
+    expect(canonicalText('HTTPS://ＥＶＩＬ.example/%E2%82')).toBe('https://evil.example/\ufffd');
+    expect(canonicalText('100%')).toBe('100%');
+  });
+
+  it('reads the host of every scheme as IDNA, lower case, without trailing dots or empty labels', () => {
+    expect(canonicalHost('https://EVIL.example../')).toBe('evil.example');
+    expect(canonicalHost('myapp://EVIL..example./')).toBe('evil.example');
+    expect(canonicalHost('myapp://bücher.example/')).toBe('xn--bcher-kva.example');
+    expect(canonicalHost('mailto:x@evil.example')).toBeNull();
+    expect(canonicalHost('no url')).toBeNull();
   });
 });

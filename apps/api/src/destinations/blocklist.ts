@@ -8,19 +8,27 @@ import { AppConfig } from '@app/config';
 import { BlocklistEntry } from '@app/database';
 import { BusMember, CacheBus } from '@app/redis';
 
+import { CachedLink, ResolvedHost } from '../link-cache/resolved-link';
 import { BlocklistMatcher, parseBlocklistFile } from './blocklist-matcher';
+
+/** URLs whose `match` answer is kept (some MB at most). */
+const MAX_ANSWERS = 10_000;
 
 /**
  * The blocked destinations every api process checks: BLOCKLIST_FILE (read at start) plus the
  * entries admins add (Postgres). Held in memory; a change made on any replica reaches every one
  * within moments over the CacheBus, and a replica that lost its subscription reloads when it is
- * back. `generation` grows with every reload, so the redirector re-screens cached links lazily.
+ * back. `generation` grows with every reload, so whatever serves a cached destination re-screens
+ * it lazily (screenLink, screenHost, the bio pages' buttons): the one way a target blocked later
+ * stops working everywhere within moments.
  */
 @Injectable()
 export class Blocklist implements OnModuleInit, BusMember {
   private readonly logger = new Logger(Blocklist.name);
   private readonly fileEntries: string[] = [];
   private matcher = new BlocklistMatcher([]);
+  /** `match` answers of the current list, by URL (bounded: cleared when full). */
+  private answers = new Map<string, string | null>();
   private reads = 0;
   private applied = 0;
   /** Grows with every change of the list (starts at 1: a cached link screened at 0 is re-screened). */
@@ -54,9 +62,50 @@ export class Blocklist implements OnModuleInit, BusMember {
     return this.fileEntries;
   }
 
-  /** The entry that blocks `url`, or null. */
+  /**
+   * The entry that blocks `url`, or null. Answers are kept per URL until the list changes (a
+   * match reads every spelling of the URL, some µs; QR scans and bio buttons ask on every visit).
+   */
   match(url: string): string | null {
-    return this.matcher.match(url);
+    if (this.matcher.empty) return null;
+    let entry = this.answers.get(url);
+    if (entry === undefined) {
+      entry = this.matcher.match(url);
+      if (this.answers.size >= MAX_ANSWERS) this.answers.clear();
+      this.answers.set(url, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Re-screens a cached link when the list changed since it was last screened (one comparison on
+   * the redirect path otherwise): `blocked` is set when anyone could be sent to a blocked
+   * destination by it: its URL, expiration redirect, deep links (an intent's fallback URL
+   * included), targeting rules, or the button of its splash page or overlay.
+   */
+  screenLink(link: CachedLink): void {
+    if (link.screenedAt === this.generation) return;
+    const targets = [
+      link.url,
+      link.expirationRedirect,
+      link.deepLink?.apple,
+      link.deepLink?.google,
+      link.type === 'splash' ? link.splash?.link : null,
+      link.type === 'overlay' ? link.overlay?.buttonLink : null,
+      ...(link.geoTargets ?? []).map((t) => t.link),
+      ...(link.deviceTargets ?? []).map((t) => t.link),
+      ...(link.languageTargets ?? []).map((t) => t.link),
+    ];
+    link.blocked = targets.some((url) => !!url && this.match(url) !== null);
+    link.screenedAt = this.generation;
+  }
+
+  /** Re-screens a branded domain's redirectroot and redirect404 (as screenLink does links). */
+  screenHost(host: ResolvedHost): void {
+    if (host.screenedAt === this.generation) return;
+    host.rootBlocked = !!host.redirectRoot && this.match(host.redirectRoot) !== null;
+    host.notFoundBlocked = !!host.redirect404 && this.match(host.redirect404) !== null;
+    host.screenedAt = this.generation;
   }
 
   /** After an admin's change committed: every replica reloads. */
@@ -88,6 +137,7 @@ export class Blocklist implements OnModuleInit, BusMember {
     if (started < this.applied) return;
     this.applied = started;
     this.matcher = new BlocklistMatcher([...this.fileEntries, ...rows.map((r) => r.entry)]);
+    this.answers = new Map();
     this.generation += 1;
   }
 }

@@ -1,27 +1,35 @@
 import { Injectable } from '@nestjs/common';
 
-import { hostOfUrl, InvalidFieldError } from '@app/common';
+import { hostOfUrl, httpUrlProblem, intentFallbacks, InvalidFieldError } from '@app/common';
 import { AppConfig } from '@app/config';
 
 import { LinkCache } from '../link-cache/link-cache';
 import { Blocklist } from './blocklist';
+import { canonicalHost } from './blocklist-matcher';
 
-/** Host of an http(s) URL (lower case, no trailing dot), or null for other schemes. */
-function webHost(url: string): string | null {
-  if (!/^https?:/i.test(url)) return null;
-  try {
-    return hostOfUrl(url);
-  } catch {
-    return null;
+/**
+ * The hosts a destination sends visitors to on the web: its own when it is http(s) (or an intent
+ * with `scheme=http(s)`, which Chrome opens as that URL), and those of an intent's fallback URLs.
+ */
+function webHosts(url: string): string[] {
+  const hosts: string[] = [];
+  for (const u of [url, ...intentFallbacks(url)]) {
+    const web = /^https?:/i.test(u) || (/^intent:/i.test(u) && /[#;]scheme=https?(?:;|$)/i.test(u));
+    const host = web ? canonicalHost(u) : null;
+    if (host !== null) hosts.push(host.replace(/^\[|\]$/g, ''));
   }
+  return hosts;
 }
 
 /**
  * Where the service may send visitors. A destination on the service's own hosts (PUBLIC_URL's
  * host or any branded domain) would make a redirect loop or hide a chain of short links, and a
- * blocked one (Blocklist) is refused outright: 400 naming the field. Used for link URLs and
- * their targeting rules, deep links, expiration redirects, branded domains' redirectroot and
- * redirect404, and QR link data.
+ * blocked one (Blocklist, whatever its spelling) is refused outright: 400 naming the field, as is
+ * an http(s) URL whose host is no plain host name (httpUrlProblem). The one check of every
+ * destination a client stores: link URLs and their targeting rules, deep links (an intent's
+ * fallback URL included), expiration redirects, branded domains' redirectroot and redirect404,
+ * splash, overlay and bio page URLs, and QR link data. What is blocked later is screened where it
+ * is served (Blocklist.screenLink, screenHost, the bio pages).
  */
 @Injectable()
 export class DestinationPolicy {
@@ -35,22 +43,29 @@ export class DestinationPolicy {
     this.publicHost = hostOfUrl(config.publicUrl);
   }
 
-  /** 400 naming `field` when `url` is blocked or, unless `ownHostsAllowed`, one of ours. */
+  /**
+   * 400 naming `field` when `url` is blocked or, unless `ownHostsAllowed`, one of ours;
+   * `loopHost`: a branded domain being added or changed, whose own redirects may not point at it.
+   */
   async check(
     field: string,
     url: string,
-    options: { ownHostsAllowed?: boolean } = {},
+    options: { ownHostsAllowed?: boolean; loopHost?: string } = {},
   ): Promise<void> {
+    const problem = /^https?:/i.test(url) ? httpUrlProblem(url) : null;
+    if (problem) throw new InvalidFieldError(field, problem);
     if (this.blocklist.match(url))
       throw new InvalidFieldError(field, 'this destination is blocked');
     if (options.ownHostsAllowed) return;
-    const host = webHost(url);
-    if (host === null) return;
-    if (host === this.publicHost || (await this.cache.resolveHost(host)) !== null)
-      throw new InvalidFieldError(
-        field,
-        'must not point at this service (a short link to a short link makes a loop or hides a chain)',
-      );
+    const hosts = webHosts(url);
+    if (options.loopHost !== undefined && hosts.includes(options.loopHost))
+      throw new InvalidFieldError(field, 'must not point at this domain itself (a loop)');
+    for (const host of hosts)
+      if (host === this.publicHost || (await this.cache.resolveHost(host)) !== null)
+        throw new InvalidFieldError(
+          field,
+          'must not point at this service (a short link to a short link makes a loop or hides a chain)',
+        );
   }
 
   /** `check` for each [field, url] pair, in order. */

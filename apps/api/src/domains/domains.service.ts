@@ -9,7 +9,6 @@ import {
   PageQueryDto,
   paginateOwn,
   Paginated,
-  hostOfUrl,
   PlanService,
   Principal,
   randomString,
@@ -158,9 +157,7 @@ export class DomainsService {
     for (const field of ['redirectroot', 'redirect404'] as const) {
       const url = dto[field];
       if (!url) continue;
-      if (hostOfUrl(url) === host)
-        throw new InvalidFieldError(field, 'must not point at this domain itself (a loop)');
-      await this.destinations.check(field, url);
+      await this.destinations.check(field, url, { loopHost: host });
     }
   }
 

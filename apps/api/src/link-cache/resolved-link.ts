@@ -112,15 +112,25 @@ export interface ResolvedHost {
   redirect404: string;
   /** Ownership proven (or DOMAIN_VERIFY=off): only then does the domain serve. */
   verified: boolean;
+  /** The blocklist generation the redirects were last screened against (0 = never; in-process only). */
+  screenedAt: number;
+  /** redirectRoot / redirect404 is blocked (as of `screenedAt`): the 451 page instead. */
+  rootBlocked: boolean;
+  notFoundBlocked: boolean;
 }
 
 /** A host as the cache holds it: one object shape whether it was read from Postgres or Redis (see toCached). */
-export function toHost(host: ResolvedHost): ResolvedHost {
+export function toHost(
+  host: Omit<ResolvedHost, 'screenedAt' | 'rootBlocked' | 'notFoundBlocked'>,
+): ResolvedHost {
   return {
     id: host.id,
     redirectRoot: host.redirectRoot ?? '',
     redirect404: host.redirect404 ?? '',
     verified: host.verified !== false,
+    screenedAt: 0,
+    rootBlocked: false,
+    notFoundBlocked: false,
   };
 }
 

@@ -1,4 +1,4 @@
-import { isHttpUrl, storedUrl } from '@app/common';
+import { appLinkProblem, httpUrlProblem, isHttpUrl, storedUrl } from '@app/common';
 
 import { hostOfDomainRef, likePattern } from './link-input';
 
@@ -31,6 +31,65 @@ describe('link input', () => {
     ]) {
       expect([bad, isHttpUrl(bad)]).toEqual([bad, false]);
     }
+  });
+
+  it('isHttpUrl: a host of letters, digits, - and . only (after IDNA), no empty label', () => {
+    for (const ok of ['https://a-b.example./', 'https://FINE.example../x', 'https://1.2.3.4/'])
+      expect([ok, isHttpUrl(ok)]).toEqual([ok, true]);
+    for (const bad of [
+      'https://a_b.example/',
+      'https://a*b.example/',
+      'https://a"b.example/',
+      "https://a'b.example/",
+      'https://a;b.example/',
+      'https://a..b.example/',
+      'https://.a.example/',
+      'https://a$b.example/',
+    ])
+      expect([bad, httpUrlProblem(bad)]).toEqual([
+        bad,
+        expect.stringMatching(/^must have a host of/),
+      ]);
+  });
+
+  it('appLinkProblem: an allowlist of schemes per platform, in any letter case', () => {
+    for (const ok of [
+      'https://example.com/app',
+      'itms-apps://apps.apple.com/app/id1',
+      'market://details?id=com.example',
+      'myapp://item/1',
+      'fb+x.y-z://open',
+    ]) {
+      expect([ok, appLinkProblem(ok, 'apple')]).toEqual([ok, null]);
+      expect([ok, appLinkProblem(ok, 'google')]).toEqual([ok, null]);
+    }
+    const intent =
+      'intent://open#Intent;scheme=myapp;package=com.example;S.browser_fallback_url=https%3A%2F%2Fexample.com%2F;end';
+    expect(appLinkProblem(intent, 'google')).toBeNull();
+    expect(appLinkProblem(intent, 'apple')).toMatch(/Android/);
+    for (const bad of [
+      'JAVASCRIPT:alert(1)',
+      'Data:text/html,<script>x</script>',
+      'View-Source:https://example.com/',
+      'vbscript:msgbox',
+      'FILE:///etc/passwd',
+      'blob:https://example.com/1',
+      'about:blank',
+      'chrome://settings',
+      'filesystem:https://example.com/x',
+      'jar:https://example.com/a.jar!/',
+      'ms-msdt:/id PCWDiagnostic',
+      'X-Safari-https://example.com/',
+      'intent://x#Intent;scheme=javascript;end',
+      'intent://x#Intent;S.browser_fallback_url=javascript%3Aalert(1);end',
+      'intent://x#Intent;S.browser_fallback_url=https%3A%2F%2Fa_b.example%2F;end',
+      'https://a_b.example/',
+      'HTTP:example.com',
+      'ｊavascript:alert(1)',
+      'my app://x',
+      '',
+    ])
+      expect([bad, appLinkProblem(bad, 'google')]).toEqual([bad, expect.any(String)]);
   });
 
   it('storedUrl keeps ASCII as sent and percent-encodes the rest', () => {

@@ -51,5 +51,7 @@ describe('html', () => {
     expect(originOf('http://example.com/')).toBe('http://example.com');
     expect(originOf('javascript:alert(1)')).toBeNull();
     expect(originOf('not a url')).toBeNull();
+    expect(originOf("https://a;b'.example/")).toBeNull();
+    expect(originOf('https://a_b.example/')).toBeNull();
   });
 });

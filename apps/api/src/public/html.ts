@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 
+import { isWebHost } from '@app/common';
+
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -81,11 +83,17 @@ export function contentSecurityPolicy(
   return parts.join('; ');
 }
 
-/** `scheme://host[:port]` of an http(s) URL, for CSP source lists; null when not http(s). */
+/**
+ * `scheme://host[:port]` of an http(s) URL, for CSP source lists; null when not http(s) or when
+ * its host holds anything but letters, digits, `-` and `.` (such a host could end the directive
+ * and add its own, as `;` or a quote would; refused on input, kept out here for older rows).
+ */
 export function originOf(url: string): string | null {
   try {
     const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
+    return (u.protocol === 'http:' || u.protocol === 'https:') && isWebHost(u.hostname)
+      ? u.origin
+      : null;
   } catch {
     return null;
   }

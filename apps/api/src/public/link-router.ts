@@ -2,7 +2,7 @@ import { IncomingMessage } from 'node:http';
 
 import { Injectable } from '@nestjs/common';
 
-import { ClientAddress } from '@app/common';
+import { appLinkProblem, AppPlatform, ClientAddress } from '@app/common';
 import { AgentInfo, agentInfo, countryCodeOf, FormFactor, languagesOf, Platform } from '@app/stats';
 
 import {
@@ -100,8 +100,12 @@ function compile(link: CachedLink): LinkRoute {
   };
   const country = table(link.geoTargets?.map((t) => ({ key: t.location, link: t.link })));
   const language = table(link.languageTargets?.map((t) => ({ key: t.language, link: t.link })));
-  const deepApple = link.deepLink?.apple ? indexOf(link.deepLink.apple, false) : -1;
-  const deepGoogle = link.deepLink?.google ? indexOf(link.deepLink.google, false) : -1;
+  // a deep link stored before its scheme was refused (a browser's own: view-source:, chrome:, …)
+  // is passed over: such visitors get the next rule
+  const deep = (url: string | undefined, platform: AppPlatform) =>
+    url && appLinkProblem(url, platform) === null ? indexOf(url, false) : -1;
+  const deepApple = deep(link.deepLink?.apple, 'apple');
+  const deepGoogle = deep(link.deepLink?.google, 'google');
   const preview = link.meta ? previewPage(link.meta, destinations[0].url) : null;
   const clickLimit = link.clickLimit ?? null;
   return {

@@ -27,11 +27,11 @@ import { PublicResponder, STATIC } from './responder';
 /**
  * The public side of the api on node:http, without Express: reads the Host (the main host or a
  * branded domain) and the path, and dispatches:
- * - `/` → the docs (main host) or the branded domain's redirectroot;
+ * - `/` → the docs (main host) or the branded domain's redirectroot (the 451 page when blocked);
  * - `/<alias>` → the short link: a 302, or the page it needs (password, pixels, splash, frame,
  *   overlay), then the visit is handed to the recorder;
  * - `/<prefix>/…` → the route a feature registered (QR codes `/q/`, campaigns `/r/` and `/u/`);
- * - anything else → 404 (or the branded domain's redirect404).
+ * - anything else → 404 (or the branded domain's redirect404, the 451 page when blocked).
  *
  * A link in the in-process cache is answered synchronously (no promise, 302 headers built once per
  * link); a miss goes to Redis, then Postgres. Nothing escapes: failures become the 503 page when
@@ -101,15 +101,19 @@ export class RedirectorHandler extends PublicHandler {
   ): void {
     try {
       const method = req.method as string;
+      // a branded domain's redirects blocked since it was cached answer the 451 page
+      if (domain && domain.screenedAt !== this.blocklist.generation)
+        this.blocklist.screenHost(domain);
       if (path === '/') {
         if (method === 'POST') return this.respond.methodNotAllowed(res);
         if (!domain) {
           res.writeHead(302, this.docsHeaders);
           return void res.end();
         }
-        return domain.redirectRoot
-          ? this.respond.redirect(res, domain.redirectRoot)
-          : this.respond.notFound(res);
+        if (!domain.redirectRoot) return this.respond.notFound(res);
+        return domain.rootBlocked
+          ? this.respond.sendStatic(res, 451, STATIC.disabled)
+          : this.respond.redirect(res, domain.redirectRoot);
       }
       if (path.indexOf('/', 1) > 0) {
         if (method === 'POST') return this.respond.methodNotAllowed(res);
@@ -146,7 +150,7 @@ export class RedirectorHandler extends PublicHandler {
       return this.respond.notFound(res, domain);
     }
     if (link.kind !== 'link') return this.other(req, res, link, domain);
-    if (link.screenedAt !== this.blocklist.generation) this.screen(link);
+    if (link.screenedAt !== this.blocklist.generation) this.blocklist.screenLink(link);
     if (link.disabled || link.blocked) return this.respond.sendStatic(res, 451, STATIC.disabled);
     if (link.expiresAt !== null && link.expiresAt <= Date.now()) return this.expired(res, link);
     if (req.method === 'POST') {
@@ -170,24 +174,6 @@ export class RedirectorHandler extends PublicHandler {
     if (!route) return this.respond.notFound(res, domain);
     const result = route(req, res, code, domain);
     if (result) result.catch((err) => this.respond.fail(res, err));
-  }
-
-  /**
-   * Checks a cached link's destinations against the blocklist (once per cache entry and change of
-   * the list): a link that may send anyone to a blocked destination answers the 451 page.
-   */
-  private screen(link: CachedLink): void {
-    const targets = [
-      link.url,
-      link.expirationRedirect,
-      link.deepLink?.apple,
-      link.deepLink?.google,
-      ...(link.geoTargets ?? []).map((t) => t.link),
-      ...(link.deviceTargets ?? []).map((t) => t.link),
-      ...(link.languageTargets ?? []).map((t) => t.link),
-    ];
-    link.blocked = targets.some((url) => !!url && this.blocklist.match(url) !== null);
-    link.screenedAt = this.blocklist.generation;
   }
 
   /** An expired or used-up link: its expiration redirect, else the 410 page. */

@@ -58,6 +58,8 @@ export const STATIC = {
 /** A branded domain's answer to unknown paths (empty: the 404 page). */
 export interface NotFoundTarget {
   redirect404: string;
+  /** The blocklist screened redirect404 as blocked (Blocklist.screenHost): the 451 page. */
+  notFoundBlocked?: boolean;
 }
 
 /**
@@ -105,9 +107,15 @@ export class PublicResponder {
     res.end();
   }
 
-  /** An unknown path: the branded domain's redirect404 when it has one, else the 404 page. */
+  /**
+   * An unknown path: the branded domain's redirect404 when it has one (the 451 page when it is
+   * blocked), else the 404 page.
+   */
   notFound(res: ServerResponse, domain?: NotFoundTarget | null): void {
-    if (domain?.redirect404) return this.redirect(res, domain.redirect404, 'no-store');
+    if (domain?.redirect404) {
+      if (domain.notFoundBlocked) return this.sendStatic(res, 451, STATIC.disabled);
+      return this.redirect(res, domain.redirect404, 'no-store');
+    }
     this.sendStatic(res, 404, STATIC.notFound);
   }
 

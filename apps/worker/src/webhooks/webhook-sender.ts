@@ -6,7 +6,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '@app/config';
 import { isPublicAddress, publicOnlyLookup } from '@app/qr';
-import { isAllowedHost, targetHost, webhookSignature } from '@app/webhooks';
+import { isAllowedTarget, targetHost, webhookSignature } from '@app/webhooks';
 
 /** A receiver has this long to answer (headers and body). */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -28,7 +28,8 @@ class Refused extends Error {}
  * Sends one delivery: POST with the signed headers, 5 s for the whole exchange, no redirect
  * followed (a 3xx is a failed attempt). The target must be public, as for QR logos: an address
  * literal is checked before connecting, a host name in the connection's own DNS lookup (every
- * answer, and the connection goes to a checked address). Hosts in WEBHOOK_ALLOW_HOSTS are exempt.
+ * answer, and the connection goes to a checked address). Hosts in WEBHOOK_ALLOW_HOSTS are exempt
+ * (an entry with a port: that port only).
  */
 @Injectable()
 export class WebhookSender {
@@ -49,7 +50,7 @@ export class WebhookSender {
       return this.refused('the URL is not valid');
     }
     const host = targetHost(url);
-    const allowed = isAllowedHost(host, this.config.WEBHOOK_ALLOW_HOSTS);
+    const allowed = isAllowedTarget(url, this.config.WEBHOOK_ALLOW_HOSTS);
     if (url.protocol !== 'https:' && !(allowed && url.protocol === 'http:'))
       return this.refused('the URL is not https');
     if (!allowed && isIP(host) && !isPublicAddress(host))

@@ -1,6 +1,6 @@
 import { IsInt, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 
-import { isHttpUrl } from '../util/web-url';
+import { httpUrlProblem } from '../util/web-url';
 import { MAX_ID } from './id-param';
 import { Stacked } from './stacked';
 
@@ -21,9 +21,19 @@ export const isPositiveId = (v: unknown): v is number =>
 export const IsPositiveId = (options?: ValidationOptions) =>
   Stacked(IsInt(options), Min(1, options), Max(MAX_ID, options));
 
-/** An absolute http(s) URL of at most 2048 characters, without credentials or spaces (isHttpUrl). */
-export const IsWebUrl = validationRule(
-  'isWebUrl',
-  '$property must be an absolute http(s) URL of at most 2048 characters, without credentials or spaces',
-  (v) => typeof v === 'string' && isHttpUrl(v),
-);
+/**
+ * An absolute http(s) URL of at most 2048 characters, without credentials or spaces, whose host is
+ * letters, digits, `-` and `.` (httpUrlProblem); the message says which rule failed.
+ */
+export const IsWebUrl = (options?: ValidationOptions): PropertyDecorator =>
+  ValidateBy(
+    {
+      name: 'isWebUrl',
+      validator: { validate: (v) => typeof v === 'string' && httpUrlProblem(v) === null },
+    },
+    {
+      message: (args) =>
+        `$property ${typeof args.value === 'string' ? (httpUrlProblem(args.value) ?? '') : 'must be an absolute http(s) URL of at most 2048 characters, without credentials or spaces'}`,
+      ...options,
+    },
+  );

@@ -1,9 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
 
 import {
   DATE_TIME_PATTERN,
-  isAppLink,
+  appLinkProblem,
+  AppPlatform,
   IsOptionalNotNull,
   isPositiveId,
   IsPositiveId,
@@ -33,12 +34,18 @@ export const IsCountry = rule(
   (v) => typeof v === 'string' && countryCode(v) !== null,
 );
 
-/** `deeplink.apple` / `deeplink.google`: a URI of any scheme but script, data and file ones. */
-export const IsAppLink = rule(
-  'isAppLink',
-  'must be an absolute URI of at most 2048 characters (app scheme or https), not javascript:, data:, vbscript: or file:',
-  (v) => typeof v === 'string' && isAppLink(v),
-);
+/** `deeplink.apple` / `deeplink.google`: an allowed URI for that platform (appLinkProblem). */
+export const IsAppLink = (platform: AppPlatform) =>
+  ValidateBy(
+    {
+      name: 'isAppLink',
+      validator: { validate: (v) => typeof v === 'string' && appLinkProblem(v, platform) === null },
+    },
+    {
+      message: (args) =>
+        `$property ${typeof args.value === 'string' ? (appLinkProblem(args.value, platform) ?? '') : 'must be a string'}`,
+    },
+  );
 
 /**
  * The checks of the fields url/add and url/:id/update share. The two bodies differ in what may be

@@ -28,7 +28,7 @@ const TargetLink = (example: string) =>
       maxLength: 2048,
     }),
     IsString(),
-    IsWebUrl({ message: 'link must be an absolute http(s) URL of at most 2048 characters' }),
+    IsWebUrl(),
   );
 
 export class GeoTargetDto {
@@ -80,23 +80,24 @@ export class LanguageTargetDto {
 export class DeepLinkDto {
   @ApiPropertyOptional({
     description:
-      'Where iPhone and iPad visitors go: any URI (app scheme or universal link) except javascript:, data:, vbscript:, file:',
+      'Where iPhone and iPad visitors go: an https or http URL (universal link), itms-apps:, or an app scheme ([a-z][a-z0-9+.-]*), never a browser-internal one (view-source, filesystem, jar, ms-msdt, javascript, data, vbscript, file, blob, about, chrome, x-safari-*, in any letter case)',
     example: 'myapp://product/42',
     maxLength: 2048,
   })
   @IsOptional()
   @IsString()
-  @IsAppLink()
+  @IsAppLink('apple')
   apple?: string;
 
   @ApiPropertyOptional({
-    description: 'Where Android visitors go (same rules)',
+    description:
+      'Where Android visitors go: the same, with market: and intent: (its S.browser_fallback_url an http(s) URL)',
     example: 'intent://product/42#Intent;scheme=myapp;package=com.example;end',
     maxLength: 2048,
   })
   @IsOptional()
   @IsString()
-  @IsAppLink()
+  @IsAppLink('google')
   google?: string;
 }
 
@@ -222,7 +223,7 @@ export abstract class LinkOptionsDto {
   })
   @IsOptional()
   @IsString()
-  @IsWebUrl({ message: 'metaimage must be an absolute http(s) URL of at most 2048 characters' })
+  @IsWebUrl()
   metaimage?: string | null;
 
   @ApiPropertyOptional({
@@ -252,8 +253,6 @@ export abstract class LinkOptionsDto {
   })
   @IsOptional()
   @IsString()
-  @IsWebUrl({
-    message: 'expirationredirect must be an absolute http(s) URL of at most 2048 characters',
-  })
+  @IsWebUrl()
   expirationredirect?: string | null;
 }
