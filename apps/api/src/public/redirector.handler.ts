@@ -18,7 +18,7 @@ import { ClickLimiter } from './click-limiter';
 import { hostOfUrl, parseHost } from '@app/common';
 import { LinkRoute, LinkRouter } from './link-router';
 import { MissBudget } from './miss-budget';
-import { forwardPage, framePage, splashPage } from './pages';
+import { forwardPage, framePage, Page, splashPage } from './pages';
 import { PasswordGate } from './password-gate';
 import { PublicHandler } from './public-handler';
 import { PublicRoutes } from './public-routes';
@@ -209,17 +209,46 @@ export class RedirectorHandler extends PublicHandler {
       return this.respond.record(req, link.id, link.userId);
     }
     const route = this.router.route(link);
+    if (route.clickLimit !== null) return this.limited(req, res, link, route, route.clickLimit);
     const agent = this.router.agent(route, req);
-    if (route.preview && agent?.bot) {
-      this.respond.sendPage(res, 200, route.preview);
-      return this.respond.record(req, link.id, link.userId);
-    }
-    if (route.clickLimit === null) return this.forward(req, res, link, route, agent);
+    if (route.preview && agent?.bot) return this.preview(req, res, link, route.preview);
+    this.forward(req, res, link, route, agent);
+  }
+
+  /**
+   * A link with a click limit: every request asks the shared counter first, whatever it is
+   * (browser, HEAD, bot, preview fetcher, no user agent; only countable visits use the limit
+   * up), so once the limit is reached they all get the used-up answer, and a preview fetcher
+   * never sees the destination of a used-up link. A used-up link stays so in this process (a
+   * field of its compiled route; a change of the link compiles a new one): no Redis call.
+   */
+  private limited(
+    req: IncomingMessage,
+    res: ServerResponse,
+    link: CachedLink,
+    route: LinkRoute,
+    limit: number,
+  ): void {
+    if (route.usedUp) return this.expired(res, link);
+    const agent = this.router.agent(route, req);
     const counts = isCountable(req.method as string, req.headers['user-agent']);
-    this.limiter.take(link.id, route.clickLimit, counts).then(
-      (ok) => (ok ? this.forward(req, res, link, route, agent) : this.expired(res, link)),
+    this.limiter.take(link.id, limit, counts).then(
+      (ok) => {
+        if (!ok) {
+          route.usedUp = true;
+          return this.expired(res, link);
+        }
+        if (route.preview && agent?.bot) return this.preview(req, res, link, route.preview);
+        this.forward(req, res, link, route, agent);
+      },
       (err) => this.respond.fail(res, err),
     );
+  }
+
+  /** The page of preview tags that link-preview fetchers get. */
+  private preview(req: IncomingMessage, res: ServerResponse, link: CachedLink, page: Page): void {
+    this.respond.sendPage(res, 200, page);
+    this.respond.record(req, link.id, link.userId);
   }
 
   private forward(
