@@ -12,7 +12,7 @@ import {
   TestApp,
   TestUser,
 } from './support/app';
-import { ImportProcessor } from '../apps/api/src/imports/import.processor';
+import { ImportProcessor } from '../apps/worker/src/imports/import.processor';
 import { QrProcessor } from '../apps/worker/src/qr/qr.processor';
 import { StatsFoldProcessor } from '../apps/worker/src/stats/stats-fold.processor';
 import { DeliveryGate } from '../apps/worker/src/webhooks/delivery-gate';
@@ -764,7 +764,7 @@ describe('webhooks', () => {
         ['QrProcessor', worker.get(QrProcessor)],
         ['WebhookProcessor', worker.get(WebhookProcessor)],
         ['StatsFoldProcessor', worker.get(StatsFoldProcessor)],
-        ['ImportProcessor', t.app.get(ImportProcessor)],
+        ['ImportProcessor', worker.get(ImportProcessor)],
       ];
       for (const [name, host] of hosts) {
         warn.mockClear();

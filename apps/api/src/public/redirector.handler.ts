@@ -2,11 +2,11 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Injectable } from '@nestjs/common';
 
+import { hostOfUrl, parseHost } from '@app/common';
 import { AppConfig } from '@app/config';
+import { Blocklist, isAliasShaped } from '@app/links';
 import { AgentInfo, isCountable } from '@app/stats';
 
-import { Blocklist } from '../destinations/blocklist';
-import { isAliasShaped } from '../links/alias';
 import { LinkCache } from '../link-cache/link-cache';
 import {
   CachedLink,
@@ -15,7 +15,6 @@ import {
   ResolvedHost,
 } from '../link-cache/resolved-link';
 import { ClickLimiter } from './click-limiter';
-import { hostOfUrl, parseHost } from '@app/common';
 import { LinkRoute, LinkRouter } from './link-router';
 import { MissBudget } from './miss-budget';
 import { forwardPage, framePage, Page, splashPage } from './pages';

@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { hostOfUrl, InvalidFieldError } from '@app/common';
 import { AppConfig } from '@app/config';
 
-import { LinkCache } from '../link-cache/link-cache';
 import { Blocklist } from './blocklist';
+import { LinkCacheAccess } from './link-cache-access';
 
 /** Host of an http(s) URL (lower case, no trailing dot), or null for other schemes. */
 function webHost(url: string): string | null {
@@ -29,7 +29,7 @@ export class DestinationPolicy {
 
   constructor(
     private readonly blocklist: Blocklist,
-    private readonly cache: LinkCache,
+    private readonly cache: LinkCacheAccess,
     config: AppConfig,
   ) {
     this.publicHost = hostOfUrl(config.publicUrl);
@@ -46,7 +46,7 @@ export class DestinationPolicy {
     if (options.ownHostsAllowed) return;
     const host = webHost(url);
     if (host === null) return;
-    if (host === this.publicHost || (await this.cache.resolveHost(host)) !== null)
+    if (host === this.publicHost || (await this.cache.isBrandedHost(host)))
       throw new InvalidFieldError(
         field,
         'must not point at this service (a short link to a short link makes a loop or hides a chain)',
