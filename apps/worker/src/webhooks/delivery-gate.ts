@@ -24,7 +24,8 @@ const WAIT_MS = 2_000;
 
 /**
  * Lets a delivery through, or says how long to hold it. KEYS: the webhook's in-flight set, the
- * user's in-flight set, the webhook's waiting set, the webhook's breaker hash. ARGV: member (job
+ * user's in-flight set, the webhook's waiting set, the webhook's breaker hash, the user's waiting
+ * set (deliveries held by the user's limit rather than the webhook's). ARGV: member (job
  * id), webhook max, user max, lease ms. Returns {0, probe} to go (probe = 1 when the delivery is
  * the half-open breaker's single probe), {1, ms} while the breaker holds deliveries, {2, 0} when
  * the slots are taken (the job is listed as waiting).
@@ -47,10 +48,13 @@ end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if not redis.call('ZSCORE', KEYS[1], member) then
-  if redis.call('ZCARD', KEYS[1]) >= hookMax or redis.call('ZCARD', KEYS[2]) >= userMax then
-    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 10 * lease)
-    redis.call('ZADD', KEYS[3], 'NX', now, member)
-    redis.call('PEXPIRE', KEYS[3], 10 * lease)
+  local queue = nil
+  if redis.call('ZCARD', KEYS[1]) >= hookMax then queue = KEYS[3]
+  elseif redis.call('ZCARD', KEYS[2]) >= userMax then queue = KEYS[5] end
+  if queue then
+    redis.call('ZREMRANGEBYSCORE', queue, '-inf', now - 10 * lease)
+    redis.call('ZADD', queue, 'NX', now, member)
+    redis.call('PEXPIRE', queue, 10 * lease)
     return {2, 0}
   end
 end
@@ -59,14 +63,15 @@ redis.call('ZADD', KEYS[2], now + lease, member)
 redis.call('PEXPIRE', KEYS[1], lease)
 redis.call('PEXPIRE', KEYS[2], lease)
 redis.call('ZREM', KEYS[3], member)
+redis.call('ZREM', KEYS[5], member)
 if probe == 1 then
   redis.call('HSET', KEYS[4], 'probe', now)
 end
 return {0, probe}`;
 
 /**
- * Gives the slots back, records the outcome in the breaker, and answers the next waiting job's
- * id (or false). KEYS as ENTER. ARGV: member, outcome (`answered`: the receiver answered, any
+ * Gives the slots back, records the outcome in the breaker, and answers the id of the job to
+ * wake (or false): the webhook's longest waiting delivery, else the user's. KEYS as ENTER. ARGV: member, outcome (`answered`: the receiver answered, any
  * status; `silent`: no answer or no connection; `none`: not sent), probe (1/0), threshold, base
  * ms, max ms.
  */
@@ -92,10 +97,12 @@ elseif outcome == 'silent' then
 elseif probe == '1' then
   redis.call('HSET', KEYS[4], 'probe', 0)
 end
-local next = redis.call('ZRANGE', KEYS[3], 0, 0)
-if next[1] then
-  redis.call('ZREM', KEYS[3], next[1])
-  return next[1]
+for _, queue in ipairs({KEYS[3], KEYS[5]}) do
+  local next = redis.call('ZRANGE', queue, 0, 0)
+  if next[1] then
+    redis.call('ZREM', queue, next[1])
+    return next[1]
+  end
 end
 return false`;
 
@@ -167,8 +174,19 @@ export class DeliveryGate {
     throw new DelayedError();
   }
 
-  /** Gives the pass back, records the outcome, and wakes the webhook's next waiting delivery. */
+  /**
+   * Gives the pass back, records the outcome, and wakes the next waiting delivery. Never throws:
+   * the delivery's outcome stands (a slot not given back lapses after LEASE_MS).
+   */
   async leave(pass: GatePass, outcome: GateOutcome): Promise<void> {
+    try {
+      await this.release(pass, outcome);
+    } catch (err) {
+      this.logger.warn(`webhook ${pass.webhookId}: slot not given back: ${(err as Error).message}`);
+    }
+  }
+
+  private async release(pass: GatePass, outcome: GateOutcome): Promise<void> {
     const next = await this.client().webhookLeave(
       ...this.keys(pass.webhookId, pass.userId),
       pass.member,
@@ -191,11 +209,12 @@ export class DeliveryGate {
 
   private keys(webhookId: number, userId: number): string[] {
     return [
-      '4',
+      '5',
       this.redis.key('webhook', webhookId, 'in-flight'),
       this.redis.key('webhook-user', userId, 'in-flight'),
       this.redis.key('webhook', webhookId, 'waiting'),
       this.redis.key('webhook', webhookId, 'breaker'),
+      this.redis.key('webhook-user', userId, 'waiting'),
     ];
   }
 
