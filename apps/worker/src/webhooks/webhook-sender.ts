@@ -30,9 +30,10 @@ class Refused extends Error {}
 
 /**
  * Sends one delivery: POST with the signed headers, 2 s to connect and 5 s for the whole
- * exchange, no redirect followed (a 3xx is a failed attempt). The target must be public, as for QR logos: an address
- * literal is checked before connecting, a host name in the connection's own DNS lookup (every
- * answer, and the connection goes to a checked address). Hosts in WEBHOOK_ALLOW_HOSTS are exempt.
+ * exchange, no redirect followed (a 3xx is a failed attempt). The target must be public, as for
+ * QR logos: an address literal is checked before connecting, a host name in the connection's own
+ * DNS lookup (every answer, and the connection goes to a checked address). Hosts in
+ * WEBHOOK_ALLOW_HOSTS are exempt.
  */
 @Injectable()
 export class WebhookSender {

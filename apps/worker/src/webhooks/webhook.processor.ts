@@ -46,8 +46,9 @@ interface DeliveryRow {
  * failed (the latter also disables the webhook). A visit batch first takes the webhook's next
  * one-second send slot (DeliverySpacing) and waits for it, so a worker that fell behind never
  * sends two within a second. Every delivery then passes the DeliveryGate (slots per webhook and
- * per user, the webhook's circuit breaker), waiting in the queue, not in a worker slot. Receivers may see an event twice (a worker
- * killed mid-request retries it): X-Webhook-Id tells them.
+ * per user, the webhook's circuit breaker), waiting in the queue, not in a worker slot.
+ * Receivers may see an event twice (a worker killed mid-request retries it): X-Webhook-Id tells
+ * them.
  */
 @Processor(QUEUE.webhooks, {
   ...WORKER_OPTIONS,
