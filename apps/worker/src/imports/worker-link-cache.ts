@@ -10,8 +10,9 @@ const HOST_MEMO_SIZE = 10_000;
 
 /**
  * The api's link cache as the worker sees it: it holds no link. A branded host is read from
- * Postgres (remembered for seconds); forgetting aliases goes through the same SharedCache invalidation as the api's
- * LinkCache (cache `link`: its Redis entries deleted, every api replica told over the CacheBus).
+ * Postgres (remembered for seconds); forgetting aliases goes through the same SharedCache
+ * invalidation as the api's LinkCache (cache `link`: its Redis entries deleted, every api replica
+ * told over the CacheBus).
  */
 @Injectable()
 export class WorkerLinkCache extends LinkCacheAccess implements OnModuleDestroy {

@@ -71,9 +71,9 @@ return {0, probe}`;
 
 /**
  * Gives the slots back, records the outcome in the breaker, and answers the id of the job to
- * wake (or false): the webhook's longest waiting delivery, else the user's. KEYS as ENTER. ARGV: member, outcome (`answered`: the receiver answered, any
- * status; `silent`: no answer or no connection; `none`: not sent), probe (1/0), threshold, base
- * ms, max ms.
+ * wake (or false): the webhook's longest waiting delivery, else the user's. KEYS as ENTER. ARGV:
+ * member, outcome (`answered`: the receiver answered, any status; `silent`: no answer or no
+ * connection; `none`: not sent), probe (1/0), threshold, base ms, max ms.
  */
 const LEAVE = `
 local t = redis.call('TIME')
