@@ -19,14 +19,17 @@ export const BREAKER_MAX_MS = 10 * 60_000;
  * a worker killed mid-delivery gives its slots back by then.
  */
 const LEASE_MS = 30_000;
-/** A job that found its webhook's slots taken is woken when one frees, at the latest after this. */
+/** A job that found the slots taken is woken when one frees, at the latest after this. */
 const WAIT_MS = 2_000;
+/** While the breaker's probe is out, held deliveries look again after this. */
+const PROBE_WAIT_MS = 5_000;
 
 /**
  * Lets a delivery through, or says how long to hold it. KEYS: the webhook's in-flight set, the
  * user's in-flight set, the webhook's waiting set, the webhook's breaker hash, the user's waiting
  * set (deliveries held by the user's limit rather than the webhook's). ARGV: member (job
- * id), webhook max, user max, lease ms. Returns {0, probe} to go (probe = 1 when the delivery is
+ * id), webhook max, user max, lease ms, how long to hold a delivery while the probe is out (ms;
+ * the probe's answer decides what follows). Returns {0, probe} to go (probe = 1 when the delivery is
  * the half-open breaker's single probe), {1, ms} while the breaker holds deliveries, {2, 0} when
  * the slots are taken (the job is listed as waiting).
  *
@@ -36,13 +39,14 @@ const WAIT_MS = 2_000;
 const ENTER = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local member, hookMax, userMax, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local member, hookMax, userMax = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local lease, probing = tonumber(ARGV[4]), tonumber(ARGV[5])
 local probe = 0
 local untilAt = tonumber(redis.call('HGET', KEYS[4], 'until') or '0')
 if untilAt > now then return {1, untilAt - now} end
 if untilAt > 0 then
   local out = tonumber(redis.call('HGET', KEYS[4], 'probe') or '0')
-  if out + lease > now then return {1, out + lease - now} end
+  if out + lease > now then return {1, math.min(out + lease - now, probing)} end
   probe = 1
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -166,6 +170,7 @@ export class DeliveryGate {
       WEBHOOK_IN_FLIGHT,
       USER_IN_FLIGHT,
       LEASE_MS,
+      PROBE_WAIT_MS,
     );
     if (state === 0) return { webhookId, userId, member, probe: value === 1 };
     // held by the breaker: spread over a second, so that the held jobs do not all wake at once
