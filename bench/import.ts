@@ -1,13 +1,14 @@
 /**
  * Import benchmark: `npm run bench:import` (IMPORT_BENCH_ROWS, default 100 000).
  *
- * Runs the built api (dist; the script builds first) as a process of its own, on a database,
- * Redis prefix and storage folder of its own (dropped at the end), and imports a CSV file of
+ * Runs the built api and worker (dist; the script builds first) as processes of their own, on a
+ * database, Redis prefix and storage folder of their own (dropped at the end; the worker runs the
+ * import job), and imports a CSV file of
  * ROWS links (url, alias, title; every row valid) with the admin's key:
  * 1. first run: every row created (rows/s from the POST to status done);
  * 2. the same file again: every row skipped (nothing new is created).
- * The api's peak resident memory is sampled from /proc during each run. Results go to stdout
- * and bench-results/import.json. BENCH_PROFILE=<dir> writes the api's CPU profile there.
+ * The worker's peak resident memory is sampled from /proc during each run. Results go to stdout
+ * and bench-results/import.json. BENCH_PROFILE=<dir> writes the worker's CPU profile there.
  */
 import 'reflect-metadata';
 
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
   const env = runEnvironment('ib', storage);
   const { runMigrations } = await import('../libs/database/src/data-source');
   let api: ChildProcess | undefined;
+  let worker: ChildProcess | undefined;
   try {
     await runMigrations(env.DATABASE_URL);
     const port = await freePort();
@@ -72,7 +74,12 @@ async function main(): Promise<void> {
       'api',
       { ...env, PORT: String(port), ADMIN_EMAIL: `bench${RUN}@example.com`, ADMIN_API_KEY: key },
       'api listening',
-      // BENCH_PROFILE=<dir>: the api's CPU profile, written there when it stops
+    );
+    // the worker runs the import job; BENCH_PROFILE=<dir>: its CPU profile, written when it stops
+    worker = await startBuilt(
+      'worker',
+      env,
+      'worker started',
       process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [],
     );
     const base = `http://127.0.0.1:${port}`;
@@ -82,8 +89,8 @@ async function main(): Promise<void> {
     const csv = lines.join('\n');
     console.log(`import bench: ${ROWS} rows, ${(csv.length / 1024 / 1024).toFixed(1)} MB of CSV`);
 
-    const first = await runImport(base, key, csv, api.pid as number);
-    const again = await runImport(base, key, csv, api.pid as number);
+    const first = await runImport(base, key, csv, worker.pid as number);
+    const again = await runImport(base, key, csv, worker.pid as number);
     const summary = (r: typeof first) => ({
       ...r.data,
       seconds: Number(r.seconds.toFixed(2)),
@@ -98,10 +105,10 @@ async function main(): Promise<void> {
       goal: '>= 2000 rows/s',
     };
     console.log(
-      `first run:  ${report.first.created} created in ${report.first.seconds} s = ${report.first.rowsPerSecond} rows/s (api RSS ${first.rssBefore} → peak ${first.rssPeak} MB)`,
+      `first run:  ${report.first.created} created in ${report.first.seconds} s = ${report.first.rowsPerSecond} rows/s (worker RSS ${first.rssBefore} → peak ${first.rssPeak} MB)`,
     );
     console.log(
-      `same file:  ${report.again.skipped} skipped, ${report.again.created} created in ${report.again.seconds} s = ${report.again.rowsPerSecond} rows/s (api RSS peak ${again.rssPeak} MB)`,
+      `same file:  ${report.again.skipped} skipped, ${report.again.created} created in ${report.again.seconds} s = ${report.again.rowsPerSecond} rows/s (worker RSS peak ${again.rssPeak} MB)`,
     );
     await mkdir(join(__dirname, '..', 'bench-results'), { recursive: true });
     await writeFile(
@@ -109,6 +116,7 @@ async function main(): Promise<void> {
       JSON.stringify(report, null, 2),
     );
   } finally {
+    if (worker) await stop(worker);
     if (api) await stop(api);
     await removeRun(env);
   }

@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createPlan, createUser, expectError, TestUser, useTestApp } from './support/app';
+import { INestApplicationContext } from '@nestjs/common';
+
+import {
+  createPlan,
+  createTestWorker,
+  createUser,
+  expectError,
+  TestUser,
+  useTestApp,
+} from './support/app';
 import { insertDomain } from './support/links';
 import { uniq } from './support/resources';
 import { eventually } from './support/stats';
@@ -23,10 +32,14 @@ interface ImportData {
 describe('import', () => {
   const t = useTestApp();
   let unlimited: number;
+  // the worker runs the import jobs
+  let worker: INestApplicationContext;
 
   beforeAll(async () => {
     unlimited = await createPlan(t, { links: 0 });
+    worker = await createTestWorker();
   });
+  afterAll(() => worker.close());
 
   const fixture = (name: string, prefix: string) =>
     readFileSync(join(FIXTURES, name), 'utf8').replace(/IMPALIAS/g, prefix);
@@ -341,6 +354,46 @@ describe('import', () => {
       message: 'line 1: the header has no "url" column (source yourls)',
     });
   });
+
+  it("one running import per user; two 50 000-row imports of one user delay another user's 1-row import by < 1 s", async () => {
+    const big = await createUser(t, { planId: unlimited });
+    const small = await createUser(t, { planId: unlimited });
+    const p = uniq('f');
+    const lines = ['url,alias'];
+    for (let i = 0; i < 50_000; i++) lines.push(`https://fair.example/${i},${p}${i}`);
+    const file = lines.join('\n');
+    const first = await start(big, file);
+    const second = await start(big, file);
+    const status = async (u: TestUser, id: number) =>
+      ((await t.http().get(`/api/import/${id}`).set(u.auth)).body.data as ImportData).status;
+    await eventually(async () => (await status(big, first)) === 'running', 10_000, 50);
+
+    const timings: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      const sent = Date.now();
+      const id = await start(small, `url,alias\nhttps://fair.example/small,${p}s${round}\n`);
+      let data = {} as ImportData;
+      await eventually(
+        async () => {
+          data = (await t.http().get(`/api/import/${id}`).set(small.auth)).body.data;
+          return data.status === 'done' || data.status === 'failed';
+        },
+        10_000,
+        25,
+      );
+      timings.push(Date.now() - sent);
+      expect(data).toMatchObject({ status: 'done', total: 1, created: 1 });
+      // the big user's second import waits for their first
+      expect([await status(big, first), await status(big, second)]).toEqual(['running', 'queued']);
+    }
+    expect(Math.max(...timings)).toBeLessThan(1000);
+
+    const a = await finished(big, first, 120_000);
+    const b = await finished(big, second, 120_000);
+    expect(a).toMatchObject({ status: 'done', total: 50_000, created: 50_000, skipped: 0 });
+    expect(b).toMatchObject({ status: 'done', total: 50_000, created: 0, skipped: 50_000 });
+    console.log(`import: a 1-row import next to two 50 000-row ones: ${timings.join(', ')} ms`);
+  }, 180_000);
 
   it('100 000 rows: correct counts, progress while running, memory that does not grow with rows', async () => {
     const u = await createUser(t, { planId: unlimited });

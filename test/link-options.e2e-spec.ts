@@ -514,6 +514,53 @@ describe('link options', () => {
       expect(await location(l.alias)).toBe('https://example.com/sold-out');
     });
 
+    it('a used-up link answers HEAD, bots, preview fetchers and empty user agents as used up, never showing its destination', async () => {
+      const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+      const l = await addLink(t, pro, {
+        url: 'https://example.com/secret-target',
+        clicklimit: 1,
+        metatitle: 'Limited offer',
+      });
+      // before the limit: the preview page for fetchers (not counted), the 302 for people
+      const before = await visit(l.alias, { 'user-agent': PREVIEW_UA });
+      expect([before.status, before.text]).toEqual([200, expect.stringContaining('Limited offer')]);
+      expect(await location(l.alias)).toBe('https://example.com/secret-target');
+      await withTestApp({}, async (t2) => {
+        // this instance (the visit above marked the link used up in it) and a second one, which
+        // has to ask the shared counter: the same answers
+        for (const app of [t, t2]) {
+          const asked = async (ua: string) => {
+            const res = await visit(l.alias, { 'user-agent': ua }, app);
+            return [ua, res.status, res.headers.location, res.text ?? ''];
+          };
+          for (const ua of [PREVIEW_UA, GOOGLEBOT, '', BROWSER_UA])
+            expect(await asked(ua)).toEqual([ua, 410, undefined, expect.any(String)]);
+          const preview = await visit(l.alias, { 'user-agent': PREVIEW_UA }, app);
+          expect(preview.text).not.toContain('secret-target');
+          expect(preview.text).not.toContain('Limited offer');
+          for (const ua of [BROWSER_UA, PREVIEW_UA, ''])
+            expect([
+              ua,
+              (
+                await app
+                  .http()
+                  .head(`/${l.alias}`)
+                  .set('Host', MAIN)
+                  .set('User-Agent', ua)
+                  .redirects(0)
+              ).status,
+            ]).toEqual([ua, 410]);
+        }
+        // with an expiration redirect, a preview fetcher is sent there, not to the destination
+        await update(pro, l.id, { expirationredirect: 'https://example.com/sold-out' }).expect(200);
+        for (const app of [t2, t]) {
+          const res = await visit(l.alias, { 'user-agent': PREVIEW_UA }, app);
+          expect([res.status, res.headers.location]).toEqual([302, 'https://example.com/sold-out']);
+          expect(res.text ?? '').not.toContain('secret-target');
+        }
+      });
+    });
+
     it('a click limit is exact under 200 concurrent visits across two api instances', async () => {
       await withTestApp({}, async (t2) => {
         const l = await addLink(t, pro, { url: 'https://example.com/drop', clicklimit: 37 });

@@ -3,7 +3,7 @@ import { get as httpGet, IncomingMessage } from 'node:http';
 
 import { Client } from 'pg';
 
-import { AppError, randomString } from '@app/common';
+import { randomString, TooManyRequestsError } from '@app/common';
 
 import { ExportLease, ExportSlots } from '../apps/api/src/stats/export-slots';
 import { createTestApp, TestApp } from './support/app';
@@ -305,14 +305,13 @@ describe('export slots over api replicas', () => {
 
   /** A lease, or the refusal's status, message and Retry-After. */
   async function take(t: TestApp, userId: number) {
-    const headers: Record<string, string> = {};
     try {
-      return await t.app.get(ExportSlots).acquire(userId, {
-        setHeader: (name: string, value: string) => (headers[name] = value),
-      });
+      return await t.app.get(ExportSlots).acquire(userId);
     } catch (err) {
-      expect(err).toBeInstanceOf(AppError);
-      return { status: (err as AppError).status, message: (err as Error).message, headers };
+      expect(err).toBeInstanceOf(TooManyRequestsError);
+      const refused = err as TooManyRequestsError;
+      const headers = { 'Retry-After': String(refused.retryAfter) };
+      return { status: refused.status, message: refused.message, headers };
     }
   }
   const isLease = (x: unknown): x is ExportLease => !!x && typeof x === 'object' && 'client' in x;

@@ -12,12 +12,14 @@ import {
   TestApp,
   TestUser,
 } from './support/app';
-import { ImportProcessor } from '../apps/api/src/imports/import.processor';
+import { ImportProcessor } from '../apps/worker/src/imports/import.processor';
 import { QrProcessor } from '../apps/worker/src/qr/qr.processor';
 import { StatsFoldProcessor } from '../apps/worker/src/stats/stats-fold.processor';
+import { DeliveryGate } from '../apps/worker/src/webhooks/delivery-gate';
+import { WebhookSender } from '../apps/worker/src/webhooks/webhook-sender';
 import { WebhookProcessor } from '../apps/worker/src/webhooks/webhook.processor';
 import { BROWSER_UA, eventually, PREVIEW_UA } from './support/stats';
-import { Receiver, Received, signatureValid } from './support/webhooks';
+import { Blackhole, Receiver, Received, signatureValid } from './support/webhooks';
 
 const ALLOW = { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' };
 const ALL_EVENTS = [
@@ -671,6 +673,156 @@ describe('webhooks', () => {
     }, 90_000);
   });
 
+  describe('fairness between webhooks', () => {
+    /** `n` webhook.test deliveries of each webhook, written as the test route writes them. */
+    const queueTests = (ids: number[], n: number) =>
+      t.db.query(
+        `INSERT INTO webhook_deliveries (webhook_id, event, data)
+         SELECT w, 'webhook.test', json_build_object('webhook', w, 'n', n)
+           FROM unnest($1::int[]) AS w, generate_series(1, $2::int) AS n`,
+        [ids, n],
+      );
+
+    it('POST /api/webhook/:id/test at most once per 10 s per webhook: 429 with Retry-After', async () => {
+      const u = await createUser(t);
+      const a = await addWebhook(u, { url: receiver.url('/turn-a'), events: ['link.created'] });
+      const b = await addWebhook(u, { url: receiver.url('/turn-b'), events: ['link.created'] });
+      expect((await t.http().post(`/api/webhook/${a.id}/test`).set(u.auth)).status).toBe(200);
+      const again = await t.http().post(`/api/webhook/${a.id}/test`).set(u.auth);
+      expectError(again, 429, /less than 10 s ago: retry in \d+ s$/);
+      expect(Number(again.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(again.headers['retry-after'])).toBeLessThanOrEqual(10);
+      // another webhook has its own turn
+      expect((await t.http().post(`/api/webhook/${b.id}/test`).set(u.auth)).status).toBe(200);
+      await eventually(async () => receiver.on('/turn-a').length === 1);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.on('/turn-a')).toHaveLength(1);
+    });
+
+    it("64 deliveries to a receiver that never answers (and 16 to one that never accepts) delay another tenant's by < 1 s", async () => {
+      const blackhole = await Blackhole.start();
+      const slow = await createUser(t);
+      const hidden = await createUser(t);
+      const other = await createUser(t);
+      try {
+        receiver.answer = (r) => (r.path.startsWith('/hang') ? 'hang' : 200);
+        const hanging: number[] = [];
+        for (let i = 0; i < 8; i++)
+          hanging.push(
+            (await addWebhook(slow, { url: receiver.url(`/hang-${i}`), events: ['link.created'] }))
+              .id,
+          );
+        const silent: number[] = [];
+        for (let i = 0; i < 2; i++)
+          silent.push(
+            (await addWebhook(hidden, { url: blackhole.url(`/x${i}`), events: ['link.created'] }))
+              .id,
+          );
+        const fair = await addWebhook(other, {
+          url: receiver.url('/fair-1'),
+          events: ['link.created'],
+        });
+        const fair2 = await addWebhook(other, {
+          url: receiver.url('/fair-2'),
+          events: ['link.created'],
+        });
+        await queueTests(hanging, 8);
+        await queueTests(silent, 8);
+        const hangs = () => receiver.received.filter((r) => r.path.startsWith('/hang')).length;
+        await eventually(async () => hangs() >= 8, 10_000, 50);
+
+        // while the first wave hangs, and again while the retries and waiting ones take over
+        for (const [path, id] of [
+          ['/fair-1', fair.id],
+          ['/fair-2', fair2.id],
+        ] as const) {
+          const sent = Date.now();
+          expect((await t.http().post(`/api/webhook/${id}/test`).set(other.auth)).status).toBe(200);
+          await eventually(async () => receiver.on(path).length === 1, 10_000, 20);
+          expect([path, receiver.on(path)[0].at - sent]).toEqual([path, expect.any(Number)]);
+          expect(receiver.on(path)[0].at - sent).toBeLessThan(1000);
+          await new Promise((r) => setTimeout(r, 3000));
+        }
+        // at most 2 deliveries of a webhook and 8 of a user were ever in flight: the receiver saw
+        // no more than 8 hanging requests at once (each hangs for the 5 s timeout)
+        const at = receiver.received.filter((r) => r.path.startsWith('/hang')).map((r) => r.at);
+        const mostAtOnce = Math.max(
+          ...at.map((a) => at.filter((b) => b >= a && b < a + 4000).length),
+        );
+        expect(mostAtOnce).toBeLessThanOrEqual(8);
+        // a receiver that never accepts fails within the 2 s connect timeout
+        await eventually(async () => {
+          const res = await t.http().get(`/api/webhook/${silent[0]}/deliveries`).set(hidden.auth);
+          return res.body.data.deliveries.some(
+            (d: { message: string | null }) => d.message === 'could not connect within 2 s',
+          );
+        }, 10_000);
+      } finally {
+        // their deliveries stop with them
+        for (const u of [slow, hidden])
+          await t.db.query('DELETE FROM webhooks WHERE user_id = $1', [u.id]);
+        receiver.answer = () => 200;
+        blackhole.close();
+      }
+    }, 60_000);
+
+    it("a burst to healthy receivers is not slowed by the limits: 120 deliveries of a user's 6 webhooks within seconds", async () => {
+      const u = await createUser(t);
+      const ids: number[] = [];
+      for (let i = 0; i < 6; i++)
+        ids.push(
+          (await addWebhook(u, { url: receiver.url(`/burst-${i}`), events: ['link.created'] })).id,
+        );
+      const started = Date.now();
+      await queueTests(ids, 20);
+      const got = () => receiver.received.filter((r) => r.path.startsWith('/burst-')).length;
+      await eventually(async () => got() === 120, 20_000, 50);
+      // waiting deliveries are woken as slots free (without it: a 2 s wait per round of 8)
+      expect(Date.now() - started).toBeLessThan(8000);
+    });
+
+    it('a receiver that times out repeatedly is backed off (circuit breaker); an answer closes it', async () => {
+      const sender = worker.get(WebhookSender);
+      const gate = worker.get(DeliveryGate);
+      sender.timeoutMs = 300;
+      gate.breakerBaseMs = 2500;
+      const u = await createUser(t);
+      try {
+        receiver.answer = (r) => (r.path === '/breaker' ? 'hang' : 200);
+        const { id } = await addWebhook(u, {
+          url: receiver.url('/breaker'),
+          events: ['link.created'],
+        });
+        const started = Date.now();
+        await queueTests([id], 8);
+        // 5 attempts without an answer open the breaker (2 in flight: up to 6 sent); held for
+        // 2.5 s, then one probe, which fails and holds them for 5 s. Without the breaker, the 8
+        // deliveries and their retries after 2 s would make 16 requests within 3.5 s.
+        await new Promise((r) => setTimeout(r, 3500));
+        const early = receiver.on('/breaker').filter((r) => r.at - started < 3500).length;
+        expect(early).toBeGreaterThanOrEqual(5);
+        expect(early).toBeLessThanOrEqual(8);
+        // the receiver comes back: the next probe's answer closes the breaker, all are delivered
+        receiver.answer = () => 200;
+        await eventually(
+          async () => {
+            const res = await t.http().get(`/api/webhook/${id}/deliveries`).set(u.auth);
+            return (
+              res.body.data.deliveries.length === 8 &&
+              res.body.data.deliveries.every((d: { status: string }) => d.status === 'delivered')
+            );
+          },
+          25_000,
+          200,
+        );
+      } finally {
+        sender.timeoutMs = 5000;
+        gate.breakerBaseMs = 30_000;
+        receiver.answer = () => 200;
+      }
+    }, 40_000);
+  });
+
   it("every BullMQ worker's error events go to the structured log, not to console.error", () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const printed = jest.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -679,7 +831,7 @@ describe('webhooks', () => {
         ['QrProcessor', worker.get(QrProcessor)],
         ['WebhookProcessor', worker.get(WebhookProcessor)],
         ['StatsFoldProcessor', worker.get(StatsFoldProcessor)],
-        ['ImportProcessor', t.app.get(ImportProcessor)],
+        ['ImportProcessor', worker.get(ImportProcessor)],
       ];
       for (const [name, host] of hosts) {
         warn.mockClear();

@@ -1,6 +1,6 @@
 import { createPlan, createTestApp, createUser, TestApp, TestUser } from './support/app';
 import { startBuilt } from './support/process';
-import { insertLink } from './support/resources';
+import { insertLink, uniq } from './support/resources';
 import { eventually, foldStats, recordVisit } from './support/stats';
 
 /**
@@ -72,4 +72,75 @@ describe('worker killed with SIGKILL while folding', () => {
     // every kill interrupted a worker that was folding
     expect(killsAfterProgress).toBe(5);
   }, 90_000);
+});
+
+/**
+ * The real worker process is killed with SIGKILL in the middle of an import, twice; the next one
+ * resumes it after the rows already written: every row becomes exactly one link, and the
+ * counters are exact (nothing counted twice as created, or as skipped).
+ */
+describe('worker killed with SIGKILL mid-import', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('resumes after the rows written: each row one link, exact counters', async () => {
+    const u = await createUser(t, { planId: await createPlan(t, { links: 0 }) });
+    const p = uniq('k');
+    const rows = 20_000;
+    const lines = ['url,alias'];
+    for (let i = 0; i < rows; i++)
+      lines.push(i % 10 ? `https://crash.example/${i},${p}${i}` : `https://crash.example/${i}`);
+    const res = await t
+      .http()
+      .post('/api/import')
+      .set(u.auth)
+      .set('Content-Type', 'text/csv')
+      .send(lines.join('\n'));
+    expect(res.status).toBe(200);
+    const id = res.body.id as number;
+    const progress = async () =>
+      (await t.http().get(`/api/import/${id}`).set(u.auth)).body.data as {
+        status: string;
+        total: number;
+        created: number;
+        skipped: number;
+        failed: number;
+      };
+
+    let written = 0;
+    for (let kill = 0; kill < 2; kill++) {
+      const worker = await startBuilt('worker', { LOG_LEVEL: 'warn' });
+      // kill it once it has written a few more batches
+      await eventually(async () => (await progress()).total >= written + 1500, 60_000, 20);
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+      const now = await progress();
+      expect(now.status).toBe('running');
+      expect(now.total).toBeLessThan(rows);
+      written = now.total;
+    }
+    const last = await startBuilt('worker', { LOG_LEVEL: 'warn' });
+    try {
+      await eventually(async () => (await progress()).status === 'done', 90_000, 200);
+    } finally {
+      last.child.kill('SIGTERM');
+      await last.exited;
+    }
+    expect(await progress()).toMatchObject({
+      status: 'done',
+      total: rows,
+      created: rows,
+      skipped: 0,
+      failed: 0,
+    });
+    const [{ n, distinct }] = await t.db.query(
+      `SELECT count(*)::int AS n, count(DISTINCT url)::int AS distinct FROM links WHERE user_id = $1`,
+      [u.id],
+    );
+    expect([n, distinct]).toEqual([rows, rows]);
+  }, 180_000);
 });

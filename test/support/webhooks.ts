@@ -1,4 +1,6 @@
+import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { connect, Socket } from 'node:net';
 
 import { verifyWebhookSignature } from '@app/webhooks';
 
@@ -79,4 +81,51 @@ export function signatureValid(r: Received, secret: string): boolean {
     r.raw,
     String(r.headers['x-webhook-signature']),
   );
+}
+
+/**
+ * A loopback port that never accepts a connection: a child process listens with a backlog of 1
+ * and is stopped (SIGSTOP), and two connections fill its accept queue, so the kernel drops every
+ * later SYN and a client's connect hangs (like a receiver behind a firewall that drops packets).
+ */
+export class Blackhole {
+  port = 0;
+  private child!: ChildProcess;
+  private readonly fillers: Socket[] = [];
+
+  static async start(): Promise<Blackhole> {
+    const b = new Blackhole();
+    b.child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const s = require('node:net').createServer(() => undefined);
+         s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => console.log(s.address().port));`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    b.port = await new Promise<number>((resolve, reject) => {
+      b.child.once('error', reject);
+      b.child.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+    });
+    b.child.kill('SIGSTOP');
+    for (let i = 0; i < 2; i++) {
+      const socket = connect(b.port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('error', reject);
+      });
+      b.fillers.push(socket);
+    }
+    return b;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  close(): void {
+    for (const s of this.fillers) s.destroy();
+    this.child.kill('SIGKILL');
+  }
 }

@@ -6,6 +6,7 @@ import { DatabaseModule } from '@app/database';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 
+import { ImportJobsModule } from './imports/import-jobs.module';
 import { QrJobsModule } from './qr/qr-jobs.module';
 import { StatsJobsModule } from './stats/stats-jobs.module';
 import { WebhookJobsModule } from './webhooks/webhook-jobs.module';
@@ -14,7 +15,7 @@ import { WebhookJobsModule } from './webhooks/webhook-jobs.module';
  * The worker: BullMQ processors only, no HTTP listener. Each job family is a module in its own
  * folder (processor + the services it needs), added to JOBS.
  */
-const JOBS = [StatsJobsModule, QrJobsModule, WebhookJobsModule];
+const JOBS = [StatsJobsModule, QrJobsModule, WebhookJobsModule, ImportJobsModule];
 
 @Module({
   imports: [

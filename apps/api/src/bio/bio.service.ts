@@ -18,12 +18,16 @@ import {
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { BioLinkItem, BioPage, ChannelItem, Domain, Link } from '@app/database';
+import {
+  ALIAS_PATTERN,
+  aliasProblem,
+  DestinationPolicy,
+  generateAlias,
+  ownDomain,
+} from '@app/links';
 import { LinkStatistics, StatsReader } from '@app/stats';
 
-import { DestinationPolicy } from '../destinations/destination-policy';
 import { LinkCache } from '../link-cache/link-cache';
-import { aliasProblem, ALIAS_PATTERN, generateAlias } from '../links/alias';
-import { ownDomain } from '../links/domain-ref';
 import { Takedowns } from '../takedowns/takedowns';
 import { SOCIAL_NETWORK_NAMES } from './bio-fields';
 import { AddBioDto } from './dto/add-bio.dto';

@@ -11,9 +11,8 @@ import {
   Paginated,
 } from '@app/common';
 import { BlocklistEntry, isUniqueViolation } from '@app/database';
+import { Blocklist, normalizeEntry } from '@app/links';
 
-import { Blocklist } from './blocklist';
-import { normalizeEntry } from './blocklist-matcher';
 import { AddBlocklistEntryDto } from './dto/add-blocklist-entry.dto';
 import { BlocklistEntryView, blocklistEntryView } from './dto/blocklist-entry.view';
 

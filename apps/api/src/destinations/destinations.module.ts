@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 
+import { Blocklist, DestinationPolicy } from '@app/links';
+
 import { LinkCacheModule } from '../link-cache/link-cache.module';
-import { Blocklist } from './blocklist';
 import { BlocklistController } from './blocklist.controller';
 import { BlocklistService } from './blocklist.service';
-import { DestinationPolicy } from './destination-policy';
 
 /**
  * Where the service may send visitors: the blocklist (BLOCKLIST_FILE and the admin routes

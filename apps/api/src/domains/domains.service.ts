@@ -15,8 +15,8 @@ import {
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { Domain, isUniqueViolation } from '@app/database';
+import { DestinationPolicy } from '@app/links';
 
-import { DestinationPolicy } from '../destinations/destination-policy';
 import { LinkCache } from '../link-cache/link-cache';
 import { normalizeRedirectUrl, parseBrandedDomain } from './branded-domain';
 import { DomainVerifier } from './domain.verifier';

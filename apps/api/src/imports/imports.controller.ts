@@ -22,7 +22,8 @@ up to 20 MB, a header row naming the columns) or a JSON body {links: [...]}. sou
 title, description, domain, expiry), bitly (long_url, link / custom_bitlinks, title), shlink (longUrl, shortUrl or
 shortCode, title, domain), yourls (keyword, url, title), kutt (target, address, description, domain, expire_in).
 Column names are matched ignoring case, spaces, "_" and "-"; other columns are ignored. Answers {error, id} at once;
-a job creates the links: each row by the rules of url/add (URL checks and blocklist, alias rules, your branded
+a worker job creates the links (one import per user at a time, in the order sent: a later one stays queued; imports of
+different users run side by side): each row by the rules of url/add (URL checks and blocklist, alias rules, your branded
 domains, expiry in the future, the plan's "alias" feature and "links" count). A row whose alias you have already (or,
 without an alias, whose URL one of your links has) is skipped, so importing a file twice creates nothing new; an
 alias of another user is an error of that row. Reaching the plan's links count stops the import.`;

@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
 
-import { LinksModule } from '../links/links.module';
-import { ImportProcessor } from './import.processor';
 import { ImportsController } from './imports.controller';
 import { ImportsService } from './imports.service';
-import { LinkImportRunner } from './link-import-runner';
 
-/** Imports: POST /api/import, GET /api/import/:id, and the job that creates the links. */
+/**
+ * Imports: POST /api/import (the file is stored, the job queued) and GET /api/import/:id. The
+ * worker's job creates the links (apps/worker/src/imports).
+ */
 @Module({
-  imports: [LinksModule],
   controllers: [ImportsController],
-  providers: [ImportsService, LinkImportRunner, ImportProcessor],
+  providers: [ImportsService],
 })
 export class ImportsModule {}

@@ -19,6 +19,7 @@ import {
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ImportSource, LinkImport } from '@app/database';
+import { importFile } from '@app/links';
 import { IMPORT_JOB_OPTIONS, ImportLinksPayload, JOB, QUEUE } from '@app/queue';
 
 import { ImportLinksDto } from './dto/import-links.dto';
@@ -28,14 +29,9 @@ import { Upload } from './upload.decorator';
 /** A CSV import body may be this large. */
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 
-/** Where an import's file waits for its job: `<STORAGE_DIR>/imports/<id>.<csv|json>`. */
-export function importFile(storageDir: string, id: number, format: 'csv' | 'json'): string {
-  return join(storageDir, 'imports', `${id}.${format}`);
-}
-
 /**
  * `POST /api/import`: the file is written to STORAGE_DIR (a CSV body streamed, never held in
- * memory), an import row is created and a job queued; the answer comes at once. The job
+ * memory), an import row is created and a job queued; the answer comes at once. The worker's job
  * (LinkImportRunner) reads the file and creates the links; `GET /api/import/:id` shows its
  * progress.
  */

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 
 import { UserDeletedEvent } from '@app/common';
 import { AppConfig } from '@app/config';
+import { LinkCacheAccess } from '@app/links';
 import { CacheBus, SharedCache } from '@app/redis';
 
 import {
@@ -63,7 +64,7 @@ function encodeLink(link: CachedLink): string {
  * `forgetLinksUsing`) after their change commits.
  */
 @Injectable()
-export class LinkCache implements OnModuleDestroy {
+export class LinkCache implements OnModuleDestroy, LinkCacheAccess {
   private readonly links: SharedCache<CachedLink>;
   private readonly hosts: SharedCache<ResolvedHost>;
 
@@ -122,6 +123,14 @@ export class LinkCache implements OnModuleDestroy {
 
   resolveHost(host: string): Promise<ResolvedHost | null> {
     return this.hosts.get(host, this.loadHost);
+  }
+
+  async isBrandedHost(host: string): Promise<boolean> {
+    return (await this.resolveHost(host)) !== null;
+  }
+
+  forgetAliases(aliases: string[]): Promise<void> {
+    return this.forget({ aliases });
   }
 
   /** Invalidates aliases and / or hosts on every replica. Call it after the change committed. */

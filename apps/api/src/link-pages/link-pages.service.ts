@@ -13,8 +13,8 @@ import {
   Principal,
   storedUrl,
 } from '@app/common';
+import { DestinationPolicy } from '@app/links';
 
-import { DestinationPolicy } from '../destinations/destination-policy';
 import { LinkCache } from '../link-cache/link-cache';
 import { LinkPageKind, LinkPageRow } from './link-page-kind';
 

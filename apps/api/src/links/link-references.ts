@@ -11,8 +11,7 @@ import {
   Pixel,
   SplashPage,
 } from '@app/database';
-
-import { ownDomain } from './domain-ref';
+import { ownDomain } from '@app/links';
 
 /** How a link forwards, as stored. */
 export interface LinkStyle {

@@ -60,6 +60,11 @@ export interface LinkRoute {
   /** The page link-preview fetchers get (preview tags set). */
   preview: Page | null;
   clickLimit: number | null;
+  /**
+   * The click limit was found reached (set on the redirect path): every later request of this
+   * cache entry gets the used-up answer without asking Redis.
+   */
+  usedUp: boolean;
   /** Whether choosing reads the user agent (deep links, device rules, preview, click limit). */
   needsAgent: boolean;
 }
@@ -118,6 +123,7 @@ function compile(link: CachedLink): LinkRoute {
     forwardQuery: link.forwardQuery === true,
     preview,
     clickLimit,
+    usedUp: false,
     needsAgent: deepApple >= 0 || deepGoogle >= 0 || device !== null || preview !== null,
   };
 }

@@ -2,11 +2,11 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Injectable } from '@nestjs/common';
 
+import { hostOfUrl, parseHost } from '@app/common';
 import { AppConfig } from '@app/config';
+import { Blocklist, isAliasShaped } from '@app/links';
 import { AgentInfo, isCountable } from '@app/stats';
 
-import { Blocklist } from '../destinations/blocklist';
-import { isAliasShaped } from '../links/alias';
 import { LinkCache } from '../link-cache/link-cache';
 import {
   CachedLink,
@@ -14,11 +14,11 @@ import {
   redirectHeaders,
   ResolvedHost,
 } from '../link-cache/resolved-link';
+import { screenHost, screenLink } from '../link-cache/screening';
 import { ClickLimiter } from './click-limiter';
-import { hostOfUrl, parseHost } from '@app/common';
 import { LinkRoute, LinkRouter } from './link-router';
 import { MissBudget } from './miss-budget';
-import { forwardPage, framePage, splashPage } from './pages';
+import { forwardPage, framePage, Page, splashPage } from './pages';
 import { PasswordGate } from './password-gate';
 import { PublicHandler } from './public-handler';
 import { PublicRoutes } from './public-routes';
@@ -103,7 +103,7 @@ export class RedirectorHandler extends PublicHandler {
       const method = req.method as string;
       // a branded domain's redirects blocked since it was cached answer the 451 page
       if (domain && domain.screenedAt !== this.blocklist.generation)
-        this.blocklist.screenHost(domain);
+        screenHost(this.blocklist, domain);
       if (path === '/') {
         if (method === 'POST') return this.respond.methodNotAllowed(res);
         if (!domain) {
@@ -150,7 +150,7 @@ export class RedirectorHandler extends PublicHandler {
       return this.respond.notFound(res, domain);
     }
     if (link.kind !== 'link') return this.other(req, res, link, domain);
-    if (link.screenedAt !== this.blocklist.generation) this.blocklist.screenLink(link);
+    if (link.screenedAt !== this.blocklist.generation) screenLink(this.blocklist, link);
     if (link.disabled || link.blocked) return this.respond.sendStatic(res, 451, STATIC.disabled);
     if (link.expiresAt !== null && link.expiresAt <= Date.now()) return this.expired(res, link);
     if (req.method === 'POST') {
@@ -195,17 +195,46 @@ export class RedirectorHandler extends PublicHandler {
       return this.respond.record(req, link.id, link.userId);
     }
     const route = this.router.route(link);
+    if (route.clickLimit !== null) return this.limited(req, res, link, route, route.clickLimit);
     const agent = this.router.agent(route, req);
-    if (route.preview && agent?.bot) {
-      this.respond.sendPage(res, 200, route.preview);
-      return this.respond.record(req, link.id, link.userId);
-    }
-    if (route.clickLimit === null) return this.forward(req, res, link, route, agent);
+    if (route.preview && agent?.bot) return this.preview(req, res, link, route.preview);
+    this.forward(req, res, link, route, agent);
+  }
+
+  /**
+   * A link with a click limit: every request asks the shared counter first, whatever it is
+   * (browser, HEAD, bot, preview fetcher, no user agent; only countable visits use the limit
+   * up), so once the limit is reached they all get the used-up answer, and a preview fetcher
+   * never sees the destination of a used-up link. A used-up link stays so in this process (a
+   * field of its compiled route; a change of the link compiles a new one): no Redis call.
+   */
+  private limited(
+    req: IncomingMessage,
+    res: ServerResponse,
+    link: CachedLink,
+    route: LinkRoute,
+    limit: number,
+  ): void {
+    if (route.usedUp) return this.expired(res, link);
+    const agent = this.router.agent(route, req);
     const counts = isCountable(req.method as string, req.headers['user-agent']);
-    this.limiter.take(link.id, route.clickLimit, counts).then(
-      (ok) => (ok ? this.forward(req, res, link, route, agent) : this.expired(res, link)),
+    this.limiter.take(link.id, limit, counts).then(
+      (ok) => {
+        if (!ok) {
+          route.usedUp = true;
+          return this.expired(res, link);
+        }
+        if (route.preview && agent?.bot) return this.preview(req, res, link, route.preview);
+        this.forward(req, res, link, route, agent);
+      },
       (err) => this.respond.fail(res, err),
     );
+  }
+
+  /** The page of preview tags that link-preview fetchers get. */
+  private preview(req: IncomingMessage, res: ServerResponse, link: CachedLink, page: Page): void {
+    this.respond.sendPage(res, 200, page);
+    this.respond.record(req, link.id, link.userId);
   }
 
   private forward(

@@ -58,7 +58,7 @@ export const STATIC = {
 /** A branded domain's answer to unknown paths (empty: the 404 page). */
 export interface NotFoundTarget {
   redirect404: string;
-  /** The blocklist screened redirect404 as blocked (Blocklist.screenHost): the 451 page. */
+  /** The blocklist screened redirect404 as blocked (screenHost): the 451 page. */
   notFoundBlocked?: boolean;
 }
 

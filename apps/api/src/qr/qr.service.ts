@@ -16,10 +16,10 @@ import {
   randomString,
 } from '@app/common';
 import { isUniqueViolation, Link, QrCode, QrType } from '@app/database';
+import { DestinationPolicy } from '@app/links';
 import { LinkStatistics, StatsReader } from '@app/stats';
 import { WebhookOutbox } from '@app/webhooks';
 
-import { DestinationPolicy } from '../destinations/destination-policy';
 import { CreateQrDto } from './dto/create-qr.dto';
 import {
   QrCreatedView,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 
-import { AppError } from '@app/common';
+import { TooManyRequestsError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { RedisService } from '@app/redis';
 
@@ -77,15 +77,9 @@ export class ExportSlots implements OnApplicationShutdown {
     this.pool.on('error', (err) => this.logger.warn(`export connection: ${err.message}`));
   }
 
-  /** A connection for one export of `userId`, or a 429 (Retry-After set on `res`). */
-  async acquire(
-    userId: number,
-    res: { setHeader(name: string, value: string): unknown },
-  ): Promise<ExportLease> {
-    const busy = (message: string) => {
-      res.setHeader('Retry-After', String(EXPORT_RETRY_AFTER_SECONDS));
-      return new AppError(429, message);
-    };
+  /** A connection for one export of `userId`, or a 429 with Retry-After. */
+  async acquire(userId: number): Promise<ExportLease> {
+    const busy = (message: string) => new TooManyRequestsError(message, EXPORT_RETRY_AFTER_SECONDS);
     const limit = this.config.EXPORTS_PER_USER;
     const yours = `At most ${limit} exports of yours may run at once; retry when one has finished`;
     const mine = this.perUser.get(userId) ?? 0;

@@ -170,7 +170,7 @@ export class StatsExportService {
   ): Promise<void> {
     // the leading comment names the export in pg_stat_activity
     const copy = `/* export:${tag} */ COPY (${inlineParams(select, params)}) TO STDOUT WITH (FORMAT csv, HEADER)`;
-    const lease = await this.slots.acquire(auth.user.id, res);
+    const lease = await this.slots.acquire(auth.user.id);
     let broken = false;
     let stalled = false;
     // no byte sent for EXPORT_STALL_SECONDS (the socket's inactivity timer: its writes wait on a

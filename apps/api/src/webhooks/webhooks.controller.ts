@@ -98,10 +98,10 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'Send a test event: {error, message, delivery}',
     description:
-      'Queues a delivery of the event webhook.test with data {webhook, message}, signed and sent like any other. 403 when the webhook is disabled.',
+      'Queues a delivery of the event webhook.test with data {webhook, message}, signed and sent like any other. 403 when the webhook is disabled; at most once per 10 s per webhook (429 with Retry-After).',
   })
   @ApiOkFields(WebhookTestView)
-  @ApiErrors(400, 403, 404)
+  @ApiErrors(400, 403, 404, 429)
   test(@Auth() auth: Principal, @IdParam('id') id: number) {
     return this.webhooks.test(auth, id);
   }

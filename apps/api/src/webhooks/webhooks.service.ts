@@ -15,9 +15,11 @@ import {
   PlanService,
   Principal,
   randomString,
+  TooManyRequestsError,
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { Webhook, WebhookDelivery } from '@app/database';
+import { RedisService } from '@app/redis';
 import { webhookUrlProblem } from '@app/webhooks';
 
 import { AddWebhookDto } from './dto/add-webhook.dto';
@@ -33,6 +35,8 @@ import {
 
 /** Webhooks one user may have. */
 export const MAX_WEBHOOKS = 20;
+/** `POST /api/webhook/:id/test` at most once per this many seconds per webhook. */
+export const TEST_INTERVAL_SECONDS = 10;
 
 /**
  * A user's webhooks and their delivery history. Events reach the outbox through WebhookOutbox
@@ -46,6 +50,7 @@ export class WebhooksService {
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
     private readonly config: AppConfig,
     private readonly plans: PlanService,
+    private readonly redis: RedisService,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<WebhookView>> {
@@ -104,11 +109,16 @@ export class WebhooksService {
     return paginate(qb, query, 'deliveries', deliveryView);
   }
 
-  /** Queues a `webhook.test` delivery, sent like any event (a disabled webhook: 403). */
+  /**
+   * Queues a `webhook.test` delivery, sent like any event (a disabled webhook: 403), at most once
+   * per TEST_INTERVAL_SECONDS per webhook (429 with Retry-After), so that test deliveries cannot
+   * flood a receiver, nor the queue.
+   */
   async test(auth: Principal, id: number): Promise<WebhookTestView> {
     const webhook = await this.find(auth, id);
     if (webhook.disabledAt)
       throw new ForbiddenError('This webhook is disabled: re-enable it with active true first');
+    await this.takeTestTurn(id);
     const [row] = (await this.deliveries.query(
       `INSERT INTO webhook_deliveries (webhook_id, event, data) VALUES ($1, 'webhook.test', $2::json) RETURNING id`,
       [
@@ -120,6 +130,19 @@ export class WebhooksService {
       ],
     )) as Array<{ id: string }>;
     return { message: 'A test delivery has been queued.', delivery: Number(row.id) };
+  }
+
+  /** The webhook's test turn (SET NX with expiry), or a 429 saying when the next one is. */
+  private async takeTestTurn(id: number): Promise<void> {
+    const key = this.redis.key('webhook', id, 'test-turn');
+    const taken = await this.redis.client.set(key, '1', 'PX', TEST_INTERVAL_SECONDS * 1000, 'NX');
+    if (taken === 'OK') return;
+    const left = await this.redis.client.pttl(key);
+    const retryAfter = Math.max(1, Math.ceil(left / 1000));
+    throw new TooManyRequestsError(
+      `A test delivery of this webhook was queued less than ${TEST_INTERVAL_SECONDS} s ago: retry in ${retryAfter} s`,
+      retryAfter,
+    );
   }
 
   private async find(auth: Principal, id: number): Promise<Webhook> {

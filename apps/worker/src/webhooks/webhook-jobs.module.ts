@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { PublicUrls } from '@app/common';
 import { FOLD_LISTENER } from '@app/stats';
 
+import { DeliveryGate } from './delivery-gate';
 import { DeliverySpacing } from './delivery-spacing';
 import { VisitEvents } from './visit-events';
 import { WebhookRelay } from './webhook-relay';
@@ -19,6 +20,7 @@ import { WebhookProcessor } from './webhook.processor';
     WebhookProcessor,
     WebhookSender,
     DeliverySpacing,
+    DeliveryGate,
     PublicUrls,
     VisitEvents,
     { provide: FOLD_LISTENER, useExisting: VisitEvents },

@@ -10,6 +10,8 @@ import { isAllowedTarget, targetHost, webhookSignature } from '@app/webhooks';
 
 /** A receiver has this long to answer (headers and body). */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
+/** A receiver's address must accept the connection within this (DNS lookup included). */
+export const WEBHOOK_CONNECT_TIMEOUT_MS = 2_000;
 
 /** The outcome of one attempt. */
 export interface SendResult {
@@ -20,20 +22,23 @@ export interface SendResult {
   error: string | null;
   /** retrying cannot help (the target is refused) */
   permanent: boolean;
+  /** the receiver answered (any status): false after a timeout or a failed connection */
+  answered: boolean;
 }
 
 class Refused extends Error {}
 
 /**
- * Sends one delivery: POST with the signed headers, 5 s for the whole exchange, no redirect
- * followed (a 3xx is a failed attempt). The target must be public, as for QR logos: an address
- * literal is checked before connecting, a host name in the connection's own DNS lookup (every
- * answer, and the connection goes to a checked address). Hosts in WEBHOOK_ALLOW_HOSTS are exempt
- * (an entry with a port: that port only).
+ * Sends one delivery: POST with the signed headers, 2 s to connect and 5 s for the whole
+ * exchange, no redirect followed (a 3xx is a failed attempt). The target must be public, as for
+ * QR logos: an address literal is checked before connecting, a host name in the connection's own
+ * DNS lookup (every answer, and the connection goes to a checked address). Hosts in
+ * WEBHOOK_ALLOW_HOSTS are exempt (an entry with a port: that port only).
  */
 @Injectable()
 export class WebhookSender {
   timeoutMs = WEBHOOK_TIMEOUT_MS;
+  connectTimeoutMs = WEBHOOK_CONNECT_TIMEOUT_MS;
 
   constructor(private readonly config: AppConfig) {}
 
@@ -67,6 +72,7 @@ export class WebhookSender {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(connecting);
         resolve(r);
       };
       const req = send(url, {
@@ -85,13 +91,17 @@ export class WebhookSender {
       });
       const timer = setTimeout(() => {
         req.destroy();
-        done({
-          status: null,
-          ok: false,
-          error: `no answer within ${this.timeoutMs / 1000} s`,
-          permanent: false,
-        });
+        done(this.silent(`no answer within ${this.timeoutMs / 1000} s`));
       }, this.timeoutMs);
+      // a receiver that never accepts must not hold a delivery for the whole answer timeout
+      const connecting = setTimeout(() => {
+        req.destroy();
+        done(this.silent(`could not connect within ${this.connectTimeoutMs / 1000} s`));
+      }, this.connectTimeoutMs);
+      req.once('socket', (socket) => {
+        if (!socket.connecting) return clearTimeout(connecting);
+        socket.once('connect', () => clearTimeout(connecting));
+      });
       req.once('response', (res: IncomingMessage) => {
         const status = res.statusCode ?? 0;
         // the answer's body is not needed: read and dropped (the deadline still applies)
@@ -101,12 +111,7 @@ export class WebhookSender {
       });
       req.once('error', (err: NodeJS.ErrnoException) => {
         if (err instanceof Refused) return done(this.refused(err.message));
-        done({
-          status: null,
-          ok: false,
-          error: `could not connect (${err.code ?? err.message})`.slice(0, 300),
-          permanent: false,
-        });
+        done(this.silent(`could not connect (${err.code ?? err.message})`.slice(0, 300)));
       });
       req.end(body);
     });
@@ -123,10 +128,21 @@ export class WebhookSender {
           ? 'redirects are not followed'
           : `the receiver answered HTTP ${status}`,
       permanent: false,
+      answered: true,
     };
   }
 
+  private silent(error: string): SendResult {
+    return { status: null, ok: false, error, permanent: false, answered: false };
+  }
+
   private refused(reason: string): SendResult {
-    return { status: null, ok: false, error: `refused: ${reason}`, permanent: true };
+    return {
+      status: null,
+      ok: false,
+      error: `refused: ${reason}`,
+      permanent: true,
+      answered: false,
+    };
   }
 }

@@ -16,7 +16,8 @@ import {
 } from '@app/queue';
 
 import { DeliverySpacing } from './delivery-spacing';
-import { WebhookSender } from './webhook-sender';
+import { DeliveryGate } from './delivery-gate';
+import { SendResult, WebhookSender } from './webhook-sender';
 
 /** A webhook whose deliveries have failed this long is disabled. */
 export const DISABLE_AFTER_MS = 24 * 3600 * 1000;
@@ -31,6 +32,7 @@ interface DeliveryRow {
   status: string;
   created_at: Date;
   webhook_id: number;
+  user_id: number;
   url: string;
   secret_enc: string;
   disabled_at: Date | null;
@@ -43,12 +45,16 @@ interface DeliveryRow {
  * webhook backoff; the last attempt, a refused target, or a webhook failing for a day marks it
  * failed (the latter also disables the webhook). A visit batch first takes the webhook's next
  * one-second send slot (DeliverySpacing) and waits for it, so a worker that fell behind never
- * sends two within a second. Receivers may see an event twice (a worker
- * killed mid-request retries it): X-Webhook-Id tells them.
+ * sends two within a second. Every delivery then passes the DeliveryGate (slots per webhook and
+ * per user, the webhook's circuit breaker), waiting in the queue, not in a worker slot.
+ * Receivers may see an event twice (a worker killed mid-request retries it): X-Webhook-Id tells
+ * them.
  */
 @Processor(QUEUE.webhooks, {
   ...WORKER_OPTIONS,
-  concurrency: 32,
+  // deliveries wait on receivers, not on the CPU; one webhook has at most 2 in flight and one
+  // user 8 (DeliveryGate), so slow receivers of a few users never fill these slots
+  concurrency: 64,
   settings: { backoffStrategy: (attemptsMade: number) => webhookBackoff(attemptsMade) },
 })
 export class WebhookProcessor extends LoggedWorkerHost {
@@ -59,6 +65,7 @@ export class WebhookProcessor extends LoggedWorkerHost {
     private readonly sender: WebhookSender,
     private readonly config: AppConfig,
     private readonly spacing: DeliverySpacing,
+    private readonly gate: DeliveryGate,
   ) {
     super();
   }
@@ -72,7 +79,7 @@ export class WebhookProcessor extends LoggedWorkerHost {
     if (job.name !== JOB.deliverWebhook) throw new Error(`unknown job ${job.name}`);
     const id = job.data.deliveryId;
     const [row]: DeliveryRow[] = await this.db.query(
-      `SELECT d.id, d.uid, d.event, d.data, d.status, d.created_at, w.id AS webhook_id, w.url,
+      `SELECT d.id, d.uid, d.event, d.data, d.status, d.created_at, w.id AS webhook_id, w.user_id, w.url,
               w.secret_enc, w.disabled_at
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.id = $1`,
@@ -84,14 +91,23 @@ export class WebhookProcessor extends LoggedWorkerHost {
       return 'disabled';
     }
     await this.spacing.holdForSlot(job, token, row.webhook_id, row.event);
-    const body = JSON.stringify({
-      id: row.uid,
-      event: row.event,
-      created: formatDateTime(row.created_at),
-      data: row.data,
-    });
-    const secret = decryptSecret(row.secret_enc, this.config.secret);
-    const result = await this.sender.send(row.url, secret, { id: row.uid, event: row.event }, body);
+    const pass = await this.gate.enter(job, token, row.webhook_id, row.user_id);
+    let result: SendResult | null = null;
+    try {
+      const body = JSON.stringify({
+        id: row.uid,
+        event: row.event,
+        created: formatDateTime(row.created_at),
+        data: row.data,
+      });
+      const secret = decryptSecret(row.secret_enc, this.config.secret);
+      result = await this.sender.send(row.url, secret, { id: row.uid, event: row.event }, body);
+    } finally {
+      await this.gate.leave(
+        pass,
+        !result || result.permanent ? 'none' : result.answered ? 'answered' : 'silent',
+      );
+    }
     if (result.ok) {
       await this.finish(row, 'delivered', result.status, null, { sent: true, ok: true });
       return 'delivered';

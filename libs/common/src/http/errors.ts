@@ -59,6 +59,16 @@ export class GoneError extends AppError {
   }
 }
 
+/** 429 with `Retry-After: <retryAfter>` (seconds): an action repeated sooner than it may be. */
+export class TooManyRequestsError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super(429, message);
+  }
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'Service temporarily unavailable, try again shortly') {
     super(503, message);

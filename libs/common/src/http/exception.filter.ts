@@ -3,7 +3,7 @@ import { Response } from 'express';
 
 import { isInvalidInput, isUnavailable, isUniqueViolation } from '@app/database';
 
-import { AppError } from './errors';
+import { AppError, TooManyRequestsError } from './errors';
 
 const STATUS_MESSAGES: Record<number, string> = {
   400: 'Bad request',
@@ -67,7 +67,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
       );
     }
     if (res.headersSent) return;
-    if (status === 429) res.setHeader('Retry-After', res.getHeader('Retry-After') ?? '60');
+    if (status === 429)
+      res.setHeader(
+        'Retry-After',
+        exception instanceof TooManyRequestsError
+          ? String(exception.retryAfter)
+          : (res.getHeader('Retry-After') ?? '60'),
+      );
     res.status(status).json({ error: 1, message });
   }
 }

@@ -2,8 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 import { IsOptionalNotNull } from '@app/common';
 import { BIO_THEMES, BioTheme } from '@app/database';
+import { IsDomainRef } from '@app/links';
 
-import { IsDomainRef } from '../../links/domain-ref';
 import { BioField } from './bio-field';
 import { BioLinkDto, BioSocialsDto } from './bio-parts.dto';
 

@@ -3,8 +3,8 @@ import { IsOptional } from 'class-validator';
 
 import { IsOptionalNotNull } from '@app/common';
 import { BIO_THEMES, BioTheme } from '@app/database';
+import { IsDomainRef } from '@app/links';
 
-import { IsDomainRef } from '../../links/domain-ref';
 import { BIO_DOC } from './add-bio.dto';
 import { BioField } from './bio-field';
 import { BioLinkDto, BioSocialsDto } from './bio-parts.dto';

@@ -2,10 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 
 import { IsOptionalNotNull, IsPositiveId } from '@app/common';
+import { ALIAS_PATTERN, IsDomainRef, LinkField } from '@app/links';
 
-import { ALIAS_PATTERN } from '../alias';
-import { IsDomainRef } from '../domain-ref';
-import { IsLinkType, LinkField } from './link-fields';
+import { IsLinkType } from './link-fields';
 import { LinkOptionsDto } from './link-options.dto';
 
 export const DOC = {

@@ -2,10 +2,10 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 
 import { IsOptionalNotNull, IsPositiveId } from '@app/common';
+import { IsDomainRef, LinkField } from '@app/links';
 
 import { DOC } from './create-link.dto';
-import { IsDomainRef } from '../domain-ref';
-import { IsLinkType, LinkField } from './link-fields';
+import { IsLinkType } from './link-fields';
 import { LinkOptionsDto } from './link-options.dto';
 
 /** Every field optional; only what is sent changes. */

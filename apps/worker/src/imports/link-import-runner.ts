@@ -4,15 +4,15 @@ import { readFile, unlink } from 'node:fs/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { parse } from 'csv-parse';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 
 import { PlanService, Principal } from '@app/common';
 import { AppConfig } from '@app/config';
 import { LinkImport, User } from '@app/database';
+import { ImportBatchResult, importFile, LinkImportWriter } from '@app/links';
 
-import { ImportBatchResult, LinksService } from '../links/links.service';
 import { columnKey, ImportRow, importRow, REQUIRED_COLUMNS } from './import-layouts';
-import { importFile } from './imports.service';
+import { ImportTurns } from './import-turns';
 
 /** Rows validated and created together (one transaction, a few statements). */
 export const IMPORT_BATCH = 500;
@@ -21,11 +21,19 @@ const MAX_ERRORS = 100;
 
 class UnreadableFile extends Error {}
 
+/** What became of a claim: the import runs now, waits for the user's earlier one, or is gone. */
+export type Claim = { state: 'run'; userId: number } | { state: 'wait' } | { state: 'gone' };
+
+type Progress = Pick<LinkImport, 'total' | 'created' | 'skipped' | 'failed' | 'errors'>;
+
 /**
- * Runs an import: reads its file as a stream (csv-parse; memory does not grow with the number
- * of rows), maps each record through its source's layout, and hands batches of IMPORT_BATCH rows
- * to LinksService.importBatch (the rules of url/add). Progress is written to the import row
- * after every batch. The plan's links limit stops it; an unreadable file fails it.
+ * Runs an import in the worker: reads its file as a stream (csv-parse; memory does not grow with
+ * the number of rows), maps each record through its source's layout, and hands batches of
+ * IMPORT_BATCH rows to LinkImportWriter (the rules of url/add). Each batch is validated in its
+ * turn (ImportTurns: imports of different users take turns batch by batch) and written while the
+ * next one is validated; its progress is stored in the transaction that creates its links, so
+ * an import resumed after a crash skips exactly the rows already written (the cursor is `total`)
+ * and its counters stay exact. The plan's links limit stops it; an unreadable file fails it.
  */
 @Injectable()
 export class LinkImportRunner {
@@ -35,57 +43,102 @@ export class LinkImportRunner {
     @InjectRepository(LinkImport) private readonly imports: Repository<LinkImport>,
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly plans: PlanService,
-    private readonly links: LinksService,
+    private readonly writer: LinkImportWriter,
+    private readonly turns: ImportTurns,
     private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Makes import `id` its user's running one, unless an earlier import of theirs is queued or
+   * running (one running import per user, in the order they were sent). An import already
+   * running is one whose worker died: it resumes.
+   */
+  async claim(id: number): Promise<Claim> {
+    const job = await this.imports.findOneBy({ id });
+    if (!job || job.status === 'done' || job.status === 'failed') return { state: 'gone' };
+    if (job.status === 'running') return { state: 'run', userId: job.userId };
+    // an UPDATE answers [rows, affected]
+    const [rows]: [Array<{ id: number }>, number] = await this.imports.query(
+      `UPDATE link_imports i SET status = 'running'
+        WHERE i.id = $1 AND i.status = 'queued'
+          AND NOT EXISTS (SELECT 1 FROM link_imports o
+                           WHERE o.user_id = i.user_id AND o.id <> i.id
+                             AND (o.status = 'running' OR (o.status = 'queued' AND o.id < i.id)))
+        RETURNING i.id`,
+      [id],
+    );
+    return rows.length ? { state: 'run', userId: job.userId } : { state: 'wait' };
+  }
+
+  /** The user's next queued import (its job waits to be woken), or null. */
+  async nextQueued(userId: number): Promise<number | null> {
+    const next = await this.imports.findOne({
+      select: { id: true },
+      where: { userId, status: 'queued' },
+      order: { id: 'ASC' },
+    });
+    return next?.id ?? null;
+  }
+
+  /** Marks an import failed (its job failed outside `run`, e.g. a worker that kept dying). */
+  async fail(id: number, message: string): Promise<void> {
+    await this.imports.update(
+      { id, status: 'running' },
+      { status: 'failed', message, finishedAt: new Date() },
+    );
+    await this.imports.update(
+      { id, status: 'queued' },
+      { status: 'failed', message, finishedAt: new Date() },
+    );
+  }
+
+  /** Runs a claimed import to its end (or resumes it after the rows already written). */
   async run(id: number): Promise<void> {
     const job = await this.imports.findOneBy({ id });
-    if (!job || job.status === 'done' || job.status === 'failed') return;
+    if (!job || job.status !== 'running') return;
     const file = importFile(this.config.STORAGE_DIR, id, job.format);
     const auth = await this.principal(job.userId);
     if (!auth) return;
-    const progress = {
-      total: 0,
-      created: 0,
-      skipped: 0,
-      failed: 0,
-      errors: [] as LinkImport['errors'],
+    const progress: Progress = {
+      total: job.total,
+      created: job.created,
+      skipped: job.skipped,
+      failed: job.failed,
+      errors: job.errors ?? [],
     };
-    await this.imports.update({ id }, { status: 'running', ...progress });
+    // rows already written by an earlier run (a worker died mid-import)
+    let resumeAfter = progress.total;
     let message: string | null = null;
     try {
       // Batch n + 1 is validated while batch n is written (validation is CPU, writing waits on
       // Postgres); writes stay in order, one at a time.
       let batch: ImportRow[] = [];
       let writing: Promise<ImportBatchResult> | null = null;
-      let rowsWriting = 0;
       const settle = async (): Promise<boolean> => {
         if (!writing) return true;
         const r = await writing;
         writing = null;
-        progress.total += rowsWriting;
-        progress.created += r.created;
-        progress.skipped += r.skipped;
-        progress.failed += r.errors.length;
-        for (const e of r.errors) if (progress.errors.length < MAX_ERRORS) progress.errors.push(e);
-        await this.imports.update({ id }, progress);
         if (r.limitReached) message = r.errors[r.errors.length - 1].message;
         return !r.limitReached;
       };
       const flush = async (): Promise<boolean> => {
-        const prepared = await this.links.prepareImport(auth, batch);
-        const size = batch.length;
+        const rows = batch;
         batch = [];
+        const prepared = await this.turns.take(() => this.writer.prepareImport(auth, rows));
         if (!(await settle())) return false;
-        rowsWriting = size;
-        writing = this.links.writeImport(auth, prepared);
+        writing = this.writer.writeImport(auth, prepared, (em, r) =>
+          this.record(em, id, progress, rows.length, r),
+        );
         // an unhandled rejection must not escape before settle() awaits it
         writing.catch(() => undefined);
         return true;
       };
       let open = true;
       for await (const row of this.rows(job, file)) {
+        if (resumeAfter > 0) {
+          resumeAfter -= 1;
+          continue;
+        }
         batch.push(row);
         if (batch.length === IMPORT_BATCH && !(open = await flush())) break;
       }
@@ -107,6 +160,27 @@ export class LinkImportRunner {
       },
     );
     await unlink(file).catch(() => undefined);
+  }
+
+  /** Adds a written batch to the progress, in the transaction that wrote it. */
+  private async record(
+    em: EntityManager,
+    id: number,
+    progress: Progress,
+    rows: number,
+    r: ImportBatchResult,
+  ): Promise<void> {
+    const next: Progress = {
+      total: progress.total + rows,
+      created: progress.created + r.created,
+      skipped: progress.skipped + r.skipped,
+      failed: progress.failed + r.errors.length,
+      errors: [...progress.errors, ...r.errors].slice(0, MAX_ERRORS),
+    };
+    await em.update(LinkImport, { id }, next);
+    // the transaction may still roll back: the counters move on once it has committed (writeImport
+    // resolves after the commit, and settle() reads them only then)
+    Object.assign(progress, next);
   }
 
   /** The file's rows, read as a stream (CSV) or from the stored JSON array. */

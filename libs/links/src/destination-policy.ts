@@ -3,9 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { hostOfUrl, httpUrlProblem, intentFallbacks, InvalidFieldError } from '@app/common';
 import { AppConfig } from '@app/config';
 
-import { LinkCache } from '../link-cache/link-cache';
 import { Blocklist } from './blocklist';
 import { canonicalHost } from './blocklist-matcher';
+import { LinkCacheAccess } from './link-cache-access';
 
 /**
  * The hosts a destination sends visitors to on the web: its own when it is http(s) (or an intent
@@ -29,7 +29,7 @@ function webHosts(url: string): string[] {
  * destination a client stores: link URLs and their targeting rules, deep links (an intent's
  * fallback URL included), expiration redirects, branded domains' redirectroot and redirect404,
  * splash, overlay and bio page URLs, and QR link data. What is blocked later is screened where it
- * is served (Blocklist.screenLink, screenHost, the bio pages).
+ * is served (the api's screenLink and screenHost, the bio pages).
  */
 @Injectable()
 export class DestinationPolicy {
@@ -37,7 +37,7 @@ export class DestinationPolicy {
 
   constructor(
     private readonly blocklist: Blocklist,
-    private readonly cache: LinkCache,
+    private readonly cache: LinkCacheAccess,
     config: AppConfig,
   ) {
     this.publicHost = hostOfUrl(config.publicUrl);
@@ -61,7 +61,7 @@ export class DestinationPolicy {
     if (options.loopHost !== undefined && hosts.includes(options.loopHost))
       throw new InvalidFieldError(field, 'must not point at this domain itself (a loop)');
     for (const host of hosts)
-      if (host === this.publicHost || (await this.cache.resolveHost(host)) !== null)
+      if (host === this.publicHost || (await this.cache.isBrandedHost(host)))
         throw new InvalidFieldError(
           field,
           'must not point at this service (a short link to a short link makes a loop or hides a chain)',

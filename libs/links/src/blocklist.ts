@@ -8,7 +8,6 @@ import { AppConfig } from '@app/config';
 import { BlocklistEntry } from '@app/database';
 import { BusMember, CacheBus } from '@app/redis';
 
-import { CachedLink, ResolvedHost } from '../link-cache/resolved-link';
 import { BlocklistMatcher, parseBlocklistFile } from './blocklist-matcher';
 
 /** URLs whose `match` answer is kept (some MB at most). */
@@ -19,7 +18,7 @@ const MAX_ANSWERS = 10_000;
  * entries admins add (Postgres). Held in memory; a change made on any replica reaches every one
  * within moments over the CacheBus, and a replica that lost its subscription reloads when it is
  * back. `generation` grows with every reload, so whatever serves a cached destination re-screens
- * it lazily (screenLink, screenHost, the bio pages' buttons): the one way a target blocked later
+ * it lazily (the api's screenLink and screenHost, the bio pages' buttons): the one way a target blocked later
  * stops working everywhere within moments.
  */
 @Injectable()
@@ -75,37 +74,6 @@ export class Blocklist implements OnModuleInit, BusMember {
       this.answers.set(url, entry);
     }
     return entry;
-  }
-
-  /**
-   * Re-screens a cached link when the list changed since it was last screened (one comparison on
-   * the redirect path otherwise): `blocked` is set when anyone could be sent to a blocked
-   * destination by it: its URL, expiration redirect, deep links (an intent's fallback URL
-   * included), targeting rules, or the button of its splash page or overlay.
-   */
-  screenLink(link: CachedLink): void {
-    if (link.screenedAt === this.generation) return;
-    const targets = [
-      link.url,
-      link.expirationRedirect,
-      link.deepLink?.apple,
-      link.deepLink?.google,
-      link.type === 'splash' ? link.splash?.link : null,
-      link.type === 'overlay' ? link.overlay?.buttonLink : null,
-      ...(link.geoTargets ?? []).map((t) => t.link),
-      ...(link.deviceTargets ?? []).map((t) => t.link),
-      ...(link.languageTargets ?? []).map((t) => t.link),
-    ];
-    link.blocked = targets.some((url) => !!url && this.match(url) !== null);
-    link.screenedAt = this.generation;
-  }
-
-  /** Re-screens a branded domain's redirectroot and redirect404 (as screenLink does links). */
-  screenHost(host: ResolvedHost): void {
-    if (host.screenedAt === this.generation) return;
-    host.rootBlocked = !!host.redirectRoot && this.match(host.redirectRoot) !== null;
-    host.notFoundBlocked = !!host.redirect404 && this.match(host.redirect404) !== null;
-    host.screenedAt = this.generation;
   }
 
   /** After an admin's change committed: every replica reloads. */

@@ -1,7 +1,7 @@
 import { formatDateTime } from '@app/common';
 import { ImportSource } from '@app/database';
 
-import type { ImportLinkInput } from '../links/links.service';
+import type { ImportLinkInput } from '@app/links';
 
 /** One link of an import file: what LinksService.prepareImport takes. */
 export type ImportRow = ImportLinkInput;

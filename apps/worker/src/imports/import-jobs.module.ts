@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+
+import { PlanService, PublicUrls } from '@app/common';
+import { Blocklist, DestinationPolicy, LinkCacheAccess, LinkImportWriter } from '@app/links';
+import { WebhookOutbox } from '@app/webhooks';
+
+import { ImportTurns } from './import-turns';
+import { ImportProcessor } from './import.processor';
+import { LinkImportRunner } from './link-import-runner';
+import { WorkerLinkCache } from './worker-link-cache';
+
+/**
+ * Link imports (`POST /api/import` stores the file and queues the job): the processor, the runner
+ * and what creating links by the rules of url/add needs (@app/links).
+ */
+@Module({
+  providers: [
+    ImportProcessor,
+    LinkImportRunner,
+    ImportTurns,
+    LinkImportWriter,
+    DestinationPolicy,
+    Blocklist,
+    PlanService,
+    PublicUrls,
+    WebhookOutbox,
+    { provide: LinkCacheAccess, useClass: WorkerLinkCache },
+  ],
+})
+export class ImportJobsModule {}
