@@ -2,9 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { INestApplicationContext } from '@nestjs/common';
+
 import {
   createPlan,
   createTestApp,
+  createTestWorker,
   createUser,
   DATE_TIME,
   expectError,
@@ -26,6 +29,7 @@ describe('blocklist and admin disable', () => {
   let a: TestApp;
   /** A second replica: it hears of changes only over Redis. */
   let b: TestApp;
+  let worker: INestApplicationContext;
   let admin: TestUser;
   let user: TestUser;
   /** May use every surface that names a destination: targeting, deep links, splash, overlay, domains. */
@@ -59,6 +63,8 @@ describe('blocklist and admin disable', () => {
     );
     a = await createTestApp({ BLOCKLIST_FILE: file });
     b = await createTestApp({ BLOCKLIST_FILE: file });
+    // the worker runs the import jobs (and reads the file too)
+    worker = await createTestWorker({ BLOCKLIST_FILE: file });
     admin = await createUser(a, { admin: true });
     user = await createUser(a);
     const planId = await createPlan(a, {
@@ -74,6 +80,7 @@ describe('blocklist and admin disable', () => {
     for (const id of added) await unblock(id);
     await a.close();
     await b.close();
+    await worker.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
