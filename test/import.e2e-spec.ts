@@ -344,6 +344,46 @@ describe('import', () => {
     expectError(await t.http().get('/api/import/abc').set(u.auth), 400);
   });
 
+  it('at most 5 imports of a user wait or run at once: past it 429 with Retry-After, also under 10 concurrent requests', async () => {
+    const u = await createUser(t, { planId: unlimited });
+    // three imports that wait (no job: they hold the user's turn, so nothing below runs)
+    const waiting: Array<{ id: number }> = await t.db.query(
+      `INSERT INTO link_imports (user_id, source, format, status)
+       SELECT $1, 'csv', 'csv', 'queued' FROM generate_series(1, 3) RETURNING id`,
+      [u.id],
+    );
+    const sent = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        t
+          .http()
+          .post('/api/import')
+          .set(u.auth)
+          .send({ links: [{ url: `https://example.com/pending-${i}` }] }),
+      ),
+    );
+    expect(sent.filter((r) => r.status === 200)).toHaveLength(2);
+    const refused = sent.filter((r) => r.status !== 200);
+    expect(refused).toHaveLength(8);
+    for (const r of refused) {
+      expectError(r, 429, /^At most 5 imports of yours may wait or run at once/);
+      expect(r.headers['retry-after']).toBe('30');
+    }
+    const [{ n }] = await t.db.query(
+      `SELECT count(*)::int AS n FROM link_imports WHERE user_id = $1`,
+      [u.id],
+    );
+    expect(n).toBe(5);
+    // another user is not held back
+    const other = await createUser(t, { planId: unlimited });
+    await finished(other, await start(other, { links: [{ url: 'https://example.com/free' }] }));
+    // once the waiting ones are gone, the two accepted imports run
+    await t.db.query(`DELETE FROM link_imports WHERE id = ANY($1::int[])`, [
+      waiting.map((w) => w.id),
+    ]);
+    for (const r of sent.filter((x) => x.status === 200))
+      expect((await finished(u, r.body.id)).status).toBe('done');
+  });
+
   it("a file without the layout's url column fails with a message", async () => {
     const u = await createUser(t, { planId: unlimited });
     const data = await finished(u, await start(u, 'link,title\nhttps://a.example,A\n', 'yourls'));

@@ -26,7 +26,8 @@ a worker job creates the links (one import per user at a time, in the order sent
 different users run side by side): each row by the rules of url/add (URL checks and blocklist, alias rules, your branded
 domains, expiry in the future, the plan's "alias" feature and "links" count). A row whose alias you have already (or,
 without an alias, whose URL one of your links has) is skipped, so importing a file twice creates nothing new; an
-alias of another user is an error of that row. Reaching the plan's links count stops the import.`;
+alias of another user is an error of that row. Reaching the plan's links count stops the import. At most 5 imports of a
+user may wait or run at once: past it, 429 with Retry-After.`;
 
 @ApiExtraModels(ImportLinksDto)
 @ApiTags('import')
@@ -48,7 +49,7 @@ export class ImportsController {
     },
   })
   @ApiOkFields(ImportStartedView)
-  @ApiErrors(400, 413)
+  @ApiErrors(400, 413, 429)
   start(
     @Auth() auth: Principal,
     @Query() query: ImportQueryDto,

@@ -8,7 +8,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Queue } from 'bullmq';
-import { Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 
 import {
   AppError,
@@ -16,6 +16,7 @@ import {
   NotFoundError,
   Principal,
   ServiceUnavailableError,
+  TooManyRequestsError,
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ImportSource, LinkImport } from '@app/database';
@@ -28,6 +29,13 @@ import { Upload } from './upload.decorator';
 
 /** A CSV import body may be this large. */
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Imports of one user that may wait or run at once (their files wait in STORAGE_DIR): past it,
+ * 429. One runs at a time; the rest wait their turn.
+ */
+export const MAX_PENDING_IMPORTS = 5;
+const PENDING_RETRY_AFTER_SECONDS = 30;
 
 /**
  * `POST /api/import`: the file is written to STORAGE_DIR (a CSV body streamed, never held in
@@ -49,6 +57,9 @@ export class ImportsService {
     dto: ImportLinksDto,
     upload: Upload,
   ): Promise<ImportStartedView> {
+    // refused before the upload is read when the user has too many already (checked again,
+    // under the user's lock, when the import is recorded)
+    await this.assertRoom(this.imports.manager, auth.user.id);
     const dir = join(this.config.STORAGE_DIR, 'imports');
     await mkdir(dir, { recursive: true });
     const staging = join(dir, `upload-${randomUUID()}`);
@@ -67,9 +78,16 @@ export class ImportsService {
       await writeFile(staging, JSON.stringify(dto.links));
     }
     try {
-      const saved = await this.imports.save(
-        this.imports.create({ userId: auth.user.id, source, format, status: 'queued' }),
-      );
+      const saved = await this.imports.manager.transaction(async (em) => {
+        await em.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [
+          'link_imports',
+          auth.user.id,
+        ]);
+        await this.assertRoom(em, auth.user.id);
+        return em.save(
+          em.create(LinkImport, { userId: auth.user.id, source, format, status: 'queued' }),
+        );
+      });
       await rename(staging, importFile(this.config.STORAGE_DIR, saved.id, format));
       try {
         await this.queue.add(
@@ -86,6 +104,16 @@ export class ImportsService {
     } finally {
       await unlink(staging).catch(() => undefined);
     }
+  }
+
+  /** 429 when the user has MAX_PENDING_IMPORTS imports queued or running. */
+  private async assertRoom(em: EntityManager, userId: number): Promise<void> {
+    const pending = await em.countBy(LinkImport, { userId, status: In(['queued', 'running']) });
+    if (pending >= MAX_PENDING_IMPORTS)
+      throw new TooManyRequestsError(
+        `At most ${MAX_PENDING_IMPORTS} imports of yours may wait or run at once; retry when one has finished`,
+        PENDING_RETRY_AFTER_SECONDS,
+      );
   }
 
   async get(auth: Principal, id: number): Promise<{ data: ImportView }> {
