@@ -7,8 +7,15 @@ import { DataSource, EntityManager } from 'typeorm';
 import { RedisService } from '@app/redis';
 
 import { FOLD_LISTENER, FoldedVisits, FoldListener } from './fold-listener';
-import { compactEncoding, compactHll, coveredBy, emptyRegisters, mergeHll } from './hll';
-import { CLAIM_BATCH_SCRIPT, DIM, dayToIso, fieldCounts, HLL_TTL_SECONDS, StatsKeys } from './keys';
+import { compactEncoding, compactHll, coveredBy, emptyRegisters, mergeHll } from '../hll';
+import {
+  CLAIM_BATCH_SCRIPT,
+  DIM,
+  dayToIso,
+  fieldCounts,
+  HLL_TTL_SECONDS,
+  StatsKeys,
+} from '../keys';
 
 const BATCH_SIZE = 500;
 const MAX_BATCHES_PER_RUN = 50;

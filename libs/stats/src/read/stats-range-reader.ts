@@ -4,12 +4,12 @@ import { DataSource } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
-import { countRegisters, emptyRegisters, mergeHll, mergeRegisters } from './hll';
-import { DIM, dayToIso, StatsKeys } from './keys';
+import { countRegisters, emptyRegisters, mergeHll, mergeRegisters } from '../hll';
+import { DIM, dayToIso, StatsKeys } from '../keys';
+import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from '../types';
 import { bump, PendingCounters, readPending } from './pending-counters';
 import { socialCount, top } from './stats-reader';
 import { dayNumber, dimensionPlan, fullMonths, Interval, isoDay, periods } from './stats-range';
-import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from './types';
 
 const TOP_KEYS = {
   [DIM.country]: 'topCountries',
