@@ -42,6 +42,52 @@ interface DayData {
   legacy: number;
 }
 
+/** A folded row of link_stats_daily, as the day part reads it. */
+interface DayRow {
+  link_id: number;
+  day: string;
+  clicks: string;
+  uniques: string;
+  has_sketch: boolean;
+  sketch: Buffer | null;
+}
+
+/** What the range's parts add up: per day, per dimension, per link. */
+class RangeTally {
+  readonly days = new Map<string, DayData>();
+  readonly dims = new Map<string, Map<string, number>>();
+  readonly linkClicks = new Map<number, number>();
+
+  day(day: string): DayData {
+    let d = this.days.get(day);
+    if (!d)
+      this.days.set(
+        day,
+        (d = { clicks: 0, sketches: [], live: [], stored: 0, single: null, legacy: 0 }),
+      );
+    return d;
+  }
+
+  addLinkClicks(linkId: number, clicks: number): void {
+    this.linkClicks.set(linkId, (this.linkClicks.get(linkId) ?? 0) + clicks);
+  }
+
+  /** Folded rows: clicks add up; a day's sketches are merged later, legacy counts added. */
+  addDays(rows: DayRow[]): void {
+    for (const r of rows) {
+      const d = this.day(r.day);
+      const clicks = Number(r.clicks);
+      d.clicks += clicks;
+      this.addLinkClicks(r.link_id, clicks);
+      if (r.has_sketch) {
+        d.stored += 1;
+        d.single = d.stored === 1 ? Number(r.uniques) : null;
+        if (r.sketch) d.sketches.push(r.sketch);
+      } else d.legacy += Number(r.uniques);
+    }
+  }
+}
+
 interface Scope {
   /** SQL condition on `d.link_id` with `$1` */
   where: string;
@@ -96,138 +142,62 @@ export class StatsRangeReader {
     return { ...stats, linkClicks };
   }
 
+  /**
+   * The range over the scope: its days (folded rows), its whole months' sketches, its folded
+   * dimensions and what is pending in Redis, read at once; then the series and the totals.
+   */
   private async read(
     scope: Scope,
     { from, to, interval }: RangeRequest,
   ): Promise<{ stats: RangeStatistics; linkClicks: Map<number, number> }> {
-    const linkClicks = new Map<number, number>();
-    const dims = new Map<string, Map<string, number>>();
-    const days = new Map<string, DayData>();
-    const dayOf = (day: string) => {
-      let d = days.get(day);
-      if (!d)
-        days.set(
-          day,
-          (d = { clicks: 0, sketches: [], live: [], stored: 0, single: null, legacy: 0 }),
-        );
-      return d;
-    };
+    const tally = new RangeTally();
     // Calendar months wholly inside the range (one link; not by week): their stored month sketch
     // stands for their days in unions, so those days' sketches are not fetched (except the last
     // few days', which may have visits not folded yet).
     const full = scope.single && interval !== 'week' ? fullMonths(from, to) : [];
-    const fullSet = new Set(full);
-    const monthSketches = new Map<string, Buffer>();
+    let monthSketches = new Map<string, Buffer>();
     if (dayNumber(from) <= dayNumber(to)) {
-      const params = [scope.param, from, to];
       const [daily, dimRows, months, pending] = await Promise.all([
-        this.db.query(
-          `SELECT d.link_id, to_char(d.day, 'YYYY-MM-DD') AS day, d.clicks, d.uniques,
-                  d.sketch IS NOT NULL AS has_sketch,
-                  CASE WHEN date_trunc('month', d.day)::date = ANY($4::date[])
-                        AND d.day < (now() AT TIME ZONE 'UTC')::date - 3
-                       THEN NULL ELSE d.sketch END AS sketch
-             FROM link_stats_daily d WHERE ${scope.where} AND d.day BETWEEN $2 AND $3`,
-          [...params, full.map((m) => `${m}-01`)],
-        ) as Promise<
-          Array<{
-            link_id: number;
-            day: string;
-            clicks: string;
-            uniques: string;
-            has_sketch: boolean;
-            sketch: Buffer | null;
-          }>
-        >,
+        this.dayRows(scope, from, to, full),
         this.dimensions(scope, from, to),
-        full.length
-          ? (this.db.query(
-              `SELECT to_char(d.month, 'YYYY-MM') AS month, d.sketch
-                 FROM link_stats_monthly d WHERE ${scope.where} AND d.month = ANY($2::date[])`,
-              [scope.param, full.map((m) => `${m}-01`)],
-            ) as Promise<Array<{ month: string; sketch: Buffer }>>)
-          : Promise.resolve([]),
+        this.monthSketches(scope, full),
         this.pendingIn(scope.linkIds, from, to),
       ]);
-      for (const r of daily) {
-        const d = dayOf(r.day);
-        const clicks = Number(r.clicks);
-        d.clicks += clicks;
-        linkClicks.set(r.link_id, (linkClicks.get(r.link_id) ?? 0) + clicks);
-        if (r.has_sketch) {
-          d.stored += 1;
-          d.single = d.stored === 1 ? Number(r.uniques) : null;
-          if (r.sketch) d.sketches.push(r.sketch);
-        } else d.legacy += Number(r.uniques);
-      }
-      for (const r of months) monthSketches.set(r.month, r.sketch);
-      for (const r of dimRows) bump(dims, r.dim, r.label, Number(r.count));
-      await this.addPending(pending, dayOf, dims, linkClicks);
+      tally.addDays(daily);
+      monthSketches = months;
+      for (const r of dimRows) bump(tally.dims, r.dim, r.label, Number(r.count));
+      await this.addPending(pending, tally);
     }
+    const stats = rangeStatistics(tally, monthSketches, new Set(full), from, to, interval);
+    return { stats, linkClicks: tally.linkClicks };
+  }
 
-    const total = emptyRegisters();
-    let merged = false;
-    let legacy = 0;
-    let clicks = 0;
-    const unionInto = (registers: Uint8Array, blobs: Iterable<Buffer>) => {
-      let any = false;
-      for (const blob of blobs) any = mergeHll(registers, blob) || any;
-      return any;
-    };
-    const series: SeriesPoint[] = periods(from, to, interval).map((period) => {
-      const point: SeriesPoint = { date: period.date, clicks: 0, uniqueClicks: 0 };
-      const inPeriod = period.days.map((day) => days.get(day)).filter((d): d is DayData => !!d);
-      const periodLegacy = inPeriod.reduce((n, d) => n + d.legacy, 0);
-      point.clicks = inPeriod.reduce((n, d) => n + d.clicks, 0);
-      const live = inPeriod.flatMap((d) => d.live);
-      const month = period.date.slice(0, 7);
-      const one = inPeriod.length === 1 ? inPeriod[0] : undefined;
-      if (interval === 'month' && fullSet.has(month)) {
-        // a whole month: its month sketch, and the live sketches of its days not yet folded
-        const registers = emptyRegisters();
-        const sketch = monthSketches.get(month);
-        const any = unionInto(registers, sketch ? [sketch, ...live] : live);
-        point.uniqueClicks = (any ? countRegisters(registers) : 0) + periodLegacy;
-        if (any) {
-          mergeRegisters(total, registers);
-          merged = true;
-        }
-      } else if (one && one.stored === 1 && one.single !== null && !live.length) {
-        // one stored sketch: its count is stored with it (a whole month's day: its month's
-        // sketch joins the total below)
-        point.uniqueClicks = one.single + periodLegacy;
-        if (one.sketches.length) merged = mergeHll(total, one.sketches[0]) || merged;
-      } else {
-        const registers = emptyRegisters();
-        const any = unionInto(registers, [...inPeriod.flatMap((d) => d.sketches), ...live]);
-        point.uniqueClicks = (any ? countRegisters(registers) : 0) + periodLegacy;
-        if (any) {
-          mergeRegisters(total, registers);
-          merged = true;
-        }
-      }
-      legacy += periodLegacy;
-      clicks += point.clicks;
-      return point;
-    });
-    // whole months read by day: their month sketches stand for their days' in the total
-    if (interval !== 'month')
-      for (const sketch of monthSketches.values()) merged = mergeHll(total, sketch) || merged;
+  /**
+   * The day part: the folded rows of the range's days (clicks, unique counts, sketches; the
+   * sketches of days a whole month's sketch stands for are left out, except the last three
+   * days', which may have visits not folded yet).
+   */
+  private dayRows(scope: Scope, from: string, to: string, full: string[]): Promise<DayRow[]> {
+    return this.db.query(
+      `SELECT d.link_id, to_char(d.day, 'YYYY-MM-DD') AS day, d.clicks, d.uniques,
+              d.sketch IS NOT NULL AS has_sketch,
+              CASE WHEN date_trunc('month', d.day)::date = ANY($4::date[])
+                    AND d.day < (now() AT TIME ZONE 'UTC')::date - 3
+                   THEN NULL ELSE d.sketch END AS sketch
+         FROM link_stats_daily d WHERE ${scope.where} AND d.day BETWEEN $2 AND $3`,
+      [scope.param, from, to, full.map((m) => `${m}-01`)],
+    );
+  }
 
-    const stats: RangeStatistics = {
-      clicks,
-      uniqueClicks: (merged ? countRegisters(total) : 0) + legacy,
-      series,
-      topCountries: {},
-      topReferrers: {},
-      topBrowsers: {},
-      topOs: {},
-      topDevices: {},
-      topLanguages: {},
-      socialCount: socialCount(dims.get(DIM.social)),
-    };
-    for (const [dim, key] of Object.entries(TOP_KEYS)) stats[key] = top(dims.get(dim));
-    return { stats, linkClicks };
+  /** The month part: the stored sketches of the whole months (`YYYY-MM` → sketch). */
+  private async monthSketches(scope: Scope, full: string[]): Promise<Map<string, Buffer>> {
+    if (!full.length) return new Map();
+    const rows: Array<{ month: string; sketch: Buffer }> = await this.db.query(
+      `SELECT to_char(d.month, 'YYYY-MM') AS month, d.sketch
+         FROM link_stats_monthly d WHERE ${scope.where} AND d.month = ANY($2::date[])`,
+      [scope.param, full.map((m) => `${m}-01`)],
+    );
+    return new Map(rows.map((r) => [r.month, r.sketch]));
   }
 
   /**
@@ -292,20 +262,15 @@ export class StatsRangeReader {
    * (link, day) with pending visits to that day's sketches (it holds the stored one's visitors
    * and the new ones).
    */
-  private async addPending(
-    pending: PendingCounters,
-    dayOf: (day: string) => DayData,
-    dims: Map<string, Map<string, number>>,
-    linkClicks: Map<number, number>,
-  ): Promise<void> {
+  private async addPending(pending: PendingCounters, tally: RangeTally): Promise<void> {
     const live: Array<[DayData, number, string]> = [];
     for (const [linkId, days] of pending)
       for (const [day, p] of days) {
-        const d = dayOf(dayToIso(day));
+        const d = tally.day(dayToIso(day));
         d.clicks += p.clicks;
-        linkClicks.set(linkId, (linkClicks.get(linkId) ?? 0) + p.clicks);
+        tally.addLinkClicks(linkId, p.clicks);
         for (const [dim, labels] of p.dims)
-          for (const [label, n] of labels) bump(dims, dim, label, n);
+          for (const [label, n] of labels) bump(tally.dims, dim, label, n);
         live.push([d, linkId, day]);
       }
     if (!live.length) return;
@@ -319,5 +284,88 @@ export class StatsRangeReader {
     } catch (err) {
       this.logger.warn(`live visitor sketches unavailable: ${(err as Error).message}`);
     }
+  }
+}
+
+/**
+ * The series and the totals from the tally: each period's unique visitors are the union of its
+ * sketches (a whole month's: its month sketch; one stored day alone: its stored count), the
+ * range's the union of all (whole months read by day: their month sketches stand for their days).
+ */
+function rangeStatistics(
+  tally: RangeTally,
+  monthSketches: Map<string, Buffer>,
+  fullSet: Set<string>,
+  from: string,
+  to: string,
+  interval: Interval,
+): RangeStatistics {
+  const union = new RangeUnion();
+  let legacy = 0;
+  let clicks = 0;
+  const series: SeriesPoint[] = periods(from, to, interval).map((period) => {
+    const inPeriod = period.days.map((day) => tally.days.get(day)).filter((d): d is DayData => !!d);
+    const periodLegacy = inPeriod.reduce((n, d) => n + d.legacy, 0);
+    const periodClicks = inPeriod.reduce((n, d) => n + d.clicks, 0);
+    const live = inPeriod.flatMap((d) => d.live);
+    const month = period.date.slice(0, 7);
+    const one = inPeriod.length === 1 ? inPeriod[0] : undefined;
+    let uniques: number;
+    if (interval === 'month' && fullSet.has(month)) {
+      // a whole month: its month sketch, and the live sketches of its days not yet folded
+      const sketch = monthSketches.get(month);
+      uniques = union.count(sketch ? [sketch, ...live] : live);
+    } else if (one && one.stored === 1 && one.single !== null && !live.length) {
+      // one stored sketch: its count is stored with it (a whole month's day: its month's
+      // sketch joins the total below)
+      uniques = one.single;
+      if (one.sketches.length) union.add(one.sketches[0]);
+    } else uniques = union.count([...inPeriod.flatMap((d) => d.sketches), ...live]);
+    legacy += periodLegacy;
+    clicks += periodClicks;
+    return { date: period.date, clicks: periodClicks, uniqueClicks: uniques + periodLegacy };
+  });
+  // whole months read by day: their month sketches stand for their days' in the total
+  if (interval !== 'month') for (const sketch of monthSketches.values()) union.add(sketch);
+
+  const stats: RangeStatistics = {
+    clicks,
+    uniqueClicks: union.total() + legacy,
+    series,
+    topCountries: {},
+    topReferrers: {},
+    topBrowsers: {},
+    topOs: {},
+    topDevices: {},
+    topLanguages: {},
+    socialCount: socialCount(tally.dims.get(DIM.social)),
+  };
+  for (const [dim, key] of Object.entries(TOP_KEYS)) stats[key] = top(tally.dims.get(dim));
+  return stats;
+}
+
+/** The union of the range's sketches: its unique visitors (0 without any sketch). */
+class RangeUnion {
+  private readonly registers = emptyRegisters();
+  private merged = false;
+
+  /** Adds one sketch. */
+  add(sketch: Buffer): void {
+    this.merged = mergeHll(this.registers, sketch) || this.merged;
+  }
+
+  /** The unique visitors of a union of sketches (a period's), which joins the range's. */
+  count(sketches: Buffer[]): number {
+    const registers = emptyRegisters();
+    let any = false;
+    for (const blob of sketches) any = mergeHll(registers, blob) || any;
+    if (!any) return 0;
+    mergeRegisters(this.registers, registers);
+    this.merged = true;
+    return countRegisters(registers);
+  }
+
+  total(): number {
+    return this.merged ? countRegisters(this.registers) : 0;
   }
 }
