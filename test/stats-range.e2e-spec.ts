@@ -522,6 +522,8 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
             interval,
             clicks: visits.length,
             uniqueClicks: new Set(visits.map((v) => v.visitor.name)).size,
+            // each period too: a whole month's from its month sketch
+            series: expectedSeries(visits, from, to, interval),
             ...tops(visits),
           });
         }

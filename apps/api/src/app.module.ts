@@ -8,6 +8,7 @@ import { DatabaseModule } from '@app/database';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { StatsModule } from '@app/stats';
+import { WebhooksLibModule } from '@app/webhooks';
 
 import { AccountModule } from './account/account.module';
 import { BioModule } from './bio/bio.module';
@@ -67,6 +68,7 @@ const FEATURES = [
     QueueModule.forRoot(),
     CommonModule,
     StatsModule,
+    WebhooksLibModule,
     ...FEATURES,
   ],
 })

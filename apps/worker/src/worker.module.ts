@@ -5,6 +5,7 @@ import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
+import { WebhooksLibModule } from '@app/webhooks';
 
 import { ImportJobsModule } from './imports/import-jobs.module';
 import { QrJobsModule } from './qr/qr-jobs.module';
@@ -27,6 +28,7 @@ const JOBS = [StatsJobsModule, QrJobsModule, WebhookJobsModule, ImportJobsModule
     DatabaseModule,
     RedisModule,
     QueueModule.forRoot(),
+    WebhooksLibModule,
     ...JOBS,
   ],
 })

@@ -1,6 +1,6 @@
 import { RedisService } from '@app/redis';
 
-import type { VisitDimensions } from './visit-classifier';
+import type { VisitDimensions } from './record/visit-classifier';
 
 /**
  * Redis layout of visit counters (all under the deployment prefix):

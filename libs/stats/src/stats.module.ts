@@ -1,9 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 
-import { ClickCaps } from './click-caps';
-import { StatsRangeReader } from './stats-range-reader';
-import { StatsReader } from './stats-reader';
-import { VisitRecorder } from './visit-recorder';
+import { ClickCaps } from './record/click-caps';
+import { StatsRangeReader } from './read/stats-range-reader';
+import { StatsReader } from './read/stats-reader';
+import { VisitRecorder } from './record/visit-recorder';
 
 /** Visit recording and statistics reads, for the api (redirector, link and QR routes). */
 @Global()

@@ -3,39 +3,25 @@ import { EntityManager } from 'typeorm';
 
 import { WebhookEvent } from '@app/database';
 
+import { WebhookDeliveries } from './webhook-deliveries';
+
 /**
- * Writes webhook events into the outbox (`webhook_deliveries`), one row per subscribed, enabled
- * webhook of the owner, in the caller's transaction: the event exists exactly when the change
- * committed. The worker's relay hands the rows to BullMQ. One INSERT … SELECT, whether or not
- * the owner has webhooks.
+ * Writes webhook events into the outbox (`webhook_deliveries`, through WebhookDeliveries), one
+ * row per subscribed, enabled webhook of the owner, in the caller's transaction: the event exists
+ * exactly when the change committed. The worker's relay hands the rows to BullMQ. One
+ * INSERT … SELECT, whether or not the owner has webhooks.
  */
 @Injectable()
 export class WebhookOutbox {
-  /**
-   * A CTE (`hooks AS (…)`) writing one `link.created` row per subscribed webhook of the owner
-   * (`$userParam`) for the link the CTE `source` returned (`id`), with `$dataParam` (a JSON
-   * object) plus that id: for a statement that inserts the link and its event at once.
-   */
+  constructor(private readonly deliveries: WebhookDeliveries) {}
+
+  /** See WebhookDeliveries.createdCte: a link and its `link.created` rows in one statement. */
   static createdCte(source: string, userParam: number, dataParam: number): string {
-    return `hooks AS (
-      INSERT INTO webhook_deliveries (webhook_id, event, data)
-      SELECT w.id, 'link.created', (jsonb_build_object('id', c.id) || $${dataParam}::jsonb)::json
-        FROM webhooks w CROSS JOIN ${source} c
-       WHERE w.user_id = $${userParam} AND w.disabled_at IS NULL AND 'link.created' = ANY(w.events))`;
+    return WebhookDeliveries.createdCte(source, userParam, dataParam);
   }
 
-  async record(
-    em: EntityManager,
-    userId: number,
-    event: WebhookEvent,
-    data: object,
-  ): Promise<void> {
-    await em.query(
-      `INSERT INTO webhook_deliveries (webhook_id, event, data)
-       SELECT id, $2::varchar, $3::json FROM webhooks
-        WHERE user_id = $1 AND disabled_at IS NULL AND $2::text = ANY(events)`,
-      [userId, event, JSON.stringify(data)],
-    );
+  record(em: EntityManager, userId: number, event: WebhookEvent, data: object): Promise<void> {
+    return this.deliveries.insertForSubscribers(em, userId, event, data);
   }
 
   /** The same for many events of one owner (imports): one statement. */
@@ -46,13 +32,6 @@ export class WebhookOutbox {
     data: object[],
   ): Promise<void> {
     if (!data.length) return;
-    await em.query(
-      `INSERT INTO webhook_deliveries (webhook_id, event, data)
-       SELECT w.id, $2::varchar, d.data FROM webhooks w
-        CROSS JOIN unnest($3::json[]) WITH ORDINALITY AS d(data, n)
-        WHERE w.user_id = $1 AND w.disabled_at IS NULL AND $2::text = ANY(w.events)
-        ORDER BY d.n, w.id`,
-      [userId, event, data.map((d) => JSON.stringify(d))],
-    );
+    await this.deliveries.insertManyForSubscribers(em, userId, event, data);
   }
 }

@@ -9,7 +9,6 @@ import {
   InvalidFieldError,
   NotFoundError,
   PageQueryDto,
-  paginate,
   paginateOwn,
   Paginated,
   PlanService,
@@ -18,9 +17,9 @@ import {
   TooManyRequestsError,
 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { Webhook, WebhookDelivery } from '@app/database';
+import { Webhook } from '@app/database';
 import { RedisService } from '@app/redis';
-import { webhookUrlProblem } from '@app/webhooks';
+import { WebhookDeliveries, webhookUrlProblem } from '@app/webhooks';
 
 import { AddWebhookDto } from './dto/add-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
@@ -47,7 +46,7 @@ export const TEST_INTERVAL_SECONDS = 10;
 export class WebhooksService {
   constructor(
     @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
-    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly deliveries: WebhookDeliveries,
     private readonly config: AppConfig,
     private readonly plans: PlanService,
     private readonly redis: RedisService,
@@ -105,8 +104,7 @@ export class WebhooksService {
     query: PageQueryDto,
   ): Promise<Paginated<DeliveryView>> {
     await this.find(auth, id);
-    const qb = this.deliveries.createQueryBuilder('d').where('d.webhookId = :id', { id });
-    return paginate(qb, query, 'deliveries', deliveryView);
+    return this.deliveries.page(id, query, 'deliveries', deliveryView);
   }
 
   /**
@@ -119,17 +117,11 @@ export class WebhooksService {
     if (webhook.disabledAt)
       throw new ForbiddenError('This webhook is disabled: re-enable it with active true first');
     await this.takeTestTurn(id);
-    const [row] = (await this.deliveries.query(
-      `INSERT INTO webhook_deliveries (webhook_id, event, data) VALUES ($1, 'webhook.test', $2::json) RETURNING id`,
-      [
-        id,
-        JSON.stringify({
-          webhook: id,
-          message: 'A test delivery: your receiver is reachable and verifies signatures.',
-        }),
-      ],
-    )) as Array<{ id: string }>;
-    return { message: 'A test delivery has been queued.', delivery: Number(row.id) };
+    const delivery = await this.deliveries.insertTest(id, {
+      webhook: id,
+      message: 'A test delivery: your receiver is reachable and verifies signatures.',
+    });
+    return { message: 'A test delivery has been queued.', delivery };
   }
 
   /** The webhook's test turn (SET NX with expiry), or a 429 saying when the next one is. */

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 
 import { PlanService, PublicUrls } from '@app/common';
 import { Blocklist, DestinationPolicy, LinkCacheAccess, LinkImportWriter } from '@app/links';
-import { WebhookOutbox } from '@app/webhooks';
 
 import { ImportTurns } from './import-turns';
 import { ImportProcessor } from './import.processor';
@@ -23,7 +22,6 @@ import { WorkerLinkCache } from './worker-link-cache';
     Blocklist,
     PlanService,
     PublicUrls,
-    WebhookOutbox,
     { provide: LinkCacheAccess, useClass: WorkerLinkCache },
   ],
 })

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 
 import { PublicUrls } from '@app/common';
 import { FoldedVisits, FoldListener, VisitProfile } from '@app/stats';
+import { WebhookDeliveries } from '@app/webhooks';
 
 /** Visits per delivery of link.clicked / qr.scanned. */
 export const VISITS_PER_DELIVERY = 100;
@@ -31,7 +32,10 @@ interface Subscriber {
  */
 @Injectable()
 export class VisitEvents implements FoldListener {
-  constructor(private readonly urls: PublicUrls) {}
+  constructor(
+    private readonly urls: PublicUrls,
+    private readonly outbox: WebhookDeliveries,
+  ) {}
 
   async onFold(em: EntityManager, visits: FoldedVisits[]): Promise<void> {
     const linkIds = [...new Set(visits.map((v) => v.linkId))];
@@ -86,17 +90,7 @@ export class VisitEvents implements FoldListener {
           WHERE id = $1 RETURNING click_slot - $2::int * interval '1 second' AS first`,
         [webhookId, deliveries.length],
       );
-      await em.query(
-        `INSERT INTO webhook_deliveries (webhook_id, event, data, not_before)
-         SELECT $1, e.event, e.data, $4::timestamptz + (e.n - 1) * interval '1 second'
-           FROM unnest($2::varchar[], $3::json[]) WITH ORDINALITY AS e(event, data, n)`,
-        [
-          webhookId,
-          deliveries.map((d) => d.event),
-          deliveries.map((d) => JSON.stringify(d.data)),
-          first,
-        ],
-      );
+      await this.outbox.insertSpaced(em, webhookId, deliveries, first);
     }
   }
 }

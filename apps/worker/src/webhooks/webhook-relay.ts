@@ -5,6 +5,7 @@ import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 
 import { DeliverWebhookPayload, JOB, QUEUE, WEBHOOK_JOB_OPTIONS } from '@app/queue';
+import { WebhookDeliveries } from '@app/webhooks';
 
 /** How often the relay looks at the outbox. */
 export const RELAY_EVERY_MS = 250;
@@ -28,6 +29,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly deliveries: WebhookDeliveries,
     @InjectQueue(QUEUE.webhooks) private readonly queue: Queue<DeliverWebhookPayload>,
   ) {}
 
@@ -63,12 +65,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
 
   private relayOnce(): Promise<number> {
     return this.db.transaction(async (em) => {
-      const rows: Array<{ id: string; delay: number }> = await em.query(
-        `SELECT id, GREATEST(0, EXTRACT(EPOCH FROM (not_before - now())) * 1000)::int AS delay
-           FROM webhook_deliveries WHERE queued_at IS NULL
-          ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [RELAY_BATCH],
-      );
+      const rows = await this.deliveries.unqueued(em, RELAY_BATCH);
       if (!rows.length) return 0;
       await this.queue.addBulk(
         rows.map((r) => ({
@@ -77,9 +74,9 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
           opts: { ...WEBHOOK_JOB_OPTIONS, jobId: `whd-${r.id}`, delay: r.delay || undefined },
         })),
       );
-      await em.query(
-        `UPDATE webhook_deliveries SET queued_at = now() WHERE id = ANY($1::bigint[])`,
-        [rows.map((r) => r.id)],
+      await this.deliveries.markQueued(
+        em,
+        rows.map((r) => r.id),
       );
       return rows.length;
     });

@@ -14,6 +14,7 @@ import {
   webhookBackoff,
   WORKER_OPTIONS,
 } from '@app/queue';
+import { OutgoingDelivery, WebhookDeliveries } from '@app/webhooks';
 
 import { DeliverySpacing } from './delivery-spacing';
 import { DeliveryGate } from './delivery-gate';
@@ -23,20 +24,6 @@ import { SendResult, WebhookSender } from './webhook-sender';
 export const DISABLE_AFTER_MS = 24 * 3600 * 1000;
 /** Finished deliveries kept per webhook. */
 export const HISTORY = 100;
-
-interface DeliveryRow {
-  id: string;
-  uid: string;
-  event: string;
-  data: unknown;
-  status: string;
-  created_at: Date;
-  webhook_id: number;
-  user_id: number;
-  url: string;
-  secret_enc: string;
-  disabled_at: Date | null;
-}
 
 /**
  * Sends webhook deliveries (jobs made by WebhookRelay). The row is read at each attempt, so the
@@ -62,6 +49,7 @@ export class WebhookProcessor extends LoggedWorkerHost {
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly deliveries: WebhookDeliveries,
     private readonly sender: WebhookSender,
     private readonly config: AppConfig,
     private readonly spacing: DeliverySpacing,
@@ -78,13 +66,7 @@ export class WebhookProcessor extends LoggedWorkerHost {
   async process(job: Job<DeliverWebhookPayload>, token?: string): Promise<string> {
     if (job.name !== JOB.deliverWebhook) throw new Error(`unknown job ${job.name}`);
     const id = job.data.deliveryId;
-    const [row]: DeliveryRow[] = await this.db.query(
-      `SELECT d.id, d.uid, d.event, d.data, d.status, d.created_at, w.id AS webhook_id, w.user_id, w.url,
-              w.secret_enc, w.disabled_at
-         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.id = $1`,
-      [id],
-    );
+    const row = await this.deliveries.outgoing(id);
     if (!row || row.status !== 'pending') return 'gone';
     if (row.disabled_at) {
       await this.finish(row, 'failed', null, 'not sent: the webhook is disabled', { sent: false });
@@ -144,31 +126,18 @@ export class WebhookProcessor extends LoggedWorkerHost {
 
   /** Records the attempt; a finished delivery also trims the webhook's history. */
   private async finish(
-    row: DeliveryRow,
+    row: OutgoingDelivery,
     status: 'pending' | 'delivered' | 'failed',
     responseStatus: number | null,
     error: string | null,
     attempt: { sent: boolean; ok?: boolean },
   ): Promise<void> {
-    await this.db.query(
-      `UPDATE webhook_deliveries
-          SET status = $2::varchar, attempts = attempts + $5, response_status = $3, error = $4,
-              finished_at = CASE WHEN $2::varchar = 'pending' THEN NULL ELSE now() END
-        WHERE id = $1`,
-      [row.id, status, responseStatus, error, attempt.sent ? 1 : 0],
-    );
+    await this.deliveries.recordAttempt(row.id, status, responseStatus, error, attempt.sent);
     if (attempt.ok)
       await this.db.query(
         `UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`,
         [row.webhook_id],
       );
-    if (status !== 'pending')
-      await this.db.query(
-        `DELETE FROM webhook_deliveries
-          WHERE webhook_id = $1 AND status <> 'pending'
-            AND id <= (SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status <> 'pending'
-                        ORDER BY id DESC OFFSET $2 LIMIT 1)`,
-        [row.webhook_id, HISTORY],
-      );
+    if (status !== 'pending') await this.deliveries.trimHistory(row.webhook_id, HISTORY);
   }
 }

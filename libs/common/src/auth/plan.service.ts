@@ -16,6 +16,19 @@ export interface FixedLimit {
   max: number;
 }
 
+/**
+ * The rule of `PlanService.effectivePlan` in SQL, for statements over many users at once
+ * (statistics retention): one row `(user_id, limits)` per user plans limit, with the limits of
+ * the plan that applies. A paid membership whose `expires` has passed counts as the free plan
+ * (lowest id with free = true, as `getFreePlan`); admins are never limited, so they have no row.
+ * Use it as a subquery: `FROM (${EFFECTIVE_LIMITS_SQL}) e`.
+ */
+export const EFFECTIVE_LIMITS_SQL = `SELECT u.id AS user_id,
+         CASE WHEN p.free OR u.expires IS NULL OR u.expires > now() THEN p.limits
+              ELSE (SELECT limits FROM plans WHERE free ORDER BY id LIMIT 1) END AS limits
+    FROM users u JOIN plans p ON p.id = u.plan_id
+   WHERE NOT u.is_admin`;
+
 /** Plan resolution and the plan checks every feature module calls before it creates something. */
 @Injectable()
 export class PlanService {
@@ -36,7 +49,10 @@ export class PlanService {
     return plan;
   }
 
-  /** A paid membership whose `expires` has passed falls back to the free plan. */
+  /**
+   * A paid membership whose `expires` has passed falls back to the free plan (the same rule in
+   * SQL: EFFECTIVE_LIMITS_SQL).
+   */
   isMembershipActive(user: User, plan: Plan, now = new Date()): boolean {
     return plan.free || user.expires === null || user.expires.getTime() > now.getTime();
   }

@@ -5,7 +5,6 @@ import { MemoMap, sha256 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { RedisService } from '@app/redis';
 
-import { ClickCaps } from './click-caps';
 import {
   dayKey,
   HLL_TTL_SECONDS,
@@ -14,8 +13,9 @@ import {
   RECORD_CHUNK_SCRIPT,
   RECORD_VISIT_SCRIPT,
   StatsKeys,
-} from './keys';
-import { VisitInput } from './types';
+} from '../keys';
+import { VisitInput } from '../types';
+import { ClickCaps } from './click-caps';
 import { aggregate, LinkDay, Visitor, VisitLog } from './visit-log';
 import { countableAgent, countableMethod, dimensions } from './visit-classifier';
 

@@ -4,9 +4,9 @@ import { DataSource } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
-import { DIM, dayToIso, StatsKeys } from './keys';
+import { DIM, dayToIso, StatsKeys } from '../keys';
+import { LinkStatistics, LinkTotals } from '../types';
 import { bump, readPending } from './pending-counters';
-import { LinkStatistics, LinkTotals } from './types';
 
 const TOP = 10;
 const DIM_KEYS: Record<string, 'topCountries' | 'topReferrers' | 'topBrowsers' | 'topOs'> = {

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
-import { fieldCounts, StatsKeys } from './keys';
+import { fieldCounts, StatsKeys } from '../keys';
 
 /** Not-yet-folded counts of one link on one day. */
 export interface PendingDay {

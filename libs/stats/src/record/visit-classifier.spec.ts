@@ -1,4 +1,4 @@
-import { fieldCounts, parseField, profileField } from './keys';
+import { fieldCounts, parseField, profileField } from '../keys';
 import {
   agentInfo,
   countryCodeOf,

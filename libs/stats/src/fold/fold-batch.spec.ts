@@ -1,0 +1,47 @@
+import { collectBatch } from './fold-batch';
+
+describe('collectBatch (a claimed batch summed for the fold)', () => {
+  const hashes: Array<Record<string, string>> = [
+    {
+      '20261122|v|France|Direct|Firefox|Linux||desktop|fr': '2',
+      '20261122|v|France|t.co|Chrome|Linux|twitter|mobile|en': '3',
+      '20261123|c': '1',
+      'not a field': '9',
+    },
+    { '20261122|v|Spain|Direct|Safari|iOS||mobile|es': '4', '20261122|re|old.example': '1' },
+  ];
+
+  it('sums clicks per link and day, and dimension counts per label (one entry each)', () => {
+    const b = collectBatch('b1', ['7', '8'], hashes, false);
+    expect(b).toMatchObject({ id: 'b1', linkIds: ['7', '8'], clicks: 10, visits: [] });
+    expect(b.rows).toEqual([
+      { linkId: 7, day: '20261122', clicks: 5, uniques: null, sketch: null },
+      { linkId: 7, day: '20261123', clicks: 1, uniques: null, sketch: null },
+      { linkId: 8, day: '20261122', clicks: 4, uniques: null, sketch: null },
+    ]);
+    expect(b.dims).toContainEqual([7, '2026-11-22', 'co', 'France', 5]);
+    expect(b.dims).toContainEqual([7, '2026-11-22', 're', 'Direct', 2]);
+    expect(b.dims).toContainEqual([7, '2026-11-22', 'so', 'twitter', 3]);
+    // a dimension-only field counts no click
+    expect(b.dims).toContainEqual([8, '2026-11-22', 're', 'old.example', 1]);
+    const keys = b.dims.map((d) => d.slice(0, 4).join('|'));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('keeps the visits per profile for a fold listener', () => {
+    const { visits } = collectBatch('b1', ['7', '8'], hashes, true);
+    expect(visits).toHaveLength(4);
+    expect(visits[0]).toEqual({
+      linkId: 7,
+      day: '2026-11-22',
+      count: 2,
+      country: 'France',
+      referrer: 'Direct',
+      browser: 'Firefox',
+      os: 'Linux',
+      device: 'desktop',
+      language: 'fr',
+    });
+    expect(visits[2]).toMatchObject({ linkId: 7, day: '2026-11-23', count: 1, country: null });
+  });
+});
