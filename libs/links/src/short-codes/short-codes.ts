@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
 
 import {
   AppError,
@@ -82,6 +82,8 @@ export interface NewBatchLink {
  */
 @Injectable()
 export class ShortCodes {
+  private linkMeta?: EntityMetadata;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly plans: PlanService,
@@ -183,7 +185,7 @@ export class ShortCodes {
       domainId: code.domain?.id ?? null,
       ...code.values,
     };
-    const meta = this.db.getMetadata(Link);
+    const meta = (this.linkMeta ??= this.db.getMetadata(Link));
     const columns: string[] = [];
     const params: unknown[] = [];
     for (const [property, value] of Object.entries(values)) {
@@ -206,12 +208,14 @@ export class ShortCodes {
           } ${rider ? rider.sql(riderFirst) : 'SELECT id FROM created'}`
         : insert;
     const date = new Date();
+    const { url = '', title = '', description = '' } = values;
+    const text = { url, title, description };
     const { placed, refused } = await this.draw([code], async ([alias]) => {
       const args = [...params, alias];
       if (event)
         args.push(
           code.userId,
-          JSON.stringify(linkEvent(this.urls, { alias, ...values } as Link, code.domain, date)),
+          JSON.stringify(linkEvent(this.urls, { ...text, alias }, code.domain, date)),
         );
       if (rider) args.push(...rider.params);
       const rows: Array<Record<string, unknown> & { id: number }> = await em.query(sql, args);
