@@ -274,7 +274,18 @@ describe('bio pages', () => {
         400,
         /^avatar: this destination is blocked$/,
       );
-      expect(await countOwned(t, 'links', u.id)).toBe(0);
+      // all of them blocked: one pass in the body's order (avatar, socials, buttons) names the first
+      const everything = {
+        avatar: `https://${host}/a.png`,
+        socials: { youtube: `https://www.${host}/` },
+        links: [{ title: 'bad', url: `https://${host}/x` }],
+      };
+      expectError(await add(u, { name: 'n', ...everything }), 400, /^avatar: /);
+      const { avatar: _a, ...rest } = everything;
+      expectError(await add(u, { name: 'n', ...rest }), 400, /^socials\.youtube: /);
+      const page = await add(u, { name: 'n' }).expect(200);
+      expectError(await update(u, page.body.id, rest), 400, /^socials\.youtube: /);
+      expect(await countOwned(t, 'links', u.id)).toBe(1);
     });
 
     it('409 for an alias already taken by a link or a bio page', async () => {

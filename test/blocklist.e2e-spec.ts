@@ -709,7 +709,7 @@ describe('blocklist and admin disable', () => {
         .set(admin.auth)
         .expect(200);
       await a.http().delete(`/api/qr/${qr.body.id}/delete`).set(user.auth).expect(200);
-      // what LinksService.insert / the QR insert / an import do when the drawn alias is reserved
+      // what ShortCodes (links, bio pages, QR codes, imports) meets when the drawn alias is reserved
       expect(
         await a.db.query(
           `INSERT INTO links (user_id, kind, alias, url) VALUES ($1, 'link', $2, 'https://example.com/')

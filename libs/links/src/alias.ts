@@ -1,4 +1,4 @@
-import { isNestPath, randomString } from '@app/common';
+import { isNestPath, NEST_ROOTS, PUBLIC_PREFIXES, randomString } from '@app/common';
 
 /** A short-link alias: 3-64 of [A-Za-z0-9_-]. The redirector checks the same pattern before any lookup. */
 export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
@@ -27,18 +27,10 @@ export function isAliasShaped(s: string): boolean {
 }
 
 /**
- * Aliases that would shadow a path of the service (api, docs, QR / rotator / list prefixes) or
- * that people expect to be the site's own pages. Compared case-insensitively.
+ * Words people expect to be the site's own pages, and the files browsers and crawlers ask for:
+ * reserved although nothing serves them today, so that no short link poses as one.
  */
-export const RESERVED_ALIASES: ReadonlySet<string> = new Set([
-  'api',
-  'auth',
-  'docs',
-  'docs-json',
-  'health',
-  'q',
-  'r',
-  'u',
+const SITE_WORDS = [
   'static',
   'assets',
   'admin',
@@ -66,6 +58,18 @@ export const RESERVED_ALIASES: ReadonlySet<string> = new Set([
   'sitemap.xml',
   'humans.txt',
   '.well-known',
+];
+
+/**
+ * Aliases that would shadow a path of the service, derived from where the paths are declared:
+ * Nest's roots (NEST_ROOTS: `api`, `auth`, `health`, `docs`; isReservedAlias refuses every alias
+ * isNestPath would take too, `docs-json`, `health2`), the public prefixes (PUBLIC_PREFIXES: `q`,
+ * `r`, `u`), and the SITE_WORDS. Compared case-insensitively.
+ */
+export const RESERVED_ALIASES: ReadonlySet<string> = new Set([
+  ...NEST_ROOTS,
+  ...PUBLIC_PREFIXES.map((prefix) => prefix.slice(1, -1)),
+  ...SITE_WORDS,
 ]);
 
 /**

@@ -68,10 +68,11 @@ export class DestinationPolicy {
         );
   }
 
-  /** `check` for each [field, url] pair, in order. */
+  /** `check` for each [field, url] pair, in order (an empty or absent URL is none). */
   async checkAll(
     destinations: Array<[field: string, url: string | null | undefined]>,
+    options: { ownHostsAllowed?: boolean } = {},
   ): Promise<void> {
-    for (const [field, url] of destinations) if (url) await this.check(field, url);
+    for (const [field, url] of destinations) if (url) await this.check(field, url, options);
   }
 }

@@ -8,3 +8,5 @@ export * from './link-cache-access';
 export * from './link-fields';
 export * from './link-import-writer';
 export * from './link-input';
+export * from './short-codes/link-event';
+export * from './short-codes/short-codes';

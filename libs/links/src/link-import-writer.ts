@@ -3,28 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { IsOptional } from 'class-validator';
 import { DataSource, EntityManager } from 'typeorm';
 
-import {
-  formatDateTime,
-  InvalidFieldError,
-  mapError,
-  parseDateTime,
-  PlanService,
-  Principal,
-  PublicUrls,
-  storedUrl,
-  validateBody,
-} from '@app/common';
-import { Domain, Link } from '@app/database';
-import { WebhookOutbox } from '@app/webhooks';
+import { InvalidFieldError, mapError, Principal, storedUrl, validateBody } from '@app/common';
+import { Domain } from '@app/database';
 
-import { aliasProblem, generateAlias } from './alias';
 import { DestinationPolicy } from './destination-policy';
 import { IsDomainRef } from './domain-ref';
 import { LinkCacheAccess } from './link-cache-access';
 import { LinkField } from './link-fields';
 import { hostOfDomainRef } from './link-input';
-
-const GENERATE_ATTEMPTS = 8;
+import { expiryDate, NewBatchLink, ShortCodes } from './short-codes/short-codes';
 
 /** One link of an import, in url/add terms (empty cells are absent). */
 export interface ImportLinkInput {
@@ -42,12 +29,7 @@ export interface ImportLinkInput {
 
 /** Rows of an import batch that passed validation, and those that did not. */
 export interface PreparedImport {
-  valid: Array<{
-    line: number;
-    values: Partial<Link>;
-    custom: string | null;
-    domain: Domain | null;
-  }>;
+  valid: Array<NewBatchLink & { line: number }>;
   errors: Array<{ line: number; message: string }>;
 }
 
@@ -85,17 +67,15 @@ class ImportLinkDto {
 
 /**
  * Creates the links of an import (the worker's import job), batch by batch, by the rules of
- * `url/add`. The api's LinksService creates links one at a time; both write `links` rows with
- * their `link.created` outbox rows in the same statement or transaction.
+ * `url/add`. The links and their `link.created` outbox rows are written by ShortCodes (in one
+ * transaction a batch), as the api's LinksService writes one at a time.
  */
 @Injectable()
 export class LinkImportWriter {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    private readonly plans: PlanService,
-    private readonly urls: PublicUrls,
+    private readonly codes: ShortCodes,
     private readonly destinations: DestinationPolicy,
-    private readonly outbox: WebhookOutbox,
     private readonly cache: LinkCacheAccess,
   ) {}
 
@@ -105,10 +85,12 @@ export class LinkImportWriter {
    * writes, so it may run while the previous batch is written.
    */
   async prepareImport(auth: Principal, rows: ImportLinkInput[]): Promise<PreparedImport> {
-    const userId = auth.user.id;
     const errors: ImportBatchResult['errors'] = [];
     const domains = new Map(
-      (await this.db.getRepository(Domain).find({ where: { userId } })).map((d) => [d.host, d]),
+      (await this.db.getRepository(Domain).find({ where: { userId: auth.user.id } })).map((d) => [
+        d.host,
+        d,
+      ]),
     );
     const valid: PreparedImport['valid'] = [];
     for (const row of rows) {
@@ -121,8 +103,9 @@ export class LinkImportWriter {
           domain: row.domain,
           expiry: row.expiry,
         });
-        if (dto.custom !== undefined && dto.custom !== null) this.checkCustom(auth, dto.custom);
-        const expiresAt = this.expiry(dto.expiry);
+        if (dto.custom !== undefined && dto.custom !== null)
+          this.codes.checkAlias(auth, 'custom', dto.custom);
+        const expiresAt = expiryDate(dto.expiry);
         await this.destinations.checkAll([['url', dto.url]]);
         let domain: Domain | null = null;
         if (dto.domain !== undefined && dto.domain !== null) {
@@ -138,9 +121,6 @@ export class LinkImportWriter {
           custom: dto.custom ?? null,
           domain,
           values: {
-            userId,
-            kind: 'link',
-            domainId: domain?.id ?? null,
             url: storedUrl(dto.url),
             title: dto.title ?? '',
             description: dto.description ?? '',
@@ -181,7 +161,7 @@ export class LinkImportWriter {
     // what exists already: the caller's aliases are skipped, another user's are an error; a row
     // without an alias is skipped when the caller has a link to its URL
     const aliases = valid.flatMap((v) => (v.custom ? [v.custom] : []));
-    const urls = valid.flatMap((v) => (v.custom ? [] : [v.values.url as string]));
+    const urls = valid.flatMap((v) => (v.custom ? [] : [v.values.url]));
     // an alias reserved by a takedown (`down`) is refused, the caller's own included
     const [taken, linked]: [
       Array<{ alias: string; user_id: number; down: boolean }>,
@@ -208,15 +188,11 @@ export class LinkImportWriter {
     const known = new Set(linked.map((l) => l.url));
     const fresh: typeof valid = [];
     for (const v of valid) {
-      const key = v.custom ?? (v.values.url as string);
+      const key = v.custom ?? v.values.url;
       if (v.custom && down.has(v.custom) && owners.get(v.custom) === userId) {
-        result.errors.push({
-          line: v.line,
-          message:
-            'custom: this alias was taken down by an administrator and stays reserved until they restore it',
-        });
+        result.errors.push({ line: v.line, message: this.codes.reserved('custom').message });
       } else if (v.custom && owners.has(v.custom) && owners.get(v.custom) !== userId) {
-        result.errors.push({ line: v.line, message: 'custom: this alias is already taken' });
+        result.errors.push({ line: v.line, message: this.codes.taken('custom').message });
       } else if (v.custom ? owners.has(v.custom) : known.has(key)) {
         result.skipped += 1;
       } else {
@@ -233,12 +209,7 @@ export class LinkImportWriter {
     }
 
     const created = await this.db.transaction(async (em) => {
-      let room = fresh.length;
-      const max = this.plans.linksCap(auth);
-      if (max > 0) {
-        await em.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
-        room = Math.max(0, max - (await this.plans.linksOwned(em, userId)));
-      }
+      const { room, max } = await this.codes.room(em, auth, fresh.length);
       if (room < fresh.length) {
         result.limitReached = true;
         result.errors.push({
@@ -246,77 +217,14 @@ export class LinkImportWriter {
           message: `Plan limit reached: your plan allows ${max} links`,
         });
       }
-      const rowsIn = fresh.slice(0, room);
-      const done: Array<{ id: number; alias: string; v: (typeof valid)[number] }> = [];
-      let pending = rowsIn;
-      for (let attempt = 0; pending.length && attempt < GENERATE_ATTEMPTS; attempt++) {
-        const chosen = pending.map((v) => v.custom ?? generateAlias(attempt));
-        const inserted: Array<{ id: number; alias: string }> = await em.query(
-          `INSERT INTO links (user_id, kind, alias, domain_id, url, title, description, expires_at)
-           SELECT $1, 'link', i.alias, i.domain_id, i.url, i.title, i.description, i.expires_at
-             FROM unnest($2::varchar[], $3::int[], $4::text[], $5::varchar[], $6::varchar[], $7::timestamptz[])
-               AS i(alias, domain_id, url, title, description, expires_at)
-           ON CONFLICT (alias) DO NOTHING RETURNING id, alias`,
-          [
-            userId,
-            chosen,
-            pending.map((v) => v.values.domainId),
-            pending.map((v) => v.values.url),
-            pending.map((v) => v.values.title),
-            pending.map((v) => v.values.description),
-            pending.map((v) => v.values.expiresAt),
-          ],
-        );
-        const ids = new Map(inserted.map((r) => [r.alias, r.id]));
-        const retry: typeof pending = [];
-        pending.forEach((v, i) => {
-          const id = ids.get(chosen[i]);
-          if (id) done.push({ id, alias: chosen[i], v });
-          else if (v.custom)
-            result.skipped += 1; // taken meanwhile
-          else retry.push(v);
-        });
-        pending = retry;
-      }
-      if (pending.length) throw new Error('could not generate free aliases');
-      const now = formatDateTime(new Date());
-      await this.outbox.recordMany(
-        em,
-        userId,
-        'link.created',
-        done.map(({ id, alias, v }) => ({
-          id,
-          alias,
-          shorturl: this.urls.short(alias, v.domain?.domain),
-          longurl: v.values.url,
-          title: v.values.title,
-          description: v.values.description,
-          domain: v.domain?.host ?? null,
-          date: now,
-        })),
-      );
-      result.created = done.length;
+      const { created, refused } = await this.codes.insertMany(em, userId, fresh.slice(0, room));
+      result.skipped += refused.length; // taken meanwhile
+      result.created = created.length;
       await commit?.(em, result);
-      return done;
+      return created;
     });
     // visits before the import may have cached "no such alias"
     if (created.length) await this.cache.forgetAliases(created.map((c) => c.alias));
     return result;
-  }
-
-  private checkCustom(auth: Principal, alias: string): void {
-    this.plans.assertFeature(auth, 'alias');
-    const problem = aliasProblem(alias);
-    if (problem) throw new InvalidFieldError('custom', problem);
-  }
-
-  private expiry(value: string | null | undefined): Date | null {
-    if (value === undefined || value === null) return null;
-    const date = parseDateTime(value);
-    if (!date)
-      throw new InvalidFieldError('expiry', 'must be a valid date-time YYYY-MM-DD HH:MM:SS');
-    if (date.getTime() <= Date.now())
-      throw new InvalidFieldError('expiry', 'must be in the future');
-    return date;
   }
 }

@@ -4,6 +4,7 @@ import { DestinationsModule } from '../destinations/destinations.module';
 import { LinkCacheModule } from '../link-cache/link-cache.module';
 import { PublicModule } from '../public/public.module';
 import { PublicRoutes } from '../public/public-routes';
+import { ShortCodesModule } from '../short-codes/short-codes.module';
 import { TakedownsModule } from '../takedowns/takedowns.module';
 import { BioController } from './bio.controller';
 import { BioPublicHandler } from './bio-public.handler';
@@ -14,7 +15,7 @@ import { BioService } from './bio.service';
  * themselves at `/<alias>` (short codes of kind `bio`, served through the public handler).
  */
 @Module({
-  imports: [PublicModule, DestinationsModule, LinkCacheModule, TakedownsModule],
+  imports: [PublicModule, DestinationsModule, LinkCacheModule, TakedownsModule, ShortCodesModule],
   controllers: [BioController],
   providers: [BioService, BioPublicHandler],
 })

@@ -1,30 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 
 import {
   BadRequestError,
-  ConflictError,
   hostOfUrl,
-  InvalidFieldError,
   NotFoundError,
   PageQueryDto,
   Paginated,
   pageRequest,
-  PlanService,
   Principal,
   PublicUrls,
   storedUrl,
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { BioLinkItem, BioPage, ChannelItem, Domain, Link } from '@app/database';
-import {
-  ALIAS_PATTERN,
-  aliasProblem,
-  DestinationPolicy,
-  generateAlias,
-  ownDomain,
-} from '@app/links';
+import { ALIAS_PATTERN, DestinationPolicy, ownDomain, ShortCodes } from '@app/links';
 import { LinkStatistics, StatsReader } from '@app/stats';
 
 import { LinkCache } from '../link-cache/link-cache';
@@ -34,8 +25,6 @@ import { AddBioDto } from './dto/add-bio.dto';
 import { BioLinkDto, BioSocialsDto } from './dto/bio-parts.dto';
 import { BioSavedView, bioView, BioView } from './dto/bio.views';
 import { UpdateBioDto } from './dto/update-bio.dto';
-
-const GENERATE_ATTEMPTS = 8;
 
 /**
  * Bio pages (link-in-bio). A page is a `links` row of kind `bio` (alias, branded domain, title,
@@ -52,7 +41,7 @@ export class BioService {
     @InjectRepository(Link) private readonly links: Repository<Link>,
     @InjectRepository(BioPage) private readonly pages: Repository<BioPage>,
     @InjectRepository(Domain) private readonly domains: Repository<Domain>,
-    private readonly plans: PlanService,
+    private readonly codes: ShortCodes,
     private readonly stats: StatsReader,
     private readonly cache: LinkCache,
     private readonly urls: PublicUrls,
@@ -114,27 +103,23 @@ export class BioService {
 
   async create(auth: Principal, dto: AddBioDto): Promise<BioSavedView> {
     const userId = auth.user.id;
-    if (dto.alias !== undefined) this.checkAlias(auth, dto.alias);
-    if (dto.avatar) await this.destinations.check('avatar', dto.avatar, { ownHostsAllowed: true });
-    const socials = await this.socials(dto.socials);
+    if (dto.alias !== undefined) this.codes.checkAlias(auth, 'alias', dto.alias);
+    await this.checkDestinations(dto);
+    const socials = this.socials(dto.socials);
     const buttons = await this.buttons(userId, dto.links);
 
     const created = await this.db.transaction(async (em) => {
       const domain = await ownDomain(em, userId, dto.domain);
       // a bio page counts against the plan's links (under the user's row lock when capped)
-      await this.plans.reserveLink(em, auth);
-      const { id, alias } = await this.insertLink(
-        em,
-        {
-          userId,
-          kind: 'bio',
-          domainId: domain?.id ?? null,
-          url: '',
-          title: dto.title ?? '',
-          description: dto.description ?? '',
-        },
-        dto.alias ?? null,
-      );
+      await this.codes.reserve(em, auth);
+      const { id, alias } = await this.codes.insert(em, {
+        kind: 'bio',
+        userId,
+        domain,
+        custom: dto.alias ?? null,
+        field: 'alias',
+        values: { url: '', title: dto.title ?? '', description: dto.description ?? '' },
+      });
       await em.insert(BioPage, {
         linkId: id,
         userId,
@@ -162,12 +147,12 @@ export class BioService {
     if (!link) throw new NotFoundError('Bio page');
     const newAlias = dto.alias !== undefined && dto.alias !== link.alias ? dto.alias : null;
     if (newAlias !== null) {
-      this.checkAlias(auth, newAlias);
+      this.codes.checkAlias(auth, 'alias', newAlias);
       // a takedown reserves the alias the page had: it cannot move away from it
       if (link.disabledAt) throw this.takedowns.frozen('alias');
     }
-    if (dto.avatar) await this.destinations.check('avatar', dto.avatar, { ownHostsAllowed: true });
-    const socials = dto.socials !== undefined ? await this.socials(dto.socials) : undefined;
+    await this.checkDestinations(dto);
+    const socials = dto.socials !== undefined ? this.socials(dto.socials) : undefined;
     const buttons = dto.links !== undefined ? await this.buttons(userId, dto.links) : undefined;
 
     const linkChanges: Partial<Link> = {};
@@ -194,8 +179,7 @@ export class BioService {
       } else if (link.domainId) {
         current = await em.findOne(Domain, { where: { id: link.domainId } });
       }
-      if (newAlias !== null && (await em.exists(Link, { where: { alias: newAlias } })))
-        throw this.aliasTaken();
+      if (newAlias !== null) await this.codes.assertFree(em, 'alias', newAlias);
       if (Object.keys(linkChanges).length)
         await em.update(Link, { id }, linkChanges).catch(async (err: unknown) => {
           throw await this.takedowns.updateRefusal(err, 'alias', newAlias ?? '', userId);
@@ -232,39 +216,39 @@ export class BioService {
 
   // ---- rules -----------------------------------------------------------------------------
 
-  /** The same rules as a link's custom alias (plan feature "alias"), named `alias`. */
-  private checkAlias(auth: Principal, alias: string): void {
-    this.plans.assertFeature(auth, 'alias');
-    const problem = aliasProblem(alias);
-    if (problem) throw new InvalidFieldError('alias', problem);
+  /**
+   * Every URL of the body (avatar, socials, buttons) in one pass, as links check theirs: a blocked
+   * one is refused (400 naming `avatar`, `socials.<network>` or `links[i].url`). The service's own
+   * hosts are allowed (a button to one of the caller's short links is the point).
+   */
+  private async checkDestinations(dto: AddBioDto | UpdateBioDto): Promise<void> {
+    const urls: Array<[string, string | null | undefined]> = [['avatar', dto.avatar]];
+    for (const network of SOCIAL_NETWORK_NAMES) {
+      const url = dto.socials?.[network];
+      if (typeof url === 'string') urls.push([`socials.${network}`, url]);
+    }
+    for (const [i, item] of (dto.links ?? []).entries()) urls.push([`links[${i}].url`, item.url]);
+    await this.destinations.checkAll(urls, { ownHostsAllowed: true });
   }
 
-  private aliasTaken(): ConflictError {
-    return new ConflictError('alias: this alias is already taken');
-  }
-
-  /** The socials as stored: known networks only (the DTO refused others), blocked URLs refused. */
-  private async socials(dto: BioSocialsDto | undefined): Promise<Record<string, string>> {
+  /** The socials as stored: known networks only (the DTO refused others; checkDestinations ran). */
+  private socials(dto: BioSocialsDto | undefined): Record<string, string> {
     const out: Record<string, string> = {};
     if (!dto) return out;
     for (const network of SOCIAL_NETWORK_NAMES) {
       const url = dto[network];
-      if (typeof url !== 'string') continue;
-      await this.destinations.check(`socials.${network}`, url, { ownHostsAllowed: true });
-      out[network] = storedUrl(url);
+      if (typeof url === 'string') out[network] = storedUrl(url);
     }
     return out;
   }
 
   /**
-   * The buttons as stored. A blocked URL is refused (400 naming `links[i].url`); a button to one
-   * of the caller's own short links (on PUBLIC_URL or the link's branded domain) records that
+   * The buttons as stored (checkDestinations ran). A button to one of the caller's own short links (on PUBLIC_URL or the link's branded domain) records that
    * link's id, so the page leaves it out while the link is private or once it is deleted.
    */
   private async buttons(userId: number, links: BioLinkDto[] | undefined): Promise<BioLinkItem[]> {
     const out: BioLinkItem[] = [];
-    for (const [i, item] of (links ?? []).entries()) {
-      await this.destinations.check(`links[${i}].url`, item.url, { ownHostsAllowed: true });
+    for (const item of links ?? []) {
       const stored: BioLinkItem = { title: item.title, url: storedUrl(item.url) };
       const own = await this.ownLink(userId, item.url);
       if (own !== null) stored.link = own;
@@ -296,29 +280,5 @@ export class BioService {
       [alias, userId, domainId],
     );
     return rows.length ? rows[0].id : null;
-  }
-
-  /** Inserts the row with the chosen alias (409 when taken) or a generated one (retried on collision). */
-  private async insertLink(
-    em: EntityManager,
-    values: Partial<Link>,
-    custom: string | null,
-  ): Promise<{ id: number; alias: string }> {
-    for (let attempt = 0; attempt < GENERATE_ATTEMPTS; attempt++) {
-      const alias = custom ?? generateAlias(attempt);
-      const result = await em
-        .createQueryBuilder()
-        .insert()
-        .into(Link)
-        .values({ ...values, alias })
-        .orIgnore()
-        .returning(['id'])
-        .execute();
-      const id = (result.raw as Array<{ id: number }>)[0]?.id;
-      if (id) return { id, alias };
-      // taken, or reserved by a takedown (the trigger skipped the row)
-      if (custom) throw await this.takedowns.refusal('alias', custom, values.userId as number, em);
-    }
-    throw new Error('could not generate a free alias');
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { DestinationsModule } from '../destinations/destinations.module';
 import { LinkCacheModule } from '../link-cache/link-cache.module';
+import { ShortCodesModule } from '../short-codes/short-codes.module';
 import { TakedownsModule } from '../takedowns/takedowns.module';
 import { LinkReferences } from './link-references';
 import { LinkViews } from './link-views';
@@ -11,7 +12,7 @@ import { LinksService } from './links.service';
 
 /** Short links: /api/urls, /api/url/add, /api/url/:id, /api/url/:id/update|delete. */
 @Module({
-  imports: [LinkCacheModule, DestinationsModule, TakedownsModule],
+  imports: [LinkCacheModule, DestinationsModule, TakedownsModule, ShortCodesModule],
   controllers: [LinksController, LinksAdminController],
   providers: [LinksService, LinkReferences, LinkViews],
   exports: [LinksService],

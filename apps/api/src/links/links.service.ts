@@ -4,15 +4,11 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 
 import {
   BadRequestError,
-  ConflictError,
-  formatDateTime,
   hashPassword,
-  InvalidFieldError,
   mapError,
   NotFoundError,
   Paginated,
   pageRequest,
-  parseDateTime,
   PlanService,
   Principal,
   PublicUrls,
@@ -20,7 +16,7 @@ import {
   validateBody,
 } from '@app/common';
 import { ChannelItem, Domain, Link, LinkPixel } from '@app/database';
-import { aliasProblem, DestinationPolicy, generateAlias, likePattern } from '@app/links';
+import { DestinationPolicy, expiryDate, likePattern, linkEventData, ShortCodes } from '@app/links';
 import { LinkStatistics, StatsReader } from '@app/stats';
 import { WebhookOutbox } from '@app/webhooks';
 
@@ -32,18 +28,15 @@ import { CreateLinkDto } from './dto/create-link.dto';
 import { BulkItemView, LinkDetailsView, LinkItemView } from './dto/link.views';
 import { ListLinksDto } from './dto/list-links.dto';
 import { UpdateLinkDto } from './dto/update-link.dto';
-import { linkEventData } from './link-events';
 import { destinationsOf, optionColumns } from './link-options';
 import { LinkReferences } from './link-references';
 import { LinkViews } from './link-views';
 
-const GENERATE_ATTEMPTS = 8;
-
 /**
  * Short links of kind `link`: create, list, read with statistics, update, delete. What a body
  * names (domain, pixels, campaign, …) is resolved by LinkReferences, views are built by
- * LinkViews; this class keeps the rules of the link itself (alias, expiry, password, plan count)
- * and the transactions.
+ * LinkViews, the row is written by ShortCodes (alias, plan count, link.created); this class keeps
+ * the rules of the link itself (expiry, password, options) and the transactions.
  */
 @Injectable()
 export class LinksService {
@@ -61,12 +54,14 @@ export class LinksService {
     private readonly destinations: DestinationPolicy,
     private readonly outbox: WebhookOutbox,
     private readonly takedowns: Takedowns,
+    private readonly codes: ShortCodes,
   ) {}
 
   async create(auth: Principal, dto: CreateLinkDto): Promise<{ id: number; shorturl: string }> {
     const userId = auth.user.id;
-    if (dto.custom !== undefined && dto.custom !== null) this.checkCustom(auth, dto.custom);
-    const expiresAt = this.expiry(dto.expiry);
+    const custom = dto.custom ?? null;
+    if (custom !== null) this.codes.checkAlias(auth, 'custom', custom);
+    const expiresAt = expiryDate(dto.expiry);
     const options = optionColumns(auth, dto, this.plans);
     await this.destinations.checkAll(destinationsOf(dto));
     const passwordHash = dto.password ? await hashPassword(dto.password) : null;
@@ -82,31 +77,25 @@ export class LinksService {
       const channelId = dto.channel ? await this.refs.channel(em, userId, dto.channel) : null;
 
       // the plan's links count (under the user's row lock, only when the plan caps it)
-      await this.plans.reserveLink(em, auth);
-
-      const values = {
-        userId,
-        kind: 'link' as const,
-        domainId: domain?.id ?? null,
-        url: storedUrl(dto.url),
-        title: dto.title ?? '',
-        description: dto.description ?? '',
-        ...style,
-        passwordHash,
-        expiresAt,
-        campaignId,
-        ...options,
-      };
+      await this.codes.reserve(em, auth);
       // the link and its link.created outbox rows in one statement: both or neither
-      const { id, alias } = await this.insert(em, values, custom, (a) => ({
-        alias: a,
-        shorturl: this.urls.short(a, domain?.domain),
-        longurl: values.url,
-        title: values.title,
-        description: values.description,
-        domain: domain?.host ?? null,
-        date: formatDateTime(new Date()),
-      }));
+      const { id, alias } = await this.codes.insert(em, {
+        kind: 'link',
+        userId,
+        domain,
+        custom,
+        field: 'custom',
+        values: {
+          url: storedUrl(dto.url),
+          title: dto.title ?? '',
+          description: dto.description ?? '',
+          ...style,
+          passwordHash,
+          expiresAt,
+          campaignId,
+          ...options,
+        },
+      });
       if (pixelIds.length)
         await em.insert(
           LinkPixel,
@@ -115,8 +104,7 @@ export class LinksService {
       if (channelId) await this.refs.assignChannel(em, userId, channelId, id);
       return { id, alias, domain };
     };
-    const custom = dto.custom ?? null;
-    const transaction = !!dto.pixels?.length || !!dto.channel || this.plans.linksCap(auth) > 0;
+    const transaction = !!dto.pixels?.length || !!dto.channel || this.codes.counted(auth);
     const created = transaction ? await this.db.transaction(write) : await write(this.db.manager);
 
     // A visit before creation may have cached "no such alias" for a custom alias. A generated
@@ -215,13 +203,13 @@ export class LinksService {
     if (!link) throw new NotFoundError('Link');
     const newAlias = dto.custom !== undefined && dto.custom !== link.alias ? dto.custom : null;
     if (newAlias !== null) {
-      this.checkCustom(auth, newAlias);
+      this.codes.checkAlias(auth, 'custom', newAlias);
       // a takedown reserves the alias the code had: it cannot move away from it
       if (link.disabledAt) throw this.takedowns.frozen('custom');
     }
     const changes: Partial<Link> = optionColumns(auth, dto, this.plans);
     await this.destinations.checkAll(destinationsOf(dto));
-    if (dto.expiry !== undefined) changes.expiresAt = this.expiry(dto.expiry);
+    if (dto.expiry !== undefined) changes.expiresAt = expiryDate(dto.expiry);
     if (dto.password !== undefined)
       changes.passwordHash = dto.password ? await hashPassword(dto.password) : null;
     if (dto.url !== undefined) changes.url = storedUrl(dto.url);
@@ -248,7 +236,7 @@ export class LinksService {
       const channelId =
         dto.channel !== undefined ? await this.refs.channel(em, userId, dto.channel) : null;
       if (newAlias !== null) {
-        if (await em.exists(Link, { where: { alias: newAlias } })) throw this.aliasTaken();
+        await this.codes.assertFree(em, 'custom', newAlias);
         changes.alias = newAlias;
       }
 
@@ -304,74 +292,5 @@ export class LinksService {
       return alias;
     });
     await this.cache.forget({ aliases: [alias, ...bios] });
-  }
-
-  private checkCustom(auth: Principal, alias: string): void {
-    this.plans.assertFeature(auth, 'alias');
-    const problem = aliasProblem(alias);
-    if (problem) throw new InvalidFieldError('custom', problem);
-  }
-
-  private aliasTaken(): ConflictError {
-    return new ConflictError('custom: this alias is already taken');
-  }
-
-  private expiry(value: string | null | undefined): Date | null {
-    if (value === undefined || value === null) return null;
-    const date = parseDateTime(value);
-    if (!date)
-      throw new InvalidFieldError('expiry', 'must be a valid date-time YYYY-MM-DD HH:MM:SS');
-    if (date.getTime() <= Date.now())
-      throw new InvalidFieldError('expiry', 'must be in the future');
-    return date;
-  }
-
-  /**
-   * Inserts the row with the custom alias (409 when taken) or a generated one, in one
-   * `INSERT … ON CONFLICT DO NOTHING RETURNING id` (a collision answers no row and the next
-   * attempt draws a longer alias: at 10 million links a 7-character alias collides once in
-   * ~350 000 creations, so a retry is rare and a second one rarer still). Plain SQL from the
-   * entity's metadata: TypeORM's insert builder cost more CPU than the rest of the insert.
-   */
-  /**
-   * INSERT … ON CONFLICT DO NOTHING of a link (retried with a new alias when a generated one is
-   * taken). With `event`, the same statement writes the owner's `link.created` outbox rows
-   * (WebhookOutbox.CREATED_CTE), so a link never exists without its event, nor the reverse,
-   * even outside a transaction.
-   */
-  private async insert(
-    em: EntityManager,
-    values: Partial<Link>,
-    custom: string | null,
-    event?: (alias: string) => object,
-  ): Promise<{ id: number; alias: string }> {
-    const meta = this.links.metadata;
-    const columns: string[] = [];
-    const params: unknown[] = [];
-    for (const [property, value] of Object.entries(values)) {
-      if (value === undefined) continue;
-      const column = meta.findColumnWithPropertyName(property);
-      if (!column) throw new Error(`links has no column for ${property}`);
-      columns.push(`"${column.databaseName}"`);
-      params.push(this.db.driver.preparePersistentValue(value, column));
-    }
-    const n = columns.length;
-    const insert = `INSERT INTO links (${columns.join(', ')}, alias) VALUES (${columns
-      .map((_, i) => `$${i + 1}`)
-      .join(', ')}, $${n + 1}) ON CONFLICT DO NOTHING RETURNING id`;
-    const sql = event
-      ? `WITH created AS (${insert}), ${WebhookOutbox.createdCte('created', n + 2, n + 3)} SELECT id FROM created`
-      : insert;
-    for (let attempt = 0; attempt < GENERATE_ATTEMPTS; attempt++) {
-      const alias = custom ?? generateAlias(attempt);
-      const args = [...params, alias];
-      if (event) args.push(values.userId, JSON.stringify(event(alias)));
-      const rows: Array<{ id: number }> = await em.query(sql, args);
-      const id = rows[0]?.id;
-      if (id) return { id, alias };
-      // taken, or reserved by a takedown (the trigger skipped the row)
-      if (custom) throw await this.takedowns.refusal('custom', custom, values.userId as number, em);
-    }
-    throw new Error('could not generate a free alias');
   }
 }

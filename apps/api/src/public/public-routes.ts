@@ -3,6 +3,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 
 import { LinkKind } from '@app/database';
+import { isAliasShaped, isReservedAlias } from '@app/links';
 
 import { CachedLink, ResolvedHost } from '../link-cache/resolved-link';
 
@@ -40,19 +41,29 @@ export type ShortCodeRoute = (
 
 /**
  * Path prefixes that features serve through the public handler: each feature registers its own in
- * its module's `onModuleInit` (QR codes `/q/`, campaigns `/r/` and `/u/`). Only GET and HEAD
- * reach a registered route; other methods get 405. Any other path of two segments or more is
- * unknown (404, or the branded domain's redirect404).
+ * its module's `onModuleInit` (QR codes `/q/`, campaigns `/r/` and `/u/`), each declared in
+ * PUBLIC_PREFIXES (@app/common). Only GET and HEAD reach a registered route; other methods get
+ * 405. Any other path of two segments or more is unknown (404, or the branded domain's
+ * redirect404).
  */
 @Injectable()
 export class PublicRoutes {
   private readonly routes = new Map<string, PublicRoute>();
   private readonly kinds = new Map<LinkKind, ShortCodeRoute>();
 
-  /** `prefix` is one path segment between slashes, e.g. `/q/`. */
+  /**
+   * `prefix` is one path segment between slashes, e.g. `/q/`, declared in PUBLIC_PREFIXES
+   * (@app/common): the alias rules reserve those (RESERVED_ALIASES), so that no short link is
+   * shadowed by a route. A segment that could be an alias and is not reserved is refused.
+   */
   register(prefix: string, route: PublicRoute): void {
     if (!/^\/[a-z0-9-]+\/$/.test(prefix))
       throw new Error(`public route prefix must look like /name/: ${prefix}`);
+    const segment = prefix.slice(1, -1);
+    if (isAliasShaped(segment) && !isReservedAlias(segment))
+      throw new Error(
+        `public route prefix ${prefix} would shadow an alias: add it to PUBLIC_PREFIXES`,
+      );
     if (this.routes.has(prefix)) throw new Error(`public route ${prefix} is already registered`);
     this.routes.set(prefix, route);
   }

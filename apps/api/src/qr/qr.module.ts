@@ -2,6 +2,7 @@ import { Module, OnModuleInit } from '@nestjs/common';
 
 import { DestinationsModule } from '../destinations/destinations.module';
 import { PublicModule } from '../public/public.module';
+import { ShortCodesModule } from '../short-codes/short-codes.module';
 import { PublicRoutes } from '../public/public-routes';
 import { PublicResponder } from '../public/responder';
 import { QrPublicHandler } from './qr-public.handler';
@@ -17,7 +18,7 @@ import { QrService } from './qr.service';
  * branded domain `/q/…` is a 404.
  */
 @Module({
-  imports: [PublicModule, DestinationsModule],
+  imports: [PublicModule, DestinationsModule, ShortCodesModule],
   controllers: [QrController],
   providers: [QrService, QrResolver, QrPublicHandler, QrLook, QrRenderQueue],
   exports: [QrService],

@@ -10,13 +10,11 @@ import {
   PageQueryDto,
   paginateOwn,
   Paginated,
-  PlanService,
   Principal,
   PublicUrls,
-  randomString,
 } from '@app/common';
-import { isUniqueViolation, Link, QrCode, QrType } from '@app/database';
-import { DestinationPolicy } from '@app/links';
+import { Link, QrCode, QrType } from '@app/database';
+import { DestinationPolicy, ShortCodes } from '@app/links';
 import { LinkStatistics, StatsReader } from '@app/stats';
 import { WebhookOutbox } from '@app/webhooks';
 
@@ -34,8 +32,15 @@ import { DEFAULT_LOOK, QrLook } from './qr-look';
 import { QrRenderQueue } from './qr-render-queue';
 import { QrResolver } from './qr-resolver';
 
-/** Length of a generated short code: 62^8 ≈ 2·10^14 codes, short enough to keep the QR small. */
-const CODE_LENGTH = 8;
+/**
+ * The QR code's row, written by the statement that inserts its short link (ShortCodes.insert: the
+ * CTE `created`); `$p`… are user, name, type, data and the look.
+ */
+const qrRowSql = (p: number) =>
+  `INSERT INTO qr_codes (user_id, link_id, name, type, data, background, foreground, logo)
+   SELECT $${p}, created.id, $${p + 1}, $${p + 2}, $${p + 3}::jsonb, $${p + 4}, $${p + 5}, $${p + 6}
+     FROM created
+   RETURNING link_id AS id, id AS qr_id, render_version`;
 
 @Injectable()
 export class QrService {
@@ -51,7 +56,7 @@ export class QrService {
     private readonly jobs: QrRenderQueue,
     private readonly resolver: QrResolver,
     private readonly destinations: DestinationPolicy,
-    private readonly plans: PlanService,
+    private readonly codes: ShortCodes,
     private readonly outbox: WebhookOutbox,
   ) {}
 
@@ -110,72 +115,55 @@ export class QrService {
     const name = dto.name ?? '';
     const { payload, target } = qrContent(dto.type, data);
 
-    for (let attempt = 1; ; attempt++) {
-      const code = randomString(CODE_LENGTH);
-      try {
-        // Both rows in one statement (one round trip, atomic): the short link, then its QR code.
-        // A link code counts against the plan's links: then the plan's count is checked first,
-        // under the user's lock, in one transaction with the insert.
-        const insert = (run: (sql: string, params: unknown[]) => Promise<unknown>) =>
-          run(
-            `WITH link AS (
-             INSERT INTO links (user_id, kind, alias, url, title) VALUES ($1, 'qr', $2, $3, $4) RETURNING id
-           )
-           INSERT INTO qr_codes (user_id, link_id, name, type, data, background, foreground, logo)
-           SELECT $1, link.id, $4, $5, $6::jsonb, $7, $8, $9 FROM link
-           RETURNING id, link_id, render_version`,
-            [
-              auth.user.id,
-              code,
-              target ?? payload,
-              name,
-              dto.type,
-              JSON.stringify(data),
-              look.background,
-              look.foreground,
-              look.logo,
-            ],
-          );
-        // The plan's links count (a link code counts) and the qr.created event share the
-        // insert's transaction.
-        const counted = dto.type === 'link' && this.plans.linksCap(auth) > 0;
-        const qr = await this.db.transaction(async (em) => {
-          if (counted) await this.plans.reserveLink(em, auth);
-          const [row] = (await insert((sql, params) => em.query(sql, params))) as Array<{
-            id: number;
-            link_id: number;
-            render_version: number;
-          }>;
-          // no row: the code is reserved by a takedown (the trigger skipped it); draw again
-          if (!row) return null;
-          await this.outbox.record(em, auth.user.id, 'qr.created', {
-            id: row.id,
+    // One statement writes the short link and its QR code (one round trip, atomic); a link code
+    // counts against the plan's links (checked first, under the user's lock); the qr.created
+    // event shares the transaction.
+    const userId = auth.user.id;
+    const { qr, code } = await this.db.transaction(async (em) => {
+      if (dto.type === 'link') await this.codes.reserve(em, auth);
+      const { alias, row } = await this.codes.insert(
+        em,
+        {
+          kind: 'qr',
+          userId,
+          domain: null,
+          custom: null,
+          field: 'custom',
+          values: { url: target ?? payload, title: name },
+        },
+        {
+          sql: qrRowSql,
+          params: [
+            userId,
             name,
-            type: dto.type,
-            link: this.urls.qr(code),
-            date: formatDateTime(new Date()),
-          });
-          return row;
-        });
-        if (!qr) {
-          if (attempt < 5) continue;
-          throw new Error('could not generate a free QR code');
-        }
-        try {
-          await this.jobs.render(auth.user.id, qr.id, qr.render_version, { code, ...look });
-        } catch (err) {
-          // The client gets a 503: a rejected request leaves nothing behind.
-          await this.links.delete({ id: qr.link_id }).catch(() => undefined);
-          throw err;
-        }
-        // no cache invalidation: a random 8-character code cannot have been asked for (and a
-        // "missing" answer cached) before now
-        return { id: qr.id, link: this.urls.qr(code) };
-      } catch (err) {
-        if (attempt < 5 && isUniqueViolation(err, 'links_alias_uq')) continue;
-        throw err;
-      }
+            dto.type,
+            JSON.stringify(data),
+            look.background,
+            look.foreground,
+            look.logo,
+          ],
+        },
+      );
+      const qr = row as { id: number; qr_id: number; render_version: number };
+      await this.outbox.record(em, userId, 'qr.created', {
+        id: qr.qr_id,
+        name,
+        type: dto.type,
+        link: this.urls.qr(alias),
+        date: formatDateTime(new Date()),
+      });
+      return { qr, code: alias };
+    });
+    try {
+      await this.jobs.render(userId, qr.qr_id, qr.render_version, { code, ...look });
+    } catch (err) {
+      // The client gets a 503: a rejected request leaves nothing behind.
+      await this.links.delete({ id: qr.id }).catch(() => undefined);
+      throw err;
     }
+    // no cache invalidation: a random 8-character code cannot have been asked for (and a
+    // "missing" answer cached) before now
+    return { id: qr.qr_id, link: this.urls.qr(code) };
   }
 
   async update(auth: Principal, id: number, dto: UpdateQrDto): Promise<void> {

@@ -1,16 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 
-import {
-  AppError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  ShortCodeTakedownEvent,
-} from '@app/common';
+import { ForbiddenError, NotFoundError, ShortCodeTakedownEvent } from '@app/common';
 import { isUniqueViolation, LinkKind } from '@app/database';
+import { ShortCodes } from '@app/links';
 
 import { LinkCache } from '../link-cache/link-cache';
 
@@ -24,7 +19,7 @@ export const TAKEDOWN_CONSTRAINT = 'links_alias_takedown';
 
 /**
  * Admin takedowns of short codes (links, bio pages, QR codes) and the aliases they reserve: the
- * one writer of `link_takedowns`.
+ * one writer of `link_takedowns` (ShortCodes reads it to refuse a reserved alias on creation).
  *
  * Disabling a code sets `links.disabled_at` (the redirector, the bio and QR handlers answer the
  * 451 page) and reserves its alias for its owner in `link_takedowns`, in one statement. The
@@ -40,6 +35,7 @@ export class Takedowns {
     @InjectDataSource() private readonly db: DataSource,
     private readonly cache: LinkCache,
     private readonly events: EventEmitter2,
+    private readonly codes: ShortCodes,
   ) {}
 
   /**
@@ -92,20 +88,6 @@ export class Takedowns {
   }
 
   /**
-   * Why `alias` cannot be created or taken by `userId` after the database refused it: a takedown
-   * of the caller's own is a 403 saying so; anything else is the usual 409 (taken).
-   */
-  async refusal(
-    field: string,
-    alias: string,
-    userId: number,
-    em: EntityManager = this.db.manager,
-  ): Promise<AppError> {
-    const owner = await this.reservedFor(alias, em);
-    return owner === userId ? this.reserved(field) : this.taken(field);
-  }
-
-  /**
    * The error for a refused alias change (an UPDATE of `links.alias`): a unique violation of the
    * alias index or of the takedown trigger (a reserved alias, or the code itself was disabled
    * meanwhile) becomes a 403 / 409; anything else is returned as is, to be rethrown.
@@ -117,9 +99,12 @@ export class Takedowns {
     userId: number,
   ): Promise<unknown> {
     if (!isUniqueViolation(err)) return err;
-    const owner = await this.reservedFor(alias);
-    if (owner !== null) return owner === userId ? this.reserved(field) : this.taken(field);
-    return isUniqueViolation(err, TAKEDOWN_CONSTRAINT) ? this.frozen(field) : this.taken(field);
+    const owner = await this.codes.reservedFor(alias);
+    if (owner !== null)
+      return owner === userId ? this.codes.reserved(field) : this.codes.taken(field);
+    return isUniqueViolation(err, TAKEDOWN_CONSTRAINT)
+      ? this.frozen(field)
+      : this.codes.taken(field);
   }
 
   /** A disabled code keeps its alias (its takedown reserves that one). */
@@ -127,24 +112,6 @@ export class Takedowns {
     return new ForbiddenError(
       `${field}: this short code was taken down by an administrator; its alias cannot change`,
     );
-  }
-
-  private async reservedFor(alias: string, em = this.db.manager): Promise<number | null> {
-    const [row]: Array<{ user_id: number }> = await em.query(
-      'SELECT user_id FROM link_takedowns WHERE alias = $1',
-      [alias],
-    );
-    return row ? row.user_id : null;
-  }
-
-  private reserved(field: string): ForbiddenError {
-    return new ForbiddenError(
-      `${field}: this alias was taken down by an administrator and stays reserved until they restore it`,
-    );
-  }
-
-  private taken(field: string): ConflictError {
-    return new ConflictError(`${field}: this alias is already taken`);
   }
 
   /** `link_id` (and `qr_id` for QR codes) of the code `$1` names (`$2`: its kind or null). */

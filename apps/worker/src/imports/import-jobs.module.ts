@@ -1,7 +1,13 @@
 import { Module } from '@nestjs/common';
 
 import { PlanService, PublicUrls } from '@app/common';
-import { Blocklist, DestinationPolicy, LinkCacheAccess, LinkImportWriter } from '@app/links';
+import {
+  Blocklist,
+  DestinationPolicy,
+  LinkCacheAccess,
+  LinkImportWriter,
+  ShortCodes,
+} from '@app/links';
 
 import { ImportTurns } from './import-turns';
 import { ImportProcessor } from './import.processor';
@@ -18,6 +24,7 @@ import { WorkerLinkCache } from './worker-link-cache';
     LinkImportRunner,
     ImportTurns,
     LinkImportWriter,
+    ShortCodes,
     DestinationPolicy,
     Blocklist,
     PlanService,

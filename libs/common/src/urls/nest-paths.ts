@@ -1,4 +1,20 @@
 /**
+ * The first path segments of what Nest serves (`isNestPath`): `/api` and `/api/…` (the API),
+ * `/auth/…` (login links), and every path starting `/health` (HealthController) or `/docs`
+ * (Swagger UI and `/docs-json`). None of them may be an alias (RESERVED_ALIASES is derived from
+ * them); a spec ties this list to isNestPath and to the routes the api's controllers declare.
+ */
+export const NEST_ROOTS = ['api', 'auth', 'health', 'docs'] as const;
+
+/**
+ * The path prefixes the public side serves besides `/<alias>`: QR codes `/q/`, campaign rotators
+ * `/r/` and list pages `/u/`. Each is registered by its feature's module (PublicRoutes.register),
+ * and none may be an alias (RESERVED_ALIASES is derived from them); a spec ties this list to the
+ * registrations.
+ */
+export const PUBLIC_PREFIXES = ['/q/', '/r/', '/u/'] as const;
+
+/**
  * Paths served by the Nest (Express) app: `/api`, `/api/…`, `/auth/…`, `/health…` and `/docs…`;
  * everything else goes to the PublicHandler (apps/api/src/http-front.ts). An alias `a` for which
  * `isNestPath('/' + a)` holds would never be served as a short link (`health2`, `docs1`), so the
