@@ -5,7 +5,6 @@ import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import {
   BadRequestError,
   ConflictError,
-  hostOfUrl,
   InvalidFieldError,
   NotFoundError,
   PageQueryDto,
@@ -16,7 +15,6 @@ import {
   PublicUrls,
   storedUrl,
 } from '@app/common';
-import { AppConfig } from '@app/config';
 import { BioLinkItem, BioPage, ChannelItem, Domain, Link } from '@app/database';
 import {
   ALIAS_PATTERN,
@@ -45,8 +43,6 @@ const GENERATE_ATTEMPTS = 8;
  */
 @Injectable()
 export class BioService {
-  private readonly publicHost: string;
-
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @InjectRepository(Link) private readonly links: Repository<Link>,
@@ -58,10 +54,7 @@ export class BioService {
     private readonly urls: PublicUrls,
     private readonly destinations: DestinationPolicy,
     private readonly takedowns: Takedowns,
-    config: AppConfig,
-  ) {
-    this.publicHost = hostOfUrl(config.publicUrl);
-  }
+  ) {}
 
   // ---- reads -----------------------------------------------------------------------------
 
@@ -285,7 +278,7 @@ export class BioService {
     if (!ALIAS_PATTERN.test(alias)) return null;
     const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
     let domainId: number | null = null;
-    if (host !== this.publicHost) {
+    if (host !== this.urls.host) {
       const domain = await this.cache.resolveHost(host);
       if (!domain) return null;
       domainId = domain.id;
