@@ -3,7 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
 
 import {
-  BadRequestError,
+  assertSendsAField,
   ConflictError,
   InvalidFieldError,
   NotFoundError,
@@ -145,11 +145,7 @@ export class BioService {
   }
 
   async update(auth: Principal, id: number, dto: UpdateBioDto): Promise<BioSavedView> {
-    if (Object.values(dto).every((v) => v === undefined)) {
-      throw new BadRequestError(
-        'Send at least one field to change: name, alias, domain, title, description, avatar, theme, links, socials',
-      );
-    }
+    assertSendsAField(dto);
     const userId = auth.user.id;
     const link = await this.links.findOne({ where: { id, userId, kind: 'bio' } });
     if (!link) throw new NotFoundError('Bio page');
