@@ -119,7 +119,11 @@ describe('channels', () => {
       const u = await createUser(t);
       const id = (await add(u, { name: 'Same', color: '#222222' }).expect(200)).body.id;
       const before = await row(id);
-      expectError(await update(u, id, {}), 400, /send at least one/);
+      expectError(
+        await update(u, id, {}),
+        400,
+        /^Send at least one field to change: color, description, name, starred$/,
+      );
       expectError(await update(u, id, { name: '' }), 400, /^name: /);
       expectError(await update(u, id, { color: 'red' }), 400, /^color: /);
       expectError(await update(u, id, { starred: 1 }), 400, /^starred: /);

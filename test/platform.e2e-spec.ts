@@ -193,7 +193,7 @@ describe('platform: envelope, auth, errors, health, docs', () => {
       expectError(
         await t.http().put('/api/account/update').set(user.auth).send({}),
         400,
-        /email or password/,
+        /^Send at least one field to change: email, password$/,
       );
       expectError(
         await t.http().put('/api/account/update').set(user.auth).send({ email: 'nope' }),

@@ -11,6 +11,7 @@ import { StatsModule } from '@app/stats';
 import { WebhooksLibModule } from '@app/webhooks';
 
 import { AccountModule } from './account/account.module';
+import { AdminPlansModule } from './admin-plans/admin-plans.module';
 import { BioModule } from './bio/bio.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { ChannelsModule } from './channels/channels.module';
@@ -23,7 +24,6 @@ import { loggerParams } from './logging';
 import { LoginLinksModule } from './login-links/login-links.module';
 import { OverlaysModule } from './overlays/overlays.module';
 import { PixelsModule } from './pixels/pixels.module';
-import { PlansModule } from './plans/plans.module';
 import { PublicModule } from './public/public.module';
 import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
@@ -40,7 +40,7 @@ const FEATURES = [
   HealthModule,
   UsersModule,
   AccountModule,
-  PlansModule,
+  AdminPlansModule,
   LoginLinksModule,
   PublicModule,
   WebhooksModule,

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { hostOfUrl, httpUrlProblem, intentFallbacks, InvalidFieldError } from '@app/common';
-import { AppConfig } from '@app/config';
+import { httpUrlProblem, intentFallbacks, InvalidFieldError, PublicUrls } from '@app/common';
 
 import { Blocklist } from './blocklist';
 import { canonicalHost } from './blocklist-matcher';
@@ -38,9 +37,9 @@ export class DestinationPolicy {
   constructor(
     private readonly blocklist: Blocklist,
     private readonly cache: LinkCacheAccess,
-    config: AppConfig,
+    urls: PublicUrls,
   ) {
-    this.publicHost = hostOfUrl(config.publicUrl);
+    this.publicHost = urls.host;
   }
 
   /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
-import { BadRequestError, hashPassword, Principal, PrincipalCache } from '@app/common';
+import { assertSendsAField, hashPassword, Principal, PrincipalCache } from '@app/common';
 import { User } from '@app/database';
 
 import { AccountView, UsersService } from '../users/users.service';
@@ -25,9 +25,7 @@ export class AccountService {
   }
 
   async update(auth: Principal, dto: UpdateAccountDto): Promise<void> {
-    if (dto.email === undefined && dto.password === undefined) {
-      throw new BadRequestError('email or password: send at least one of them');
-    }
+    assertSendsAField(dto);
     const changes: Partial<User> = {};
     if (dto.email !== undefined) {
       await this.users.assertUnique(dto.email, undefined, auth.user.id);

@@ -3,8 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
 import {
-  BadRequestError,
-  hostOfUrl,
+  assertSendsAField,
   NotFoundError,
   PageQueryDto,
   Paginated,
@@ -13,7 +12,6 @@ import {
   PublicUrls,
   storedUrl,
 } from '@app/common';
-import { AppConfig } from '@app/config';
 import { BioLinkItem, BioPage, ChannelItem, Domain, Link } from '@app/database';
 import { ALIAS_PATTERN, DestinationPolicy, ownDomain, ShortCodes } from '@app/links';
 import { LinkStatistics, StatsReader } from '@app/stats';
@@ -34,8 +32,6 @@ import { UpdateBioDto } from './dto/update-bio.dto';
  */
 @Injectable()
 export class BioService {
-  private readonly publicHost: string;
-
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @InjectRepository(Link) private readonly links: Repository<Link>,
@@ -47,10 +43,7 @@ export class BioService {
     private readonly urls: PublicUrls,
     private readonly destinations: DestinationPolicy,
     private readonly takedowns: Takedowns,
-    config: AppConfig,
-  ) {
-    this.publicHost = hostOfUrl(config.publicUrl);
-  }
+  ) {}
 
   // ---- reads -----------------------------------------------------------------------------
 
@@ -137,11 +130,7 @@ export class BioService {
   }
 
   async update(auth: Principal, id: number, dto: UpdateBioDto): Promise<BioSavedView> {
-    if (Object.values(dto).every((v) => v === undefined)) {
-      throw new BadRequestError(
-        'Send at least one field to change: name, alias, domain, title, description, avatar, theme, links, socials',
-      );
-    }
+    assertSendsAField(dto);
     const userId = auth.user.id;
     const link = await this.links.findOne({ where: { id, userId, kind: 'bio' } });
     if (!link) throw new NotFoundError('Bio page');
@@ -269,7 +258,7 @@ export class BioService {
     if (!ALIAS_PATTERN.test(alias)) return null;
     const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
     let domainId: number | null = null;
-    if (host !== this.publicHost) {
+    if (host !== this.urls.host) {
       const domain = await this.cache.resolveHost(host);
       if (!domain) return null;
       domainId = domain.id;

@@ -3,13 +3,13 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
 import {
-  BadRequestError,
+  assertSendsAField,
   formatDay,
   NotFoundError,
   PageQueryDto,
+  pageRequest,
   paginateOwn,
   Paginated,
-  pageRequest,
   Principal,
   PublicUrls,
 } from '@app/common';
@@ -120,14 +120,12 @@ export class ChannelsService {
   }
 
   async update(auth: Principal, id: number, dto: UpdateChannelDto): Promise<void> {
+    assertSendsAField(dto);
     const changes: Partial<Channel> = {};
     if (dto.name !== undefined) changes.name = dto.name;
     if (dto.description !== undefined) changes.description = dto.description;
     if (dto.color !== undefined) changes.color = dto.color;
     if (dto.starred !== undefined) changes.starred = dto.starred;
-    if (!Object.keys(changes).length) {
-      throw new BadRequestError('name, description, color or starred: send at least one of them');
-    }
     const result = await this.channels.update({ id, userId: auth.user.id }, changes);
     if (!result.affected) throw new NotFoundError('Channel');
   }

@@ -11,6 +11,7 @@ import {
   Paginated,
   PlanService,
   Principal,
+  PublicUrls,
   randomString,
 } from '@app/common';
 import { AppConfig } from '@app/config';
@@ -42,6 +43,7 @@ export class DomainsService {
     private readonly config: AppConfig,
     private readonly cache: LinkCache,
     private readonly destinations: DestinationPolicy,
+    private readonly urls: PublicUrls,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<DomainView>> {
@@ -59,7 +61,7 @@ export class DomainsService {
   async add(auth: Principal, dto: AddDomainDto): Promise<DomainCreatedView> {
     const { domain, host } = parseBrandedDomain(dto.domain);
     const ownHosts = [
-      new URL(this.config.publicUrl).hostname.toLowerCase(),
+      this.urls.host,
       this.config.SERVICE_HOST?.toLowerCase().replace(/\.$/, ''),
     ].filter((h): h is string => !!h);
     if (ownHosts.includes(host))

@@ -52,41 +52,161 @@ export interface OverlayContent {
 }
 
 /**
- * Everything the redirector needs to answer a short code without another lookup. This is what
- * the caches hold (Redis as JSON): no password hash, no statistics.
+ * One field of the read model (ResolvedLink): `select` is its item in the select list of
+ * RESOLVE_LINK_SQL (`l` is the link; its splash page, overlay and bio page are joined as `s`, `o`
+ * and `b`), `from` reads its value from the row (its parameter declares the columns it reads, with
+ * their types), and `absent` is what a cached entry without the field gets (one stored in Redis
+ * before the field existed); left out for the fields every entry has.
  */
-export interface ResolvedLink {
-  id: number;
-  userId: number;
-  kind: LinkKind;
-  alias: string;
-  url: string;
-  /** Branded domain the link lives on; null = the PUBLIC_URL host. */
-  domainId: number | null;
-  type: LinkType;
-  title: string;
-  /** Epoch milliseconds; null = never expires. */
-  expiresAt: number | null;
-  /** The link has a password: the form first. */
-  protected: boolean;
-  pixels: PixelTag[];
-  splash: SplashContent | null;
-  overlay: OverlayContent | null;
-  /** A bio page's content (kind `bio`), else null. */
-  bio: BioContent | null;
-  /** Link options (null / false when unset). */
-  geoTargets: GeoTarget[] | null;
-  deviceTargets: DeviceTarget[] | null;
-  languageTargets: LanguageTarget[] | null;
-  deepLink: DeepLink | null;
-  parameters: LinkParameter[] | null;
-  forwardQuery: boolean;
-  meta: LinkMeta | null;
-  clickLimit: number | null;
-  expirationRedirect: string | null;
-  /** An admin disabled the link: the 451 page. */
-  disabled: boolean;
+interface LinkField<Row, T> {
+  select: string;
+  from: (row: Row) => T;
+  absent?: NoInfer<T> & (null | false | never[]);
 }
+
+const field = <Row, T>(spec: LinkField<Row, T>): LinkField<Row, T> => spec;
+
+/**
+ * Everything the redirector needs to answer a short code without another lookup, declared once:
+ * ResolvedLink, the row of RESOLVE_LINK_SQL, `fromRow` and `toCached` are derived from this list,
+ * in its order. This is what the caches hold (Redis as JSON): no password hash, no statistics.
+ * A new link option is one entry here (see docs/architecture.md, "A new link option").
+ */
+const LINK_FIELDS = {
+  id: field({ select: 'l.id', from: (r: { id: number }) => r.id }),
+  userId: field({ select: 'l.user_id', from: (r: { user_id: number }) => r.user_id }),
+  kind: field({ select: 'l.kind', from: (r: { kind: LinkKind }) => r.kind }),
+  alias: field({ select: 'l.alias', from: (r: { alias: string }) => r.alias }),
+  url: field({ select: 'l.url', from: (r: { url: string }) => r.url }),
+  /** Branded domain the link lives on; null = the PUBLIC_URL host. */
+  domainId: field({
+    select: 'l.domain_id',
+    from: (r: { domain_id: number | null }) => r.domain_id,
+    absent: null,
+  }),
+  type: field({ select: 'l.type', from: (r: { type: LinkType }) => r.type }),
+  title: field({ select: 'l.title', from: (r: { title: string }) => r.title }),
+  /** Epoch milliseconds; null = never expires. */
+  expiresAt: field({
+    select: 'l.expires_at',
+    from: (r: { expires_at: Date | null }) =>
+      r.expires_at ? new Date(r.expires_at).getTime() : null,
+    absent: null,
+  }),
+  /** The link has a password: the form first. */
+  protected: field({
+    select: '(l.password_hash IS NOT NULL) AS protected',
+    from: (r: { protected: boolean }) => r.protected,
+    absent: false,
+  }),
+  pixels: field({
+    select: `COALESCE((SELECT json_agg(json_build_object('type', p.type, 'tag', p.tag) ORDER BY p.id)
+                   FROM link_pixels lp JOIN pixels p ON p.id = lp.pixel_id WHERE lp.link_id = l.id), '[]'::json) AS pixels`,
+    from: (r: { pixels: PixelTag[] | null }) => r.pixels ?? [],
+    absent: [],
+  }),
+  splash: field({
+    select: `CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object(
+           'title', s.title, 'message', s.message, 'imageUrl', s.image_url, 'link', s.link, 'countdown', s.countdown,
+           'buttonText', s.button_text) END AS splash`,
+    from: (r: { splash: SplashContent | null }) => r.splash,
+    absent: null,
+  }),
+  overlay: field({
+    select: `CASE WHEN o.id IS NULL THEN NULL ELSE json_build_object(
+           'type', o.type, 'message', o.message, 'buttonText', o.button_text, 'buttonLink', o.button_link,
+           'bgColor', o.bg_color, 'textColor', o.text_color, 'buttonColor', o.button_color, 'position', o.position) END AS overlay`,
+    from: (r: { overlay: OverlayContent | null }) => r.overlay,
+    absent: null,
+  }),
+  /** A bio page's content (kind `bio`), else null. */
+  bio: field({
+    select: `CASE WHEN b.link_id IS NULL THEN NULL ELSE json_build_object(
+           'name', b.name, 'description', l.description, 'avatar', b.avatar, 'theme', b.theme, 'socials', b.socials,
+           'links', COALESCE((SELECT json_agg(json_build_object('n', e.n - 1, 'title', e.item->>'title', 'url', e.item->>'url') ORDER BY e.n)
+                              FROM jsonb_array_elements(b.links) WITH ORDINALITY AS e(item, n)
+                              WHERE NOT (e.item ? 'link') OR EXISTS (
+                                SELECT 1 FROM links sl WHERE sl.id = (e.item->>'link')::int AND sl.user_id = l.user_id
+                                  AND sl.status = 'public')), '[]'::json)) END AS bio`,
+    from: (r: { bio: BioContent | null }) => r.bio,
+    absent: null,
+  }),
+  // link options (null / false when unset)
+  geoTargets: field({
+    select: 'l.geo_targets',
+    from: (r: { geo_targets: GeoTarget[] | null }) => r.geo_targets,
+    absent: null,
+  }),
+  deviceTargets: field({
+    select: 'l.device_targets',
+    from: (r: { device_targets: DeviceTarget[] | null }) => r.device_targets,
+    absent: null,
+  }),
+  languageTargets: field({
+    select: 'l.language_targets',
+    from: (r: { language_targets: LanguageTarget[] | null }) => r.language_targets,
+    absent: null,
+  }),
+  deepLink: field({
+    select: 'l.deep_link',
+    from: (r: { deep_link: DeepLink | null }) => r.deep_link,
+    absent: null,
+  }),
+  parameters: field({
+    select: 'l.parameters',
+    from: (r: { parameters: LinkParameter[] | null }) => r.parameters,
+    absent: null,
+  }),
+  forwardQuery: field({
+    select: 'l.forward_query',
+    from: (r: { forward_query: boolean }) => r.forward_query,
+    absent: false,
+  }),
+  /** What link-preview fetchers are shown (any of the three set), else null. */
+  meta: field({
+    select: 'l.meta_title, l.meta_description, l.meta_image',
+    from: (r: {
+      meta_title: string | null;
+      meta_description: string | null;
+      meta_image: string | null;
+    }): LinkMeta | null =>
+      r.meta_title || r.meta_description || r.meta_image
+        ? { title: r.meta_title, description: r.meta_description, image: r.meta_image }
+        : null,
+    absent: null,
+  }),
+  clickLimit: field({
+    select: 'l.click_limit',
+    from: (r: { click_limit: number | null }) => r.click_limit,
+    absent: null,
+  }),
+  expirationRedirect: field({
+    select: 'l.expiration_redirect',
+    from: (r: { expiration_redirect: string | null }) => r.expiration_redirect,
+    absent: null,
+  }),
+  /** An admin disabled the link: the 451 page. */
+  disabled: field({
+    select: '(l.disabled_at IS NOT NULL) AS disabled',
+    from: (r: { disabled: boolean }) => r.disabled,
+    absent: false,
+  }),
+};
+
+type LinkFields = typeof LINK_FIELDS;
+
+/** See LINK_FIELDS. */
+export type ResolvedLink = {
+  [K in keyof LinkFields]: LinkFields[K] extends LinkField<never, infer T> ? T : never;
+};
+
+type RowOf<F> = F extends { from: (row: infer Row) => unknown } ? Row : never;
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (u: infer I) => void
+  ? I
+  : never;
+
+/** A row of RESOLVE_LINK_SQL: the columns LINK_FIELDS read. */
+export type ResolveLinkRow = Intersection<RowOf<LinkFields[keyof LinkFields]>>;
 
 /** What link-preview fetchers are shown. */
 export interface LinkMeta {
@@ -199,132 +319,67 @@ export function headerSafeUrl(url: string): string {
   }
 }
 
-/**
- * The link as the in-process cache holds it, with its prebuilt 302 headers: a new object with
- * every field, in this order, whatever the source, a row (fromRow) or Redis (JSON.parse keeps the
- * JSON's key order and leaves out what was undefined). Links of several shapes made every property
- * read on the redirect path megamorphic once entries loaded from Postgres and from Redis mixed in
- * the cache (the hot redirect 20 % slower after a minute).
- */
-export function toCached(link: ResolvedLink): CachedLink {
-  return {
-    id: link.id,
-    userId: link.userId,
-    kind: link.kind,
-    alias: link.alias,
-    url: link.url,
-    domainId: link.domainId ?? null,
-    type: link.type,
-    title: link.title,
-    expiresAt: link.expiresAt ?? null,
-    protected: link.protected === true,
-    pixels: link.pixels ?? [],
-    splash: link.splash ?? null,
-    overlay: link.overlay ?? null,
-    bio: link.bio ?? null,
-    geoTargets: link.geoTargets ?? null,
-    deviceTargets: link.deviceTargets ?? null,
-    languageTargets: link.languageTargets ?? null,
-    deepLink: link.deepLink ?? null,
-    parameters: link.parameters ?? null,
-    forwardQuery: link.forwardQuery === true,
-    meta: link.meta ?? null,
-    clickLimit: link.clickLimit ?? null,
-    expirationRedirect: link.expirationRedirect ?? null,
-    disabled: link.disabled === true,
-    redirectHeaders: isPlainRedirect(link)
-      ? redirectHeaders(headerSafeUrl(withParameters(link.url, link.parameters)))
-      : null,
-    screenedAt: 0,
-    blocked: false,
-  };
-}
-
 /** The SQL that resolves one alias with its pixels, splash page and overlay (one round trip). */
 export const RESOLVE_LINK_SQL = `
-  SELECT l.id, l.user_id, l.kind, l.alias, l.url, l.domain_id, l.type, l.title, l.expires_at,
-         (l.password_hash IS NOT NULL) AS protected,
-         COALESCE((SELECT json_agg(json_build_object('type', p.type, 'tag', p.tag) ORDER BY p.id)
-                   FROM link_pixels lp JOIN pixels p ON p.id = lp.pixel_id WHERE lp.link_id = l.id), '[]'::json) AS pixels,
-         CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object(
-           'title', s.title, 'message', s.message, 'imageUrl', s.image_url, 'link', s.link, 'countdown', s.countdown,
-           'buttonText', s.button_text) END AS splash,
-         CASE WHEN o.id IS NULL THEN NULL ELSE json_build_object(
-           'type', o.type, 'message', o.message, 'buttonText', o.button_text, 'buttonLink', o.button_link,
-           'bgColor', o.bg_color, 'textColor', o.text_color, 'buttonColor', o.button_color, 'position', o.position) END AS overlay,
-         CASE WHEN b.link_id IS NULL THEN NULL ELSE json_build_object(
-           'name', b.name, 'description', l.description, 'avatar', b.avatar, 'theme', b.theme, 'socials', b.socials,
-           'links', COALESCE((SELECT json_agg(json_build_object('n', e.n - 1, 'title', e.item->>'title', 'url', e.item->>'url') ORDER BY e.n)
-                              FROM jsonb_array_elements(b.links) WITH ORDINALITY AS e(item, n)
-                              WHERE NOT (e.item ? 'link') OR EXISTS (
-                                SELECT 1 FROM links sl WHERE sl.id = (e.item->>'link')::int AND sl.user_id = l.user_id
-                                  AND sl.status = 'public')), '[]'::json)) END AS bio,
-         l.geo_targets, l.device_targets, l.language_targets, l.deep_link, l.parameters, l.forward_query,
-         l.meta_title, l.meta_description, l.meta_image, l.click_limit, l.expiration_redirect,
-         (l.disabled_at IS NOT NULL) AS disabled
+  SELECT ${Object.values(LINK_FIELDS)
+    .map((f) => f.select)
+    .join(',\n         ')}
   FROM links l
   LEFT JOIN splash_pages s ON s.id = l.splash_id AND l.type = 'splash'
   LEFT JOIN overlays o ON o.id = l.overlay_id AND l.type = 'overlay'
   LEFT JOIN bio_pages b ON b.link_id = l.id AND l.kind = 'bio'
   WHERE l.alias = $1`;
 
-export interface ResolveLinkRow {
-  id: number;
-  user_id: number;
-  kind: LinkKind;
-  alias: string;
-  url: string;
-  domain_id: number | null;
-  type: LinkType;
-  title: string;
-  expires_at: Date | null;
-  protected: boolean;
-  pixels: PixelTag[];
-  splash: SplashContent | null;
-  overlay: OverlayContent | null;
-  bio: BioContent | null;
-  geo_targets: GeoTarget[] | null;
-  device_targets: DeviceTarget[] | null;
-  language_targets: LanguageTarget[] | null;
-  deep_link: DeepLink | null;
-  parameters: LinkParameter[] | null;
-  forward_query: boolean;
-  meta_title: string | null;
-  meta_description: string | null;
-  meta_image: string | null;
-  click_limit: number | null;
-  expiration_redirect: string | null;
-  disabled: boolean;
+const FIELD_ENTRIES = Object.entries(LINK_FIELDS) as Array<
+  [string, LinkField<ResolveLinkRow, unknown>]
+>;
+
+/** A row of RESOLVE_LINK_SQL as a link (a passing object: `toCached` gives the one the cache holds). */
+export function fromRow(row: ResolveLinkRow): ResolvedLink {
+  const link: Record<string, unknown> = {};
+  for (const [name, f] of FIELD_ENTRIES) link[name] = f.from(row);
+  return link as ResolvedLink;
 }
 
-export function fromRow(row: ResolveLinkRow): ResolvedLink {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    kind: row.kind,
-    alias: row.alias,
-    url: row.url,
-    domainId: row.domain_id,
-    type: row.type,
-    title: row.title,
-    expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
-    protected: row.protected,
-    pixels: row.pixels ?? [],
-    splash: row.splash,
-    overlay: row.overlay,
-    bio: row.bio,
-    geoTargets: row.geo_targets,
-    deviceTargets: row.device_targets,
-    languageTargets: row.language_targets,
-    deepLink: row.deep_link,
-    parameters: row.parameters,
-    forwardQuery: row.forward_query,
-    meta:
-      row.meta_title || row.meta_description || row.meta_image
-        ? { title: row.meta_title, description: row.meta_description, image: row.meta_image }
-        : null,
-    clickLimit: row.click_limit,
-    expirationRedirect: row.expiration_redirect,
-    disabled: row.disabled,
-  };
+/** The code of one property of `cachedLink`: `link.<name>`, or its `absent` value when the entry has none. */
+function cachedValue(name: string, absent: unknown): string {
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) throw new Error(`LINK_FIELDS: bad field name ${name}`);
+  if (absent === undefined) return `link.${name}`;
+  if (absent === null) return `link.${name} ?? null`;
+  if (absent === false) return `link.${name} === true`;
+  if (Array.isArray(absent) && absent.length === 0) return `link.${name} ?? []`;
+  throw new Error(`LINK_FIELDS.${name}: absent must be null, false or []`);
+}
+
+/**
+ * The body of `toCached`, compiled once from LINK_FIELDS into one object literal:
+ * `{ id: link.id, …, domainId: link.domainId ?? null, …, redirectHeaders: null, screenedAt: 0,
+ * blocked: false }`. A literal is what gives every cached link one hidden class, with all its
+ * fields inside the object; the same object filled by a loop over the fields gets its fields in
+ * an out-of-object property array (one more load per property read on the redirect path).
+ */
+const cachedLink = new Function(
+  'link',
+  `return {
+    ${FIELD_ENTRIES.map(([name, f]) => `${name}: ${cachedValue(name, f.absent)},`).join('\n    ')}
+    redirectHeaders: null,
+    screenedAt: 0,
+    blocked: false,
+  };`,
+) as (link: ResolvedLink) => CachedLink;
+
+/**
+ * The link as the in-process cache holds it, with its prebuilt 302 headers: a new object with
+ * every field, in the order of LINK_FIELDS, whatever the source, a row (fromRow) or Redis
+ * (JSON.parse keeps the JSON's key order and leaves out what was undefined). Links of several
+ * shapes made every property read on the redirect path megamorphic once entries loaded from
+ * Postgres and from Redis mixed in the cache (the hot redirect 20 % slower after a minute).
+ */
+export function toCached(link: ResolvedLink): CachedLink {
+  const cached = cachedLink(link);
+  if (isPlainRedirect(cached))
+    cached.redirectHeaders = redirectHeaders(
+      headerSafeUrl(withParameters(cached.url, cached.parameters)),
+    );
+  return cached;
 }

@@ -22,10 +22,7 @@ export interface LinkPageKind<Row extends LinkPageRow, Body, View, Details> {
   label: string;
   /** Key of the list in `GET /api/<type>` (`cta` for overlays, as in API v3). */
   listKey: string;
-  /**
-   * The column each body field is stored in, in the order the 400 for an update that sends no
-   * field names them.
-   */
+  /** The column each body field is stored in. */
   columns: { [Field in keyof Body]-?: keyof Row & string };
   /** Body fields holding a URL: '' for none, else normalised and checked as a destination. */
   urlFields: ReadonlyArray<keyof Body & string>;

@@ -4,7 +4,7 @@ import { DataSource, DeepPartial, FindOptionsWhere } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import {
-  BadRequestError,
+  assertSendsAField,
   NotFoundError,
   PageQueryDto,
   paginateOwn,
@@ -87,11 +87,8 @@ export class LinkPages {
     id: number,
     body: Partial<B>,
   ): Promise<void> {
+    assertSendsAField(body);
     const changes = columnsOf(kind, body);
-    if (!Object.keys(changes).length)
-      throw new BadRequestError(
-        `Send at least one field to change: ${Object.keys(kind.columns).join(', ')}`,
-      );
     await this.checkUrls(kind, body);
     const result = await this.db
       .getRepository(kind.entity)

@@ -3,7 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 
 import {
-  BadRequestError,
+  assertSendsAField,
   hashPassword,
   mapError,
   NotFoundError,
@@ -193,11 +193,7 @@ export class LinksService {
     id: number,
     dto: UpdateLinkDto,
   ): Promise<{ id: number; short: string; shorturl: string }> {
-    if (Object.values(dto).every((v) => v === undefined)) {
-      throw new BadRequestError(
-        'Send at least one field to change: url, custom, domain, type, expiry, password, title, description, pixels, campaign, channel, or a link option (geotarget, devicetarget, languagetarget, deeplink, parameters, forwardquery, metatitle, metadescription, metaimage, status, clicklimit, expirationredirect)',
-      );
-    }
+    assertSendsAField(dto);
     const userId = auth.user.id;
     const link = await this.links.findOne({ where: { id, userId, kind: 'link' } });
     if (!link) throw new NotFoundError('Link');

@@ -2,8 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Injectable } from '@nestjs/common';
 
-import { hostOfUrl, parseHost } from '@app/common';
-import { AppConfig } from '@app/config';
+import { parseHost, PublicUrls } from '@app/common';
 import { Blocklist, isAliasShaped } from '@app/links';
 import { AgentInfo, isCountable } from '@app/stats';
 
@@ -39,6 +38,7 @@ import { PublicResponder, STATIC } from './responder';
  */
 @Injectable()
 export class RedirectorHandler extends PublicHandler {
+  /** PublicUrls.host, held here: read on every request. */
   private readonly publicHost: string;
   private readonly docsHeaders = redirectHeaders('/docs');
   /** Raw Host header → parsed host: a handful of distinct values in practice (bounded). */
@@ -53,10 +53,10 @@ export class RedirectorHandler extends PublicHandler {
     private readonly limiter: ClickLimiter,
     private readonly blocklist: Blocklist,
     private readonly misses: MissBudget,
-    config: AppConfig,
+    urls: PublicUrls,
   ) {
     super();
-    this.publicHost = hostOfUrl(config.publicUrl);
+    this.publicHost = urls.host;
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
 import {
-  BadRequestError,
+  assertSendsAField,
   encryptSecret,
   ForbiddenError,
   InvalidFieldError,
@@ -74,8 +74,7 @@ export class WebhooksService {
   }
 
   async update(auth: Principal, id: number, dto: UpdateWebhookDto): Promise<WebhookView> {
-    if (Object.values(dto).every((v) => v === undefined))
-      throw new BadRequestError('Send at least one field to change: url, events, secret, active');
+    assertSendsAField(dto);
     const webhook = await this.find(auth, id);
     const changes: Partial<Webhook> = {};
     if (dto.url !== undefined) {

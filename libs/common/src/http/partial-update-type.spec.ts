@@ -4,7 +4,7 @@ import { ApiProperty, ApiPropertyOptional, DECORATORS } from '@nestjs/swagger';
 import { IsIn, IsString } from 'class-validator';
 
 import { IsOptionalNotNull } from './optional';
-import { PartialUpdateType } from './partial-update-type';
+import { assertSendsAField, PartialUpdateType } from './partial-update-type';
 import { validateBody } from './validation';
 
 class AddThing {
@@ -41,5 +41,23 @@ describe('PartialUpdateType', () => {
     );
     await expect(validateBody(UpdateThing, { name: null })).rejects.toThrow(/^name: /);
     await expect(validateBody(UpdateThing, { other: 1 })).rejects.toThrow('other: unknown field');
+  });
+});
+
+describe('assertSendsAField', () => {
+  it('400 naming the documented fields (alphabetical) when no field is sent', async () => {
+    const none = await validateBody(UpdateThing, {});
+    expect(() => assertSendsAField(none)).toThrow(
+      expect.objectContaining({
+        status: 400,
+        message: 'Send at least one field to change: kind, name',
+      }),
+    );
+  });
+
+  it('passes once one field is sent', async () => {
+    expect(() => assertSendsAField(Object.assign(new UpdateThing(), { kind: 'b' }))).not.toThrow();
+    const sent = await validateBody(UpdateThing, { name: 'x' });
+    expect(() => assertSendsAField(sent)).not.toThrow();
   });
 });

@@ -43,6 +43,12 @@ describe('public URLs', () => {
     expect(u.short('abc', 'https://brand.example//')).toBe('https://brand.example/abc');
   });
 
+  it("host is PUBLIC_URL's host name: lower case, without port, trailing dot or IPv6 brackets", () => {
+    expect(urls('http://Short.Test:3000/').host).toBe('short.test');
+    expect(urls('https://s.test./x').host).toBe('s.test');
+    expect(urls('http://[::1]:8080').host).toBe('::1');
+  });
+
   it('QR links and images, login links', () => {
     const u = urls('http://s.test');
     expect(u.qr('AbC12345')).toBe('http://s.test/q/AbC12345');

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '@app/config';
 
+import { hostOfUrl } from '../util/host';
+
 /** `Black Friday 2024!` → `black-friday-2024`; a name with no [a-z0-9] at all → `campaign`. */
 export function slugify(name: string): string {
   const slug = name
@@ -23,9 +25,15 @@ const trimSlashes = (base: string) => base.replace(/\/+$/, '');
 export class PublicUrls {
   /** PUBLIC_URL without a trailing slash. */
   readonly base: string;
+  /**
+   * PUBLIC_URL's host name, parsed once (lower case, no port, no trailing dot, IPv6 without
+   * brackets): the main host, as the redirector compares a request's Host with it.
+   */
+  readonly host: string;
 
   constructor(config: AppConfig) {
     this.base = config.publicUrl;
+    this.host = hostOfUrl(config.publicUrl);
   }
 
   /** `<branded domain or PUBLIC_URL>/<alias>`: a short link (or bio page). */

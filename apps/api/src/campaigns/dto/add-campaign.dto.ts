@@ -31,7 +31,8 @@ export class AddCampaignDto {
 
   @ApiPropertyOptional({
     example: false,
-    description: 'Whether the list page is public (default false)',
+    description: 'Whether the list page is public.',
+    default: false,
   })
   @IsOptionalNotNull()
   @IsBoolean()

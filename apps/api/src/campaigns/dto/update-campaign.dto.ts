@@ -1,11 +1,12 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsString, Length, Matches } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { IsString, Length, Matches } from 'class-validator';
 
-import { IsOptionalNotNull } from '@app/common';
+import { IsOptionalNotNull, PartialUpdateType } from '@app/common';
 
-import { SLUG_MESSAGE, SLUG_PATTERN } from './add-campaign.dto';
+import { AddCampaignDto, SLUG_MESSAGE, SLUG_PATTERN } from './add-campaign.dto';
 
-export class UpdateCampaignDto {
+/** `name` required (as the published API says); `slug` documented for a change; `public` as on add. */
+export class UpdateCampaignDto extends PartialUpdateType(PickType(AddCampaignDto, ['public'])) {
   @ApiProperty({ example: 'Spring sale', minLength: 1, maxLength: 100 })
   @IsString()
   @Length(1, 100, { message: 'name must be 1 to 100 characters' })
@@ -21,9 +22,4 @@ export class UpdateCampaignDto {
   @IsString()
   @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
   slug?: string;
-
-  @ApiPropertyOptional({ example: true })
-  @IsOptionalNotNull()
-  @IsBoolean()
-  public?: boolean;
 }

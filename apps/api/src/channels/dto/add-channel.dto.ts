@@ -15,7 +15,7 @@ export class AddChannelDto {
   @ApiPropertyOptional({
     example: 'Links shared in the weekly newsletter',
     maxLength: 500,
-    description: 'Default ""',
+    default: '',
   })
   @IsOptionalNotNull()
   @IsString()
@@ -25,14 +25,15 @@ export class AddChannelDto {
   @ApiPropertyOptional({
     example: '#1e90ff',
     pattern: '^#[0-9A-Fa-f]{6}$',
-    description: 'Badge colour (default #000000)',
+    description: 'Badge colour.',
+    default: '#000000',
   })
   @IsOptionalNotNull()
   @IsString()
   @Matches(COLOR_PATTERN, { message: COLOR_MESSAGE })
   color?: string;
 
-  @ApiPropertyOptional({ example: false, description: 'Default false' })
+  @ApiPropertyOptional({ example: false, default: false })
   @IsOptionalNotNull()
   @IsBoolean()
   starred?: boolean;

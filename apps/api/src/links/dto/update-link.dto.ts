@@ -1,20 +1,29 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 
-import { IsOptionalNotNull, IsPositiveId } from '@app/common';
+import { IsOptionalNotNull, IsPositiveId, PartialUpdateType } from '@app/common';
 import { IsDomainRef, LinkField } from '@app/links';
 
-import { DOC } from './create-link.dto';
+import { CreateLinkDto, DOC } from './create-link.dto';
 import { IsLinkType } from './link-fields';
-import { LinkOptionsDto } from './link-options.dto';
 
-/** Every field optional; only what is sent changes. */
-export class UpdateLinkDto extends LinkOptionsDto {
-  @ApiPropertyOptional({ description: DOC.url, maxLength: 2048 })
-  @IsOptionalNotNull()
-  @LinkField.url()
-  url?: string;
-
+/**
+ * Every field optional; only what is sent changes. `url`, `title`, `description` and the link
+ * options are as on create; the fields below say what a change does (`type` refuses null, which
+ * create takes for the default).
+ */
+export class UpdateLinkDto extends PartialUpdateType(
+  OmitType(CreateLinkDto, [
+    'custom',
+    'domain',
+    'type',
+    'expiry',
+    'password',
+    'pixels',
+    'campaign',
+    'channel',
+  ]),
+) {
   @ApiPropertyOptional({ description: `New alias. ${DOC.custom}`, minLength: 3, maxLength: 64 })
   @IsOptionalNotNull()
   @LinkField.custom()
@@ -53,12 +62,6 @@ export class UpdateLinkDto extends LinkOptionsDto {
   @IsOptionalNotNull()
   @LinkField.text(128)
   password?: string;
-
-  @LinkField.label(255)
-  title?: string;
-
-  @LinkField.label(500)
-  description?: string;
 
   @ApiPropertyOptional({
     description: `${DOC.pixels}. Replaces the link's pixels; [] removes them.`,

@@ -4,6 +4,7 @@ import { IsDefined, IsIn, IsString, Matches, MaxLength } from 'class-validator';
 
 import { IsOptionalNotNull } from '@app/common';
 import { QR_TYPES, QrType } from '@app/database';
+import { DEFAULT_BACKGROUND, DEFAULT_FOREGROUND } from '@app/qr';
 
 import { NO_CONTROL_CHARS } from '../qr-payload';
 
@@ -97,8 +98,9 @@ export class CreateQrDto {
   data: unknown;
 
   @ApiPropertyOptional({
-    description: `${COLOR_DESCRIPTION}; default white`,
+    description: `${COLOR_DESCRIPTION}.`,
     example: 'rgb(255,255,255)',
+    default: DEFAULT_BACKGROUND,
     maxLength: 32,
   })
   @IsOptionalNotNull()
@@ -107,8 +109,9 @@ export class CreateQrDto {
   background?: string;
 
   @ApiPropertyOptional({
-    description: `${COLOR_DESCRIPTION}; default black`,
+    description: `${COLOR_DESCRIPTION}.`,
     example: 'rgb(0,0,0)',
+    default: DEFAULT_FOREGROUND,
     maxLength: 32,
   })
   @IsOptionalNotNull()
@@ -126,7 +129,7 @@ export class CreateQrDto {
   @MaxLength(2048)
   logo?: string;
 
-  @ApiPropertyOptional({ description: 'Name shown in lists (default empty)', maxLength: 255 })
+  @ApiPropertyOptional({ description: 'Name shown in lists.', maxLength: 255, default: '' })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(255)

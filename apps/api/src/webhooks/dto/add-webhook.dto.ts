@@ -18,8 +18,8 @@ export const SECRET_PATTERN = /^[\x21-\x7e]{16,128}$/;
 export const SECRET_MESSAGE = 'secret must be 16 to 128 printable ASCII characters, no spaces';
 
 /**
- * The checks of the fields webhook/add and webhook/:id/update share (update's are optional, and
- * documented on their own).
+ * The checks of the webhook fields (webhook/:id/update takes `url` and `events` from
+ * AddWebhookDto and documents its own `secret`, with the same check).
  */
 export const WebhookField = {
   url: () => Stacked(IsString(), MaxLength(2000)),

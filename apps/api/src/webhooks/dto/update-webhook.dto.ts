@@ -1,22 +1,12 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsBoolean } from 'class-validator';
 
-import { IsOptionalNotNull } from '@app/common';
-import { WEBHOOK_EVENTS } from '@app/database';
+import { IsOptionalNotNull, PartialUpdateType } from '@app/common';
 
-import { WebhookField } from './add-webhook.dto';
+import { AddWebhookDto, WebhookField } from './add-webhook.dto';
 
-export class UpdateWebhookDto {
-  @ApiPropertyOptional({ example: 'https://hooks.example.com/short-links', maxLength: 2000 })
-  @IsOptionalNotNull()
-  @WebhookField.url()
-  url?: string;
-
-  @ApiPropertyOptional({ type: [String], enum: WEBHOOK_EVENTS, example: ['link.created'] })
-  @IsOptionalNotNull()
-  @WebhookField.events()
-  events?: string[];
-
+/** `url` and `events` as on add; a new `secret`; `active`. Every field optional (at least one). */
+export class UpdateWebhookDto extends PartialUpdateType(OmitType(AddWebhookDto, ['secret'])) {
   @ApiPropertyOptional({
     minLength: 16,
     maxLength: 128,

@@ -5,14 +5,14 @@ import { AdminOnly, ApiErrors, ApiOkData, IdParam, MessageRoute } from '@app/com
 
 import { PlanResponse } from './dto/plan.response';
 import { SubscribePlanDto } from './dto/subscribe-plan.dto';
-import { PlansService } from './plans.service';
+import { AdminPlansService } from './admin-plans.service';
 
 @ApiTags('plans')
 @ApiBearerAuth()
 @AdminOnly()
 @Controller('api')
-export class PlansController {
-  constructor(private readonly plans: PlansService) {}
+export class AdminPlansController {
+  constructor(private readonly plans: AdminPlansService) {}
 
   @Get('plans')
   @ApiOperation({

@@ -16,8 +16,12 @@ export function defaultExpiry(type: PlanType, now = new Date()): Date | null {
   return null;
 }
 
+/**
+ * The admin's plan routes: the plan list and subscribing a user to a plan. The plan checks every
+ * feature makes (effective plan, flags, counted limits) are PlanService's (libs/common).
+ */
 @Injectable()
-export class PlansService {
+export class AdminPlansService {
   constructor(
     @InjectRepository(Plan) private readonly plans: Repository<Plan>,
     @InjectRepository(User) private readonly users: Repository<User>,

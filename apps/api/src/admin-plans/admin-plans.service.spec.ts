@@ -1,7 +1,7 @@
 import { FREE_LIMITS, Plan, PRO_LIMITS } from '@app/database';
 
 import { planLimits, planView } from './dto/plan.response';
-import { defaultExpiry } from './plans.service';
+import { defaultExpiry } from './admin-plans.service';
 
 const utc = (s: string) => new Date(`${s}Z`);
 
