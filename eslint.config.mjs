@@ -11,7 +11,7 @@ const NO_PROCESS_ENV = [
   },
 ];
 
-/** Import boundaries (see README "Layout"): libs never reach into apps, the two apps never into each other. */
+/** Import boundaries (docs/architecture.md#floors-and-the-lint-rules): libs never reach into apps, the two apps never into each other. */
 const boundaries = (...patterns) => ['error', { patterns }];
 const LIB_ALIASES = {
   group: ['**/libs/*/src', '**/libs/*/src/**', '@app/*/src', '@app/*/src/**'],

@@ -20,7 +20,7 @@ import { eventually } from './support/stats';
 const MAIN = 'short.test';
 
 /**
- * CONTRACT "Abuse": the blocklist (BLOCKLIST_FILE + admin routes; domains with their subdomains,
+ * docs/trust.md: the blocklist (BLOCKLIST_FILE + admin routes; domains with their subdomains,
  * keywords) refuses new destinations and turns existing links into the 451 page on every replica
  * within moments; admins disable and enable any link. Entries are unique per test (the list is
  * shared by every suite of the run) and removed afterwards.

@@ -52,7 +52,7 @@ function rawExchange(
 }
 
 /**
- * Issue #15 (CONTRACT "Abuse"): each trust fix, through the real app on real Postgres and Redis.
+ * Issue #15 (docs/trust.md): each trust fix, through the real app on real Postgres and Redis.
  * (Logs: test/logs.e2e-spec.ts; blocklist and admin disable: test/blocklist.e2e-spec.ts.)
  */
 describe('trust', () => {

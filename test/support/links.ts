@@ -129,7 +129,10 @@ export async function snapshot(t: TestApp, userId: number): Promise<unknown> {
   return row;
 }
 
-/** The link options (CONTRACT "Link options") of a link created without any, in no channel. */
+/**
+ * The link options (docs/api-conventions.md#link-options) of a link created without any, in no
+ * channel.
+ */
 export const NO_OPTIONS = {
   channels: [],
   status: 'public',

@@ -129,9 +129,9 @@ function compile(link: CachedLink): LinkRoute {
 }
 
 /**
- * Link options on the redirect path (CONTRACT "Link options"): compiles each cached link's rules
- * once (kept beside the cache entry, gone with it) and picks a visitor's destination in the
- * documented order: deep link, device, country, language, then the link's own URL.
+ * Link options on the redirect path (docs/api-conventions.md#link-options): compiles each cached
+ * link's rules once (kept beside the cache entry, gone with it) and picks a visitor's destination
+ * in the documented order: deep link, device, country, language, then the link's own URL.
  */
 @Injectable()
 export class LinkRouter {

@@ -50,7 +50,7 @@ function selectList(columns: Column[], bare = false): string {
     .join(',\n       ');
 }
 
-/** `GET /api/urls/export` columns (CONTRACT: Statistics); $2 is PUBLIC_URL. */
+/** `GET /api/urls/export` columns (docs/statistics.md#exports); $2 is PUBLIC_URL. */
 const LINK_COLUMNS: Column[] = [
   { name: 'id', sql: 'l.id' },
   { name: 'alias', sql: 'l.alias', text: true },

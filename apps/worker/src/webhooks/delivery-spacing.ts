@@ -23,11 +23,11 @@ redis.call('SET', KEYS[1], at + spacing, 'PX', at + spacing - now)
 return at - now`;
 
 /**
- * "At most one visit batch per webhook per second" (CONTRACT "Webhooks"), held when a delivery
- * is sent. The fold schedules batches a second apart (`not_before`), but a worker that falls
- * behind would send a late batch and the next one on time, closer than a second. So a batch
- * reserves the webhook's next one-second slot in Redis (shared by every worker) before it is
- * sent, and waits for it when it is not the current one.
+ * "At most one visit batch per webhook per second" (docs/webhooks-import.md#events-and-bodies),
+ * held when a delivery is sent. The fold schedules batches a second apart (`not_before`), but a
+ * worker that falls behind would send a late batch and the next one on time, closer than a
+ * second. So a batch reserves the webhook's next one-second slot in Redis (shared by every
+ * worker) before it is sent, and waits for it when it is not the current one.
  */
 @Injectable()
 export class DeliverySpacing {

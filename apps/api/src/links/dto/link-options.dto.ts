@@ -150,9 +150,9 @@ function RuleList(type: new () => object, max: number, description: string): Pro
 }
 
 /**
- * The link options of `url/add` and `url/update` (CONTRACT "Link options"): targeting, deep links,
- * parameters, preview tags, status, click limit, expiration redirect. Every field is optional;
- * `null` means "none" (on update: remove).
+ * The link options of `url/add` and `url/update` (docs/api-conventions.md#link-options):
+ * targeting, deep links, parameters, preview tags, status, click limit, expiration redirect.
+ * Every field is optional; `null` means "none" (on update: remove).
  */
 export abstract class LinkOptionsDto {
   @RuleList(GeoTargetDto, 50, OPTION_DOC.geotarget)
