@@ -86,6 +86,14 @@ function closed(doc: OpenApiDocument): OpenApiDocument {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!node || typeof node !== 'object') return;
     const s = node as Schema;
+    if (s.nullable === true && s.type === undefined) {
+      // `{allOf | oneOf | anyOf: [...], nullable: true}` (OpenAPI 3.0): ajv reads `nullable` only
+      // beside a `type`, so null becomes a branch of its own
+      const rest = { ...s };
+      delete rest.nullable;
+      for (const key of Object.keys(s)) delete s[key];
+      s.anyOf = [rest, { type: 'null' }];
+    }
     merge(s);
     if (s.type === 'object' && s.properties && s.additionalProperties === undefined)
       s.additionalProperties = false;
