@@ -63,9 +63,9 @@ function walk(node: unknown, visit: (schema: Schema) => void): void {
  * - request bodies refuse unknown fields (`additionalProperties: false`), as the validation pipe does,
  *   and their defaults are written in descriptions (a generated client must not require them);
  * - numbers are integers unless declared `format: float | double` (ids, counts, limits);
- * - a nullable reference or union is `{allOf: [$ref], nullable: true}` / `{oneOf: [...], nullable:
- *   true}`: no `type` beside it and no null-only branch (generators render a typeless null branch as
- *   an empty member, `X |  | null` in orval); `$ref` siblings are moved into the `allOf`.
+ * - a nullable reference is `{type: object, allOf: [$ref], nullable: true}` and a nullable union of
+ *   scalars carries `nullable` on one typed branch: `nullable` always beside a `type` (redocly), and
+ *   no null-only branch without a type (orval renders one as an empty member, `X |  | null`).
  */
 export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): OpenAPIObject {
   doc.servers = [{ url: serverUrl, description: 'This deployment (PUBLIC_URL)' }];
@@ -177,8 +177,21 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
       s.allOf = [{ $ref: s.$ref }];
       delete s.$ref;
     }
-    // `{type: object, nullable, allOf: [$ref]}`: the type only widens itself to null, not the $ref
-    if (s.allOf || s.oneOf || s.anyOf) delete s.type;
+    if (s.type !== undefined) return;
+    const branches = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
+    const last = branches?.map((b) => b.type !== undefined).lastIndexOf(true) ?? -1;
+    if (branches && last >= 0) {
+      // a union of scalars: null joins one typed branch (one only, so a `oneOf` stays exclusive);
+      // a copy, as branch objects may be shared with other schemas
+      branches[last] = { ...branches[last], nullable: true };
+      delete s.nullable;
+    } else if (Array.isArray(s.allOf) && s.allOf.length === 1) {
+      // a nullable reference: `nullable` needs its `type` beside it (redocly)
+      const ref = String((s.allOf[0] as Schema).$ref ?? '')
+        .split('/')
+        .pop() as string;
+      s.type = (schemas[ref]?.type as string | undefined) ?? 'object';
+    }
   });
   return doc;
 }
