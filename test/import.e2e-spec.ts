@@ -203,6 +203,43 @@ describe('import', () => {
       ]);
       expect(rows[0].expires_at?.toISOString()).toBe('2099-01-01T00:00:00.000Z');
     });
+
+    it('a CSV file sent inside JSON as {csv} (what generated clients send), any Content-Type parsed as JSON', async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const p = uniq('i');
+      const text = fixture('plain.csv', p);
+      const data = await finished(u, await start(u, { csv: text }));
+      expect(data).toMatchObject({ source: 'csv', status: 'done', total: 3, created: 3 });
+      // orval's fetch client sends a body of two media types without a Content-Type of its own
+      // (fetch then says text/plain): still JSON
+      const q = uniq('i');
+      const res = await t
+        .http()
+        .post('/api/import?source=bitly')
+        .set(u.auth)
+        .set('Content-Type', 'text/plain;charset=UTF-8')
+        .send(JSON.stringify({ csv: fixture('bitly.csv', q) }));
+      expect(res.status).toBe(200);
+      expect(await finished(u, res.body.id)).toMatchObject({ source: 'bitly', status: 'done' });
+      expect((await userLinks(u)).map((l) => l.alias)).toEqual(
+        expect.arrayContaining([`${p}spring`, `${q}b1`]),
+      );
+      expectError(
+        await t
+          .http()
+          .post('/api/import')
+          .set(u.auth)
+          .send({ csv: 'url\nhttps://a.example/\n', links: [{ url: 'https://a.example/' }] }),
+        400,
+        /^Send either csv or links, not both$/,
+      );
+      expectError(
+        await t.http().post('/api/import').set(u.auth).send({ csv: '' }),
+        400,
+        /^csv: .*empty/,
+      );
+      expectError(await t.http().post('/api/import').set(u.auth).send({ csv: 5 }), 400, /^csv: /);
+    });
   });
 
   it('the same file twice creates nothing new', async () => {

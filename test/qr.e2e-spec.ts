@@ -898,13 +898,24 @@ describe('QR codes: API and the public /q/ handler', () => {
       doc.paths['/api/qr'].get.responses['200'].content['application/json'].schema.properties.data
         .properties.qrs,
     ).toBeDefined();
-    expect(doc.components.schemas.QrDetailsView.properties).toEqual(
+    // one model per type, told apart by `type` (a vCard with an e-mail is not an e-mail code)
+    expect(doc.components.schemas.QrDetailsVcardView.properties).toEqual(
       expect.objectContaining({
+        type: expect.objectContaining({ enum: ['vcard'] }),
         status: expect.anything(),
         image: expect.anything(),
         reason: expect.anything(),
       }),
     );
-    expect(doc.components.schemas.CreateQrDto.required).toEqual(['type', 'data']);
+    expect(doc.components.schemas.QrReadView.properties.details.discriminator.propertyName).toBe(
+      'type',
+    );
+    expect(doc.components.schemas.CreateQrVcardDto.required).toEqual(
+      expect.arrayContaining(['type', 'data']),
+    );
+    expect(
+      doc.paths['/api/qr/add'].post.requestBody.content['application/json'].schema.discriminator
+        .mapping,
+    ).toEqual(expect.objectContaining({ vcard: '#/components/schemas/CreateQrVcardDto' }));
   });
 });

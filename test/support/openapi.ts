@@ -86,6 +86,14 @@ function closed(doc: OpenApiDocument): OpenApiDocument {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!node || typeof node !== 'object') return;
     const s = node as Schema;
+    if (s.nullable === true && (s.allOf || s.oneOf || s.anyOf)) {
+      // `{type: object, allOf: [$ref], nullable: true}` (OpenAPI 3.0): ajv's `nullable` widens only
+      // the `type` beside it, not the `$ref`, so null becomes a branch of its own
+      const rest = { ...s };
+      delete rest.nullable;
+      for (const key of Object.keys(s)) delete s[key];
+      s.anyOf = [rest, { type: 'null' }];
+    }
     merge(s);
     if (s.type === 'object' && s.properties && s.additionalProperties === undefined)
       s.additionalProperties = false;

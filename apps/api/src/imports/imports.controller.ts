@@ -1,15 +1,21 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import {
   ApiBearerAuth,
-  ApiBody,
-  ApiConsumes,
   ApiExtraModels,
   ApiOperation,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 
-import { ApiErrors, ApiOkData, ApiOkFields, Auth, IdParam, Principal } from '@app/common';
+import {
+  ApiBodyPerType,
+  ApiErrors,
+  ApiOkData,
+  ApiOkFields,
+  Auth,
+  IdParam,
+  Principal,
+} from '@app/common';
 
 import { ImportLinksDto } from './dto/import-links.dto';
 import { ImportQueryDto } from './dto/import-query.dto';
@@ -18,7 +24,7 @@ import { ImportsService } from './imports.service';
 import { CsvUpload, Upload } from './upload.decorator';
 
 const IMPORT = `Imports links from a file of this service or of another: a CSV body (Content-Type: text/csv,
-up to 20 MB, a header row naming the columns) or a JSON body {links: [...]}. source names the layout: csv (url, alias,
+up to 20 MB, a header row naming the columns) or a JSON body {links: [...]} (or {csv: "<the CSV text>"}, up to 1 MB). source names the layout: csv (url, alias,
 title, description, domain, expiry), bitly (long_url, link / custom_bitlinks, title), shlink (longUrl, shortUrl or
 shortCode, title, domain), yourls (keyword, url, title), kutt (target, address, description, domain, expire_in).
 Column names are matched ignoring case, spaces, "_" and "-"; other columns are ignored. Answers {error, id} at once;
@@ -38,16 +44,16 @@ export class ImportsController {
 
   @Post('import')
   @ApiOperation({ summary: 'Import links: {error, id}', description: IMPORT })
-  @ApiConsumes('text/csv', 'application/json')
-  @ApiBody({
-    description: 'A CSV file (text/csv) or {links: [...]} (application/json)',
-    schema: {
-      oneOf: [
-        { type: 'string', example: 'url,alias,title\nhttps://example.com/a,spring,Spring sale\n' },
-        { $ref: getSchemaPath(ImportLinksDto) },
-      ],
+  @ApiBodyPerType(
+    'A CSV file (text/csv), or JSON: {links: [...]} or the CSV text as {csv: "..."} (application/json)',
+    {
+      'text/csv': {
+        type: 'string',
+        example: 'url,alias,title\nhttps://example.com/a,spring,Spring sale\n',
+      },
+      'application/json': { $ref: getSchemaPath(ImportLinksDto) },
     },
-  })
+  )
   @ApiOkFields(ImportStartedView)
   @ApiErrors(400, 413, 429)
   start(

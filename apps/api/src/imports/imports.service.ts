@@ -69,10 +69,15 @@ export class ImportsService {
         throw new BadRequestError('Send either a CSV body or JSON links');
       format = 'csv';
       await this.receive(upload.csv, staging);
+    } else if (dto.csv !== undefined) {
+      // the CSV text inside JSON, as clients generated from the OpenAPI document may send it
+      if (dto.links !== undefined) throw new BadRequestError('Send either csv or links, not both');
+      format = 'csv';
+      await writeFile(staging, dto.csv);
     } else {
       if (!dto.links)
         throw new BadRequestError(
-          'links: send a CSV body (Content-Type: text/csv) or a JSON body {links: [...]}',
+          'links: send a CSV body (Content-Type: text/csv) or a JSON body {links: [...]} or {csv: "..."}',
         );
       format = 'json';
       await writeFile(staging, JSON.stringify(dto.links));

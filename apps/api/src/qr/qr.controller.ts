@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import {
   ApiErrors,
@@ -12,7 +12,7 @@ import {
   Principal,
 } from '@app/common';
 
-import { CreateQrDto } from './dto/create-qr.dto';
+import { CREATE_QR_VARIANTS, CreateQrDto } from './dto/create-qr.dto';
 import { QrCreatedView, QrItemView, QrReadView } from './dto/qr-views';
 import { UpdateQrDto } from './dto/update-qr.dto';
 import { QrService } from './qr.service';
@@ -52,6 +52,8 @@ export class QrController {
       'on GET /api/qr/:id. The short link <PUBLIC_URL>/q/<code> forwards (link, email, phone, sms), downloads a ' +
       "vCard (vcard) or shows a page (text, wifi), and counts the scan. A QR code of type link counts towards the plan's `links` limit; the other types do not.",
   })
+  @ApiExtraModels(...CREATE_QR_VARIANTS.models)
+  @ApiBody({ required: true, schema: CREATE_QR_VARIANTS.schema })
   @ApiOkFields(QrCreatedView)
   @ApiErrors(400, 403, 503)
   create(@Auth() auth: Principal, @Body() dto: CreateQrDto) {

@@ -6,6 +6,12 @@ export const API_KEY_SCHEME = 'apiKey';
 /** Operation markers set by decorators (see `@Public()`), read and removed here. */
 export const PUBLIC_MARKER = 'x-lm-public';
 
+/**
+ * A request body with one schema per media type (see `ApiBodyPerType`), read and removed here:
+ * @nestjs/swagger's ApiBody gives every consumed media type the same schema.
+ */
+export const BODY_CONTENT_MARKER = 'x-lm-body-content';
+
 /** Rate-limit headers every /api response carries (errors and 401s included). */
 const RATE_HEADERS = {
   'X-RateLimit-Limit': 'Requests allowed per window (RATE_LIMIT, default 3000)',
@@ -44,15 +50,10 @@ function walk(node: unknown, visit: (schema: Schema) => void): void {
 }
 
 /**
- * The null-only branch for a nullable schema without a `type` of its own (a `$ref`, a `oneOf`):
- * in OpenAPI 3.0 `nullable` only widens the `type` beside it, so null needs a branch of its own.
- */
-const NULL_BRANCH = { type: 'string', nullable: true, enum: [null] };
-
-/**
  * Finishes the document @nestjs/swagger builds so that it says what the api really does, for every
  * route (those added later included), so that generated clients compile and every response validates:
  *
+ * - a body declared per media type (`ApiBodyPerType`) gets its own schema for each;
  * - `servers` is PUBLIC_URL; the security scheme is an opaque API key in `Authorization` (Bearer or
  *   Token), required on every operation but the `@Public()` ones (`security: []`);
  * - statuses every route can answer, from the cross-cutting layers: 401 (key guard), 403 (admin,
@@ -62,7 +63,9 @@ const NULL_BRANCH = { type: 'string', nullable: true, enum: [null] };
  * - request bodies refuse unknown fields (`additionalProperties: false`), as the validation pipe does,
  *   and their defaults are written in descriptions (a generated client must not require them);
  * - numbers are integers unless declared `format: float | double` (ids, counts, limits);
- * - `nullable` on a schema without a type (`allOf: [$ref]`, `oneOf`) gets a null branch.
+ * - a nullable reference is `{type: object, allOf: [$ref], nullable: true}` and a nullable union of
+ *   scalars carries `nullable` on one typed branch: `nullable` always beside a `type` (redocly), and
+ *   no null-only branch without a type (orval renders one as an empty member, `X |  | null`).
  */
 export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): OpenAPIObject {
   doc.servers = [{ url: serverUrl, description: 'This deployment (PUBLIC_URL)' }];
@@ -110,6 +113,9 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
     for (const method of METHODS) {
       const op = (item as Record<string, Operation | undefined>)[method];
       if (!op) continue;
+      const content = op[BODY_CONTENT_MARKER] as Record<string, { schema: Schema }> | undefined;
+      delete op[BODY_CONTENT_MARKER];
+      if (content) op.requestBody = { ...op.requestBody, content };
       const isPublic = op[PUBLIC_MARKER] === true;
       delete op[PUBLIC_MARKER];
       op.security = isPublic ? [] : [{ [API_KEY_SCHEME]: [] }];
@@ -165,23 +171,26 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
 
   walk(doc, (s) => {
     if (s.type === 'number' && s.format !== 'float' && s.format !== 'double') s.type = 'integer';
-    if (s.nullable === true && s.type === undefined) {
+    if (s.nullable !== true) return;
+    if (typeof s.$ref === 'string') {
+      // OpenAPI 3.0 ignores the siblings of a $ref: wrap it
+      s.allOf = [{ $ref: s.$ref }];
+      delete s.$ref;
+    }
+    if (s.type !== undefined) return;
+    const branches = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
+    const last = branches?.map((b) => b.type !== undefined).lastIndexOf(true) ?? -1;
+    if (branches && last >= 0) {
+      // a union of scalars: null joins one typed branch (one only, so a `oneOf` stays exclusive);
+      // a copy, as branch objects may be shared with other schemas
+      branches[last] = { ...branches[last], nullable: true };
       delete s.nullable;
-      const branches = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
-      if (branches) {
-        // anyOf: the null branch is disjoint from the others anyway
-        s.anyOf = [...branches, { ...NULL_BRANCH }];
-        delete s.oneOf;
-      } else if (Array.isArray(s.allOf) && s.allOf.length === 1) {
-        s.anyOf = [s.allOf[0], { ...NULL_BRANCH }];
-        delete s.allOf;
-      }
-    } else if (s.nullable === true && Array.isArray(s.allOf) && s.allOf.length === 1) {
-      // `{type: object, nullable, allOf: [$ref]}`: the $ref alone would still refuse null
-      s.anyOf = [s.allOf[0], { ...NULL_BRANCH }];
-      delete s.allOf;
-      delete s.type;
-      delete s.nullable;
+    } else if (Array.isArray(s.allOf) && s.allOf.length === 1) {
+      // a nullable reference: `nullable` needs its `type` beside it (redocly)
+      const ref = String((s.allOf[0] as Schema).$ref ?? '')
+        .split('/')
+        .pop() as string;
+      s.type = (schemas[ref]?.type as string | undefined) ?? 'object';
     }
   });
   return doc;

@@ -1,5 +1,11 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtension, ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import {
+  ReferenceObject,
+  SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+
+import { BODY_CONTENT_MARKER } from './openapi-document';
 
 /** `{error: 1, message}`, defined once by finishOpenApiDocument. */
 const ERROR_SCHEMA = { $ref: '#/components/schemas/ErrorResponse' };
@@ -28,6 +34,25 @@ export function ApiErrors(...statuses: number[]) {
   return applyDecorators(
     ...all.map((status) =>
       ApiResponse({ status, description: ERROR_TEXT[status] ?? 'Error', schema: ERROR_SCHEMA }),
+    ),
+  );
+}
+
+/**
+ * A request body with a schema per media type (`{'text/csv': {type: 'string'}, 'application/json':
+ * {$ref}}`), so that a generated client sends each in its own form (ApiBody alone would give every
+ * media type one `oneOf` of all: clients then JSON-encode a CSV text). Models referenced by
+ * `getSchemaPath` need their `ApiExtraModels`.
+ */
+export function ApiBodyPerType(
+  description: string,
+  content: Record<string, SchemaObject | ReferenceObject>,
+) {
+  return applyDecorators(
+    ApiBody({ description, required: true, schema: { type: 'object' } }),
+    ApiExtension(
+      BODY_CONTENT_MARKER,
+      Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])),
     ),
   );
 }

@@ -1,4 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from '@nestjs/common';
+import {
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiPropertyOptions,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { IsDefined, IsIn, IsString, Matches, MaxLength } from 'class-validator';
 
@@ -34,69 +40,117 @@ const line = (maxLength: number, minLength?: number): SchemaObject => ({
 });
 const VCARD_FIELDS = ['fname', 'lname', 'org', 'phone', 'cell', 'fax', 'email', 'site'];
 
+const EMAIL_DATA: SchemaObject = {
+  title: 'QrEmailData',
+  type: 'object',
+  properties: { email: line(254, 3), subject: line(255), body: line(2000) },
+  required: ['email'],
+  additionalProperties: false,
+};
+const SMS_DATA: SchemaObject = {
+  title: 'QrSmsData',
+  type: 'object',
+  properties: { phone: line(20, 3), message: line(1000) },
+  required: ['phone'],
+  additionalProperties: false,
+};
+const WIFI_DATA: SchemaObject = {
+  title: 'QrWifiData',
+  type: 'object',
+  properties: {
+    ssid: line(32, 1),
+    pass: {
+      type: 'string',
+      maxLength: 64,
+      description: 'WPA: 8–64 characters; WEP: 5–64; nopass: empty or absent',
+    },
+    password: { type: 'string', maxLength: 64, description: 'Accepted for pass' },
+    encryption: { type: 'string', enum: ['WPA', 'WEP', 'nopass'] },
+    hidden: { type: 'boolean' },
+  },
+  required: ['ssid'],
+  additionalProperties: false,
+};
+const VCARD_DATA: SchemaObject = {
+  title: 'QrVcardData',
+  type: 'object',
+  properties: Object.fromEntries(
+    [...VCARD_FIELDS, 'street', 'city', 'state', 'zip', 'country'].map((f) => [f, line(255)]),
+  ),
+  minProperties: 1,
+  additionalProperties: false,
+};
+
+/** The shape of `data` for each type (see DATA_DESCRIPTION). */
+export const QR_DATA_BY_TYPE: Record<QrType, SchemaObject> = {
+  text: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 4296,
+    description: 'The text, 1–4296 characters',
+  },
+  link: { type: 'string', description: 'An absolute http(s) URL' },
+  email: {
+    anyOf: [{ type: 'string', description: 'An e-mail address' }, EMAIL_DATA],
+  },
+  phone: { type: 'string', description: '3–20 digits with an optional leading +' },
+  sms: SMS_DATA,
+  wifi: WIFI_DATA,
+  vcard: VCARD_DATA,
+};
+
 /**
- * The shapes `data` takes, one per type (the type decides which applies: see the description;
- * `anyOf`, as an e-mail object is also a valid vCard object).
+ * Any shape of `data` (updates, whose type is the code's own): `anyOf`, as an e-mail object is also
+ * a valid vCard object. Bodies and views that carry `type` beside `data` are instead one schema per
+ * type (`qrVariants`), so that a generated client tells a vCard from an e-mail.
  */
 export const QR_DATA_SCHEMA: { anyOf: SchemaObject[] } = {
   anyOf: [
     { type: 'string', description: 'text (1–4296), link (http(s) URL), email address or phone' },
-    {
-      title: 'QrEmailData',
-      type: 'object',
-      properties: { email: line(254, 3), subject: line(255), body: line(2000) },
-      required: ['email'],
-      additionalProperties: false,
-    },
-    {
-      title: 'QrSmsData',
-      type: 'object',
-      properties: { phone: line(20, 3), message: line(1000) },
-      required: ['phone'],
-      additionalProperties: false,
-    },
-    {
-      title: 'QrWifiData',
-      type: 'object',
-      properties: {
-        ssid: line(32, 1),
-        pass: {
-          type: 'string',
-          maxLength: 64,
-          description: 'WPA: 8–64 characters; WEP: 5–64; nopass: empty or absent',
-        },
-        password: { type: 'string', maxLength: 64, description: 'Accepted for pass' },
-        encryption: { type: 'string', enum: ['WPA', 'WEP', 'nopass'] },
-        hidden: { type: 'boolean' },
-      },
-      required: ['ssid'],
-      additionalProperties: false,
-    },
-    {
-      title: 'QrVcardData',
-      type: 'object',
-      properties: Object.fromEntries(
-        [...VCARD_FIELDS, 'street', 'city', 'state', 'zip', 'country'].map((f) => [f, line(255)]),
-      ),
-      minProperties: 1,
-      additionalProperties: false,
-    },
+    EMAIL_DATA,
+    SMS_DATA,
+    WIFI_DATA,
+    VCARD_DATA,
   ],
 };
 
-export class CreateQrDto {
-  @ApiProperty({ enum: QR_TYPES, example: 'link' })
-  @IsIn(QR_TYPES, { message: `must be one of ${QR_TYPES.join(', ')}` })
-  type: QrType;
+const pascal = (type: string) => type[0].toUpperCase() + type.slice(1);
 
-  @ApiProperty({
-    description: DATA_DESCRIPTION,
-    ...QR_DATA_SCHEMA,
-    example: 'https://example.com',
-  })
-  @IsDefined({ message: 'required' })
-  data: unknown;
+/**
+ * One OpenAPI model per QR type: `base`'s fields, `type` fixed to that type and `data` of its shape
+ * (named `<prefix><Type><suffix>`, e.g. CreateQrVcardDto), and the `oneOf` with a discriminator on
+ * `type` that refers to them. The wire format is that of `base` plus `type` and `data`.
+ */
+export function qrVariants(
+  base: Type<unknown>,
+  name: (type: string) => string,
+  dataDescription: string,
+): { models: Array<Type<unknown>>; schema: SchemaObject } {
+  const models = QR_TYPES.map((type) => {
+    const Variant = class extends (base as new () => object) {};
+    Object.defineProperty(Variant, 'name', { value: name(pascal(type)) });
+    // what `design:type` would say of declared fields (the schema of an `anyOf` needs it)
+    Reflect.defineMetadata('design:type', String, Variant.prototype, 'type');
+    Reflect.defineMetadata('design:type', Object, Variant.prototype, 'data');
+    ApiProperty({ enum: [type], example: type })(Variant.prototype, 'type');
+    ApiProperty({ description: dataDescription, ...QR_DATA_BY_TYPE[type] } as ApiPropertyOptions)(
+      Variant.prototype,
+      'data',
+    );
+    return Variant;
+  });
+  const refs = Object.fromEntries(QR_TYPES.map((type, i) => [type, getSchemaPath(models[i])]));
+  return {
+    models,
+    schema: {
+      oneOf: Object.values(refs).map(($ref) => ({ $ref })),
+      discriminator: { propertyName: 'type', mapping: refs },
+    },
+  };
+}
 
+/** The look and name of a QR code, as qr/add takes them. */
+export class QrLookDto {
   @ApiPropertyOptional({
     description: `${COLOR_DESCRIPTION}.`,
     example: 'rgb(255,255,255)',
@@ -136,3 +190,23 @@ export class CreateQrDto {
   @Matches(NO_CONTROL_CHARS, { message: 'must not contain control characters' })
   name?: string;
 }
+
+/**
+ * `qr/add`: `{type, data, ...look}`, documented as one model per type (CREATE_QR_VARIANTS).
+ */
+export class CreateQrDto extends QrLookDto {
+  @ApiProperty({ enum: QR_TYPES, example: 'link' })
+  @IsIn(QR_TYPES, { message: `must be one of ${QR_TYPES.join(', ')}` })
+  type: QrType;
+
+  @ApiProperty({ description: DATA_DESCRIPTION, ...QR_DATA_SCHEMA })
+  @IsDefined({ message: 'required' })
+  data: unknown;
+}
+
+/** The request body of qr/add as documented: `oneOf` CreateQr<Type>Dto, by `type`. */
+export const CREATE_QR_VARIANTS = qrVariants(
+  QrLookDto,
+  (type) => `CreateQr${type}Dto`,
+  'The content, in the shape of this type (see qr/add)',
+);

@@ -1,10 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 
 import { formatDateTime, PublicUrls } from '@app/common';
-import { QR_TYPES, QrCode } from '@app/database';
+import { QrCode } from '@app/database';
 
 import { statisticsView } from '../../stats/statistics.view';
-import { QR_DATA_SCHEMA } from './create-qr.dto';
+import { qrVariants } from './create-qr.dto';
 
 /** A QR code in lists (`qrs`). */
 export class QrItemView {
@@ -27,17 +27,8 @@ export class QrItemView {
   date: string;
 }
 
-/** One QR code in full (`details`). */
-export class QrDetailsView extends QrItemView {
-  @ApiProperty({ enum: QR_TYPES })
-  type: string;
-
-  @ApiProperty({
-    description: 'The content in its canonical form (the shapes of qr/add)',
-    ...QR_DATA_SCHEMA,
-  })
-  data: unknown;
-
+/** The fields of a QR code in full but its `type` and `data` (see QrDetailsView). */
+export class QrDetailsFields extends QrItemView {
   @ApiProperty({ example: 'rgb(255,255,255)' })
   background: string;
 
@@ -70,14 +61,25 @@ export class QrDetailsView extends QrItemView {
   reason: string | null;
 }
 
+/** One QR code in full (`details`): documented as one model per type (QR_DETAILS_VARIANTS). */
+export type QrDetailsView = QrDetailsFields & { type: string; data: unknown };
+
+/** `details` as documented: `oneOf` QrDetails<Type>View, by `type`. */
+export const QR_DETAILS_VARIANTS = qrVariants(
+  QrDetailsFields,
+  (type) => `QrDetails${type}View`,
+  'The content in its canonical form (the shapes of qr/add)',
+);
+
 export class QrStatisticsView extends statisticsView({
   topCountriesLimit: true,
   socialNetworks: true,
 }) {}
 
 /** `GET /api/qr/:id` body (besides `error`). */
+@ApiExtraModels(...QR_DETAILS_VARIANTS.models)
 export class QrReadView {
-  @ApiProperty({ type: QrDetailsView })
+  @ApiProperty(QR_DETAILS_VARIANTS.schema as ApiPropertyOptions)
   details: QrDetailsView;
 
   @ApiProperty({ type: QrStatisticsView })
