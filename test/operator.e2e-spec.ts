@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createUser, useTestApp } from './support/app';
@@ -7,6 +9,10 @@ import { startBuilt } from './support/process';
 import { freePort } from './support/services';
 
 const ROOT = join(__dirname, '..');
+
+const { buildReason } = require('../scripts/start.js') as {
+  buildReason: (root: string, env: Record<string, string>) => string | null;
+};
 
 /** Runs a command in the repository with this run's environment: its exit code and output. */
 function run(
@@ -78,4 +84,33 @@ describe('operator commands (built api)', () => {
       holder.close();
     }
   }, 40_000);
+
+  it('npm start builds when a source is newer than dist/ (or REBUILD=1), not otherwise', () => {
+    const root = mkdtempSync(join(tmpdir(), 'start-'));
+    try {
+      const file = (path: string, secondsAgo: number) => {
+        mkdirSync(join(root, path, '..'), { recursive: true });
+        writeFileSync(join(root, path), '');
+        const at = new Date(Date.now() - secondsAgo * 1000);
+        utimesSync(join(root, path), at, at);
+      };
+      file('package.json', 100);
+      file('apps/api/src/main.ts', 100);
+      file('libs/common/src/index.ts', 100);
+      file('libs/common/node_modules/x/index.js', 0); // not a source
+      expect(buildReason(root, {})).toBe('no build in dist/');
+      file('dist/apps/api/main.js', 50);
+      file('dist/apps/worker/main.js', 60);
+      expect(buildReason(root, {})).toBeNull();
+      expect(buildReason(root, { REBUILD: '1' })).toBe('REBUILD=1');
+      file('libs/common/src/index.ts', 10);
+      expect(buildReason(root, {})).toBe('libs changed since the last build');
+      file('dist/apps/api/main.js', 5); // a build that rewrote only the api's bundle
+      expect(buildReason(root, {})).toBeNull();
+      file('tsconfig.json', 0);
+      expect(buildReason(root, {})).toBe('tsconfig.json changed since the last build');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
