@@ -4,6 +4,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -14,6 +15,11 @@ import {
 } from 'class-validator';
 
 import { validateBody } from './validation';
+
+class Choice {
+  @IsIn(['a', 'b'])
+  kind: string;
+}
 
 class Rule {
   @IsString()
@@ -36,6 +42,14 @@ class Body {
   limit?: number;
 
   @IsOptional()
+  @IsIn(['a', 'b'])
+  kind?: string;
+
+  @IsOptional()
+  @IsString({ each: true })
+  tags?: string[];
+
+  @IsOptional()
   @IsArray()
   @ArrayMaxSize(2)
   @ValidateNested({ each: true })
@@ -54,12 +68,18 @@ describe('validation messages', () => {
     expect(await messageOf({})).toBe('url: required');
   });
 
+  it('a missing choice says its values', async () => {
+    await expect(validateBody(Choice, {})).rejects.toThrow(
+      /^kind: required \(must be one of the following values: a, b\)$/,
+    );
+  });
+
   it('a wrong JSON type is the one message of its field, naming what came', async () => {
     expect(await messageOf({ url: 'a', limit: '10' })).toBe(
       'limit: must be an integer number (got a string)',
     );
     expect(await messageOf({ url: 'a', limit: null })).toBe('valid'); // optional: null is none
-    expect(await messageOf({ url: ['a'] })).toBe('url: must be a string (got an array)');
+    expect(await messageOf({ url: 5 })).toBe('url: must be a string (got a number)');
     expect(await messageOf({ url: 'a', rules: { location: 'US', link: 'x' } })).toBe(
       'rules: must be an array (got an object)',
     );

@@ -45,10 +45,24 @@ function jsonType(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** ` (got a string)` when the value is of another JSON type than `rule` wants (`1.5` for an integer: nothing). */
+/**
+ * ` (got a string)` when the value is of another JSON type than `rule` wants (`1.5` for an
+ * integer: nothing). Not for a list checked item by item (`each`), whose value is the list.
+ */
 function got(rule: string, value: unknown): string {
   const type = jsonType(value);
-  return WANTED[rule] === type ? '' : ` (got ${type})`;
+  if (WANTED[rule] === type || (Array.isArray(value) && rule !== 'isArray')) return '';
+  return ` (got ${type})`;
+}
+
+/** Rules naming the values a field takes: said beside "required". */
+const CHOICE_RULES = ['isIn', 'isEnum'];
+
+/** A rule's message without the field's name, which the path before it says: `each item must be a string`. */
+function ruleText(message: string, property: string): string {
+  if (message.startsWith(`${property} `)) return message.slice(property.length + 1);
+  const each = `each value in ${property} `;
+  return message.startsWith(each) ? `each item ${message.slice(each.length)}` : message;
 }
 
 /** The one message of a field whose own rules failed: missing, then its type, then its first rule. */
@@ -57,10 +71,14 @@ function ownMessage(e: ValidationError, path: string): string | null {
   const rules = Object.keys(constraints);
   if (!rules.length) return null;
   if (rules.includes('whitelistValidation')) return `${path}: unknown field`;
-  if (e.value === undefined) return `${path}: required`;
+  if (e.value === undefined) {
+    const choice = CHOICE_RULES.find((rule) => rules.includes(rule));
+    const values = choice && ruleText(constraints[choice], e.property);
+    return values ? `${path}: required (${values})` : `${path}: required`;
+  }
   const type = TYPE_RULES.find((rule) => rules.includes(rule));
   if (type === 'nestedValidation') return `${path}: must be an object${got(type, e.value)}`;
-  const text = constraints[type ?? rules[0]].replace(new RegExp(`^${e.property} `), '');
+  const text = ruleText(constraints[type ?? rules[0]], e.property);
   return type ? `${path}: ${text}${got(type, e.value)}` : `${path}: ${text}`;
 }
 
