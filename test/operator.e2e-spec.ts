@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createUser, useTestApp } from './support/app';
-import { startBuilt } from './support/process';
-import { freePort } from './support/services';
+import { freePort, startBuilt } from './support/process';
 
 const ROOT = join(__dirname, '..');
 
