@@ -71,10 +71,12 @@ describe('operator commands (built api)', () => {
     await new Promise<void>((resolve) => holder.listen(port, resolve));
     try {
       const api = await startBuilt('api', { PORT: String(port) });
+      let timer: NodeJS.Timeout | undefined;
       const code = await Promise.race([
         api.exited,
-        new Promise((r) => setTimeout(() => r('still running'), 30_000)),
+        new Promise((r) => (timer = setTimeout(() => r('still running'), 30_000))),
       ]);
+      clearTimeout(timer);
       if (api.child.exitCode === null) api.child.kill('SIGKILL');
       expect(code).toBe(1);
       expect(api.output()).toContain(`PORT ${port} is in use`);
