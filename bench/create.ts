@@ -98,7 +98,7 @@ async function main(): Promise<void> {
         stdio: ['ignore', 'ignore', 'inherit'],
       },
     );
-    await waitHealthy(`${base}/health`, server);
+    await waitHealthy(base, 120_000, server);
 
     const [pro] = await db.query(`SELECT id FROM plans WHERE name = 'Pro'`);
     const api = adminClient(base, ADMIN_KEY);

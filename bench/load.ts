@@ -69,7 +69,7 @@ async function startApi(port: number): Promise<ChildProcess> {
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
-  await waitHealthy(`http://127.0.0.1:${port}/health`, child);
+  await waitHealthy(`http://127.0.0.1:${port}`, 120_000, child);
   return child;
 }
 

@@ -282,7 +282,7 @@ async function start(
     );
     const url = `http://127.0.0.1:${port}`;
     // a deployed api answers health checks and API calls between its redirects: so does this one
-    await waitHealthy(`${url}/health`, child);
+    await waitHealthy(url, 120_000, child);
     return { child, url };
   }
   const { child, match } = await startPinnedServer(
@@ -476,7 +476,7 @@ async function countAll(active: Scenario[]): Promise<void> {
     /api listening/,
     port,
   );
-  await waitHealthy(`http://127.0.0.1:${port}/health`, server.child);
+  await waitHealthy(`http://127.0.0.1:${port}`, 120_000, server.child);
   try {
     for (const s of api) await count(s, server);
   } finally {

@@ -238,7 +238,7 @@ describe('admin: plans and subscriptions', () => {
     });
 
     it.each([
-      [{}, /^type: must be one of monthly, yearly, lifetime$/],
+      [{}, /^type: required \(must be one of monthly, yearly, lifetime\)$/],
       [{ type: 'weekly' }, /^type: /],
       [{ type: 1 }, /^type: /],
       [{ type: 'MONTHLY' }, /^type: /],

@@ -165,7 +165,7 @@ describe('admin: users', () => {
       ['password too short', { password: '1234' }, /^password: must be 5 to 128 characters/],
       ['password too long', { password: 'x'.repeat(129) }, /^password: /],
       ['password a number', { password: 123456 }, /^password: /],
-      ['planid a string', { planid: '2' }, /^planid: must be a positive integer$/],
+      ['planid a string', { planid: '2' }, /^planid: must be a positive integer \(got a string\)$/],
       ['planid a fraction', { planid: 1.5 }, /^planid: /],
       ['planid zero', { planid: 0 }, /^planid: must be a positive integer/],
       ['planid too large', { planid: 2 ** 40 }, /^planid: /],

@@ -250,7 +250,7 @@ describe('CTA overlays and custom splash pages', () => {
         position: 'bl',
       },
       bad: [
-        [{ name: 'n' }, /^type: must be one of message, contact/],
+        [{ name: 'n' }, /^type: required \(must be one of message, contact\)$/],
         [{ type: 'banner', name: 'n' }, /^type: must be one of message, contact/],
         [{ type: 'message' }, /^name: /],
         [{ type: 'message', name: '' }, /^name: must be 1 to 100 characters/],

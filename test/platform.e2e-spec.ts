@@ -123,6 +123,54 @@ describe('platform: envelope, auth, errors, health, docs', () => {
       );
     });
 
+    it('one message per bad field: missing is "required", a wrong JSON type is said first and alone', async () => {
+      const add = (body?: object) => t.http().post('/api/url/add').set(user.auth).send(body);
+      expectError(await add({}), 400, /^url: required$/);
+      expectError(await add(), 400, /^url: required$/);
+      expectError(
+        await add({ url: 'https://example.com/', clicklimit: '10' }),
+        400,
+        /^clicklimit: must be an integer number \(got a string\)$/,
+      );
+      expectError(
+        await add({ url: 'https://example.com/', clicklimit: 0 }),
+        400,
+        /^clicklimit: must not be less than 1$/,
+      );
+      expectError(
+        await add({
+          url: 'https://example.com/',
+          geotarget: { location: 'US', link: 'https://a.example/' },
+        }),
+        400,
+        /^geotarget: must be an array \(got an object\)$/,
+      );
+      // inside an array, each bad item and field once
+      expectError(
+        await add({ url: 'https://example.com/', geotarget: [{ location: 'DE' }, 'US'] }),
+        400,
+        /^geotarget\[0\]\.link: required; geotarget\[1\]: must be an object \(got a string\)$/,
+      );
+      expectError(await add({ url: 5 }), 400, /^url: must be a string \(got a number\)$/);
+    });
+
+    it('405 with Allow for a method the path does not have, naming the route meant', async () => {
+      const res = await t.http().delete('/api/url/2').set(user.auth);
+      expectError(
+        res,
+        405,
+        /^Method not allowed: \/api\/url\/:id answers GET, HEAD; use DELETE \/api\/url\/:id\/delete$/,
+      );
+      expect(res.headers.allow).toBe('GET, HEAD');
+      const get = await t.http().get('/api/url/2/delete').set(user.auth);
+      expectError(get, 405, /^Method not allowed: \/api\/url\/:id\/delete answers DELETE$/);
+      expect(get.headers.allow).toBe('DELETE');
+      // a path no route has: 404 as before
+      const none = await t.http().delete('/api/nothing/here').set(user.auth);
+      expectError(none, 404, /^Route not found$/);
+      expect(none.headers.allow).toBeUndefined();
+    });
+
     it('413 for a body over 1 MB', async () => {
       const res = await t
         .http()

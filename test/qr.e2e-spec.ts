@@ -140,7 +140,10 @@ describe('QR codes: API and the public /q/ handler', () => {
     });
 
     it.each([
-      [{ data: 'x' }, /^type: must be one of text, vcard, link, email, phone, sms, wifi$/],
+      [
+        { data: 'x' },
+        /^type: required \(must be one of text, vcard, link, email, phone, sms, wifi\)$/,
+      ],
       [{ type: 'url', data: 'x' }, /^type: must be one of/],
       [{ type: 5, data: 'x' }, /^type: must be one of/],
       [{ type: 'text' }, /^data: required$/],

@@ -177,7 +177,7 @@ describe('webhooks', () => {
       expectError(
         await post({ url: 'http://hooks.example.com/', events: ['link.created'] }),
         400,
-        /url: must be an absolute https URL/,
+        /^url: must be an absolute https URL \(http: an operator can allow it with WEBHOOK_ALLOW_HOSTS=hooks\.example\.com\)$/,
       );
       expectError(
         await post({ url: 'ftp://hooks.example.com/', events: ['link.created'] }),
@@ -286,12 +286,16 @@ describe('webhooks', () => {
         expectError(
           await add(`http://127.0.0.1:${other}/x`),
           400,
-          /^url: must be an absolute https URL$/,
+          new RegExp(
+            `^url: must be an absolute https URL \\(http: an operator can allow it with WEBHOOK_ALLOW_HOSTS=127\\.0\\.0\\.1:${other}\\)$`,
+          ),
         );
         expectError(
           await add(`https://127.0.0.1:${other}/x`),
           400,
-          /^url: must not point to a private, loopback or link-local address$/,
+          new RegExp(
+            `^url: must not point to a private, loopback or link-local address \\(an operator can allow it with WEBHOOK_ALLOW_HOSTS=127\\.0\\.0\\.1:${other}\\)$`,
+          ),
         );
       } finally {
         await portOnly.close();
@@ -321,7 +325,7 @@ describe('webhooks', () => {
             .set(u.auth)
             .send({ url, events: ['link.created'] }),
           400,
-          /url: must not point to a private, loopback or link-local address/,
+          /^url: must not point to a private, loopback or link-local address \(an operator can allow it with WEBHOOK_ALLOW_HOSTS=\S+\)$/,
         );
       }
       // a host name that resolves to loopback: accepted, then refused when it is sent
@@ -347,7 +351,7 @@ describe('webhooks', () => {
         event: 'webhook.test',
         attempts: 1,
         responseStatus: null,
-        message: 'refused: localhost resolves to a private, loopback or link-local address',
+        message: `refused: localhost resolves to a private, loopback or link-local address (an operator can allow it with WEBHOOK_ALLOW_HOSTS=localhost:${receiver.port})`,
       });
       expect(receiver.on('/private')).toHaveLength(0);
     });

@@ -21,6 +21,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { readyLine, stop, waitHealthy } from '../../test/support/process';
+
 export const SERVER_CORE = 0;
 export const GENERATOR_CORE = 1;
 /** Clock ticks per second of /proc (getconf CLK_TCK; 100 on Linux). */
@@ -74,33 +76,8 @@ export function spawnPinned(
   return spawn('taskset', ['-c', String(core), command, ...args], options);
 }
 
-/** Stops a child: SIGTERM, SIGKILL after 10 s. */
-export function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-/** Polls `url` until it answers 2xx (a started api's /health). */
-export async function waitHealthy(url: string, child: ChildProcess, seconds = 120): Promise<void> {
-  const deadline = Date.now() + seconds * 1000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ok = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer within ${seconds} s`);
-}
+// Stopping a process, awaiting its ready line or /health: the helper the e2e suites use too.
+export { readyLine, stop, waitHealthy };
 
 // ---------------------------------------------------------------- wrk scripts
 
@@ -484,32 +461,4 @@ export async function startPinnedServer(
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return { child, match: await readyLine(child, ready, args.join(' ')) };
-}
-
-/**
- * Resolves with the match once `ready` matches what `child` wrote to stdout; rejects with that
- * output (and its stderr, when piped) if it exits first.
- */
-export function readyLine(
-  child: ChildProcess,
-  ready: RegExp,
-  name: string,
-): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const onData = (c: Buffer) => {
-      text += c.toString();
-      const match = ready.exec(text);
-      if (match) {
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        resolve(match);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (c: Buffer) => (text += c.toString()));
-    child.once('exit', (code) =>
-      reject(new Error(`${name} exited with ${code}: ${text.slice(-2000)}`)),
-    );
-  });
 }

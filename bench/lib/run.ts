@@ -3,16 +3,13 @@
  * started as processes of their own, their memory, the api's admin calls, the removal of a run's
  * database, Redis keys and files, and the script's exit.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
-import { AddressInfo, createServer } from 'node:net';
-import { join } from 'node:path';
 
 import Redis from 'ioredis';
 
 import { dropDatabase } from '../../libs/database/src/data-source';
-
-const ROOT = join(__dirname, '..', '..');
+import { freePort, readyLine, spawnBuilt } from '../../test/support/process';
 
 /** This run's name (the pid and the time): what it creates is named after it. */
 export const RUN = `${process.pid}_${Date.now().toString(36)}`;
@@ -41,47 +38,24 @@ export function runEnvironment(tag: string, storage: string, extra: Record<strin
   return env;
 }
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * Starts a built app (dist/apps/<name>/main.js, unpinned) with `nodeArgs` before it, and
  * resolves once its stdout says `ready`; rejects when it exits first or takes over 120 s.
  */
-export function startBuilt(
+export async function startBuilt(
   name: 'api' | 'worker',
   env: NodeJS.ProcessEnv,
   ready: string,
   nodeArgs: string[] = [],
 ): Promise<ChildProcess> {
-  const main = join(ROOT, 'dist', 'apps', name, 'main.js');
-  const child = spawn(process.execPath, [...nodeArgs, main], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawnBuilt(name, env, { nodeArgs, stderr: 'inherit' });
+  await readyLine(child, ready, name, 120_000).catch((err) => {
+    child.kill('SIGKILL');
+    throw err;
   });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${name} did not start within 120 s`)),
-      120_000,
-    );
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes(ready)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-  });
+  return child;
 }
 
 /** Resident memory of a process (MB, from /proc/<pid>/status); 0 once it cannot be read. */

@@ -5,7 +5,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 
-import { compileTrust, corsDelegate, finishOpenApiDocument } from '@app/common';
+import { compileTrust, corsDelegate, finishOpenApiDocument, RouteIndex } from '@app/common';
 import { AppConfig } from '@app/config';
 
 import { AppModule } from './app.module';
@@ -22,9 +22,10 @@ const API_DESCRIPTION = `Link Management Service API, version 3.
 
 Every request carries \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`). Success bodies carry \`error: 0\`
 (lists: the string \`"0"\`); failures are \`{error: 1, message}\` with a real HTTP status
-(400 invalid field, 401 key, 403 admin / plan, 404 unknown or foreign id, 409 duplicate,
-410 expired, 413 body over 1 MB, 429 rate limit, 503 dependency down). Lists take \`limit\`
-(default 15, max 100) and \`page\` (default 1), newest first; \`nextpage\` is 0 on the last page.
+(400 invalid field, 401 key, 403 admin / plan, 404 unknown or foreign id, 405 a method the path
+does not have, with \`Allow\`, 409 duplicate, 410 expired, 413 body over 1 MB, 429 rate limit,
+503 dependency down). Lists take \`limit\` (default 15, max 100) and \`page\` (default 1),
+newest first; \`nextpage\` is 0 on the last page.
 Every /api response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset
 (Unix epoch seconds); past 3000 requests per 60 s per key: 429 with Retry-After.
 Date-times are UTC \`YYYY-MM-DD HH:MM:SS\`.`;
@@ -58,6 +59,8 @@ export async function createApi(options: { logger?: boolean } = {}): Promise<Api
     config.publicUrl,
   );
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'docs-json' });
+  // a request no route matches is told the routes of its path (405 with Allow) and the one it meant
+  app.get(RouteIndex).load(doc.paths);
 
   await app.init();
   // Nest flushes the log buffer in app.listen(), which never runs here (the HTTP front below

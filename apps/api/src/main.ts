@@ -4,6 +4,7 @@ import { loadConfig } from '@app/config';
 import { runMigrations } from '@app/database';
 
 import { createApi } from './bootstrap';
+import { adminKey } from './users/admin-key.command';
 
 async function migrate(): Promise<void> {
   const config = loadConfig();
@@ -16,9 +17,23 @@ async function migrate(): Promise<void> {
 async function serve(): Promise<void> {
   const config = loadConfig();
   const { app, server } = await createApi();
-  server.listen(config.PORT, () =>
-    console.log(JSON.stringify({ level: 30, msg: `api listening on ${config.PORT}` })),
-  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (err: NodeJS.ErrnoException) => {
+    await app.close().catch(() => undefined);
+    if (err.code === 'EADDRINUSE')
+      throw new Error(
+        `PORT ${config.PORT} is in use: another process listens on it (stop it, or set PORT to a free port)`,
+      );
+    if (err.code === 'EACCES')
+      throw new Error(`PORT ${config.PORT} may not be opened by this user: set PORT above 1023`);
+    throw err;
+  });
+  console.log(JSON.stringify({ level: 30, msg: `api listening on ${config.PORT}` }));
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -37,8 +52,23 @@ async function serve(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-const run = process.argv[2] === 'migrate' ? migrate : serve;
-run().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
+/** `node main.js [migrate | admin-key ...]`: serves when no command is given. */
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
+  migrate,
+  'admin-key': adminKey,
+};
+const [command, ...args] = process.argv.slice(2);
+const run =
+  command === undefined ? serve : Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : null;
+if (!run) {
+  console.error(`unknown command ${command}: use migrate or admin-key (none: serve)`);
   process.exit(1);
-});
+}
+run(args).then(
+  // a command is done: its connections (Redis subscribers, queues) must not keep the process up
+  () => command !== undefined && process.exit(0),
+  (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

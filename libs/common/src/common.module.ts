@@ -13,6 +13,7 @@ import { ClientAddress } from './http/client-address';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { AllExceptionsFilter } from './http/exception.filter';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
+import { RouteIndex } from './http/route-index';
 import { createValidationPipe } from './http/validation';
 import { API_THROTTLER, RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { RedisThrottlerStorage } from './rate-limit/redis-throttler.storage';
@@ -47,12 +48,13 @@ import { PublicUrls } from './urls/public-urls';
     ClientAddress,
     PublicUrls,
     RateLimitMiddleware,
+    RouteIndex,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
   ],
-  exports: [AuthService, PlanService, PrincipalCache, ClientAddress, PublicUrls],
+  exports: [AuthService, PlanService, PrincipalCache, ClientAddress, PublicUrls, RouteIndex],
 })
 export class CommonModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

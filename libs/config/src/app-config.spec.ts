@@ -21,6 +21,16 @@ describe('loadConfig', () => {
     });
   });
 
+  it('points PUBLIC_URL at localhost on PORT when only PORT is set', () => {
+    expect(loadConfig({}).PUBLIC_URL).toBe('http://localhost:3000');
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PORT: '8080', PUBLIC_URL: '' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PORT: '8080', PUBLIC_URL: 'https://s.example/' }).publicUrl).toBe(
+      'https://s.example',
+    );
+    expect(loadConfig({ PORT: '0' }).publicUrl).toBe('http://localhost:3000');
+  });
+
   it('reads numbers and lists from their strings', () => {
     const config = loadConfig({
       PORT: '8080',

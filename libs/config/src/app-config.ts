@@ -149,6 +149,7 @@ export class AppConfig {
       message: 'PUBLIC_URL must be an absolute http(s) URL',
     },
   )
+  /** Unset: `http://localhost:$PORT` (set by loadConfig once PORT is read; 3000 when PORT is 0). */
   PUBLIC_URL = 'http://localhost:3000';
 
   @IsOptional()
@@ -348,6 +349,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   // an empty value means unset (compose passes `${X:-}` as ''), so the default applies
   for (const key of known) if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
   const config = plainToInstance(AppConfig, raw, { exposeDefaultValues: true });
+  // unset, the public URL is this machine on the port the api listens on (PORT 0 picks a port only at listen)
+  if (raw.PUBLIC_URL === undefined && Number.isInteger(config.PORT) && config.PORT > 0)
+    config.PUBLIC_URL = `http://localhost:${config.PORT}`;
   const errors = validateSync(config, { skipMissingProperties: false });
   const problems = errors.flatMap((e) => Object.values(e.constraints ?? {}));
   if (config.isProduction) {

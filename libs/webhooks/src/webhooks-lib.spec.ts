@@ -63,4 +63,24 @@ describe('webhook URL rules', () => {
     expect(webhookUrlProblem('http://[::1]:9000/hook', allow)).toBeNull();
     expect(webhookUrlProblem('https://[::1]:9001/hook', allow)).toMatch(/private/);
   });
+
+  it('a refusal the operator can lift names WEBHOOK_ALLOW_HOSTS and the entry to add', () => {
+    expect(webhookUrlProblem('http://hooks.example.com/x', [])).toBe(
+      'must be an absolute https URL (http: an operator can allow it with WEBHOOK_ALLOW_HOSTS=hooks.example.com)',
+    );
+    expect(webhookUrlProblem('https://10.0.0.5:8443/x', [])).toBe(
+      'must not point to a private, loopback or link-local address (an operator can allow it with WEBHOOK_ALLOW_HOSTS=10.0.0.5:8443)',
+    );
+    expect(webhookUrlProblem('https://[::1]:9001/x', [])).toMatch(
+      /WEBHOOK_ALLOW_HOSTS=\[::1\]:9001\)$/,
+    );
+    expect(webhookUrlProblem('https://127.0.0.1/x', [])).toMatch(
+      /WEBHOOK_ALLOW_HOSTS=127\.0\.0\.1\)$/,
+    );
+    // not the operator's to lift: no hint
+    expect(webhookUrlProblem('ftp://hooks.example.com/x', [])).toBe(
+      'must be an absolute https URL',
+    );
+    expect(webhookUrlProblem('nonsense', [])).toBe('must be an absolute https URL');
+  });
 });

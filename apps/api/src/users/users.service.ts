@@ -247,6 +247,25 @@ export class UsersService {
     return apiKey;
   }
 
+  /**
+   * The operator's `admin:key` command: the key of the user with this e-mail (any case), read
+   * from its stored copy, or a new one when `rotate` (as `POST /api/user/:id/key/rotate` does).
+   * Null when no user has this e-mail; `key` null when the stored copy is sealed under another
+   * APP_SECRET.
+   */
+  async keyByEmail(
+    email: string,
+    rotate: boolean,
+  ): Promise<{ id: number; key: string | null } | null> {
+    const user = await this.users
+      .createQueryBuilder('u')
+      .addSelect('u.apiKeyEnc')
+      .where('lower(u.email) = lower(:email)', { email })
+      .getOne();
+    if (!user) return null;
+    return { id: user.id, key: rotate ? await this.rotateKey(user.id) : this.readableKey(user) };
+  }
+
   /** Loads a user with its plan (and the encrypted key when `withKey`). */
   async findWithPlan(where: { id: number }, withKey = false): Promise<User | null> {
     const qb = this.users

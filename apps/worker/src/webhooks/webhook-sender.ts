@@ -6,7 +6,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '@app/config';
 import { isPublicAddress, publicOnlyLookup } from '@app/qr';
-import { isAllowedTarget, targetHost, webhookSignature } from '@app/webhooks';
+import { allowHint, isAllowedTarget, targetHost, webhookSignature } from '@app/webhooks';
 
 /** A receiver has this long to answer (headers and body). */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -57,13 +57,18 @@ export class WebhookSender {
     const host = targetHost(url);
     const allowed = isAllowedTarget(url, this.config.WEBHOOK_ALLOW_HOSTS);
     if (url.protocol !== 'https:' && !(allowed && url.protocol === 'http:'))
-      return this.refused('the URL is not https');
+      return this.refused(`the URL is not https (${allowHint(url)})`);
     if (!allowed && isIP(host) && !isPublicAddress(host))
-      return this.refused('the URL points to a private, loopback or link-local address');
+      return this.refused(
+        `the URL points to a private, loopback or link-local address (${allowHint(url)})`,
+      );
     const timestamp = Math.floor(Date.now() / 1000);
     const lookup = publicOnlyLookup(
       allowed,
-      (name) => new Refused(`${name} resolves to a private, loopback or link-local address`),
+      (name) =>
+        new Refused(
+          `${name} resolves to a private, loopback or link-local address (${allowHint(url)})`,
+        ),
     );
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<SendResult>((resolve) => {

@@ -1,9 +1,17 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { Response } from 'express';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
+import { Request, Response } from 'express';
 
 import { isInvalidInput, isUnavailable, isUniqueViolation } from '@app/database';
 
 import { AppError, TooManyRequestsError } from './errors';
+import { RouteIndex } from './route-index';
 
 const STATUS_MESSAGES: Record<number, string> = {
   400: 'Bad request',
@@ -48,16 +56,33 @@ export function mapError(exception: unknown): MappedError {
   return { status: 500, message: STATUS_MESSAGES[500] };
 }
 
+/** Nest's answer to a request no route matched (`Cannot DELETE /api/url/2`). */
+function isRouteMiss(exception: unknown): boolean {
+  if (!(exception instanceof NotFoundException)) return false;
+  const message = (exception.getResponse() as { message?: unknown }).message;
+  return typeof message === 'string' && message.startsWith('Cannot ');
+}
+
 /**
  * Every error, of every route, becomes `{error: 1, message}` with its real status.
- * Unexpected errors are logged with their stack; the client gets a generic message.
+ * Unexpected errors are logged with their stack; the client gets a generic message. A request
+ * no route matches is told what does (RouteIndex): 405 with `Allow`, or 404 naming the route.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly routes: RouteIndex) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
+    if (isRouteMiss(exception) && !res.headersSent) {
+      const req = host.switchToHttp().getRequest<Request>();
+      const miss = this.routes.miss(req.method, req.path);
+      if (miss.allow) res.setHeader('Allow', miss.allow);
+      res.status(miss.status).json({ error: 1, message: miss.message });
+      return;
+    }
     const { status, message } = mapError(exception);
     if (status >= 500) {
       const err = exception as Error;

@@ -8,6 +8,7 @@ export * from './validation';
 export * from './validation-rules';
 export * from './stacked';
 export * from './routes';
+export * from './route-index';
 export * from './json-body.middleware';
 export * from './openapi';
 export * from './optional';

@@ -24,6 +24,7 @@ const ERROR_TEXT: Record<string, string> = {
   '401': 'Missing, unknown or expired API key',
   '403': 'Not an admin, plan feature disabled or plan limit reached (the message names it)',
   '404': 'Unknown id, or an id that belongs to another user',
+  '405': 'A method the path does not have: `Allow` lists those it has, the message the route meant',
   '413': 'Body larger than 1 MB',
   '415': 'Body not in UTF-8',
   '429': 'Rate limit exceeded: retry after Retry-After seconds',
@@ -106,6 +107,20 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
     description: ERROR_TEXT[status] ?? 'Error',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
   });
+  // answered by every path for the methods it does not list (so on no operation of its own)
+  components.responses = {
+    ...components.responses,
+    MethodNotAllowed: {
+      ...errorResponse('405'),
+      headers: {
+        Allow: {
+          description: 'The methods of the path, e.g. `GET, HEAD`',
+          required: true,
+          schema: { type: 'string' },
+        },
+      },
+    },
+  };
 
   const bodySchemas = new Set<string>();
   for (const [path, item] of Object.entries(doc.paths)) {

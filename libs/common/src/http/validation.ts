@@ -10,21 +10,96 @@ function pathOf(parent: string, property: string): string {
   return parent ? `${parent}.${property}` : property;
 }
 
+/**
+ * Rules about a value's JSON type, the container ones first. When one fails, the field's other
+ * rules (ranges, lengths, its items) say nothing more: `"10"` for an integer is "must be an
+ * integer number", not three messages with the cause last.
+ */
+const TYPE_RULES = [
+  'isArray',
+  'nestedValidation',
+  'isObject',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isDate',
+];
+
+/** The JSON type each type rule wants, as jsonType names it. */
+const WANTED: Record<string, string> = {
+  isArray: 'an array',
+  nestedValidation: 'an object',
+  isObject: 'an object',
+  isString: 'a string',
+  isInt: 'a number',
+  isNumber: 'a number',
+  isBoolean: 'a boolean',
+};
+
+/** A JSON value's type as a message names it: `a string`, `an object`, `null`. */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+/**
+ * ` (got a string)` when the value is of another JSON type than `rule` wants (`1.5` for an
+ * integer: nothing). Not for a list checked item by item (`each`), whose value is the list.
+ */
+function got(rule: string, value: unknown): string {
+  const type = jsonType(value);
+  if (WANTED[rule] === type || (Array.isArray(value) && rule !== 'isArray')) return '';
+  return ` (got ${type})`;
+}
+
+/** Rules naming the values a field takes: said beside "required". */
+const CHOICE_RULES = ['isIn', 'isEnum'];
+
+/** A rule's message without the field's name, which the path before it says: `each item must be a string`. */
+function ruleText(message: string, property: string): string {
+  if (message.startsWith(`${property} `)) return message.slice(property.length + 1);
+  const each = `each value in ${property} `;
+  return message.startsWith(each) ? `each item ${message.slice(each.length)}` : message;
+}
+
+/** The one message of a field whose own rules failed: missing, then its type, then its first rule. */
+function ownMessage(e: ValidationError, path: string): string | null {
+  const constraints = e.constraints ?? {};
+  const rules = Object.keys(constraints);
+  if (!rules.length) return null;
+  if (rules.includes('whitelistValidation')) return `${path}: unknown field`;
+  if (e.value === undefined) {
+    const choice = CHOICE_RULES.find((rule) => rules.includes(rule));
+    const values = choice && ruleText(constraints[choice], e.property);
+    return values ? `${path}: required (${values})` : `${path}: required`;
+  }
+  const type = TYPE_RULES.find((rule) => rules.includes(rule));
+  if (type === 'nestedValidation') return `${path}: must be an object${got(type, e.value)}`;
+  const text = ruleText(constraints[type ?? rules[0]], e.property);
+  return type ? `${path}: ${text}${got(type, e.value)}` : `${path}: ${text}`;
+}
+
+/**
+ * One message per bad field, each naming its path; a field whose own rules failed is not
+ * searched further (its items or properties would only repeat the cause).
+ */
 function flatten(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((e) => {
     const path = pathOf(parent, e.property);
-    const own = Object.entries(e.constraints ?? {}).map(([rule, msg]) => {
-      if (rule === 'whitelistValidation') return `${path}: unknown field`;
-      if (rule === 'nestedValidation') return `${path}: must be an object`;
-      return `${path}: ${msg.replace(new RegExp(`^${e.property} `), '')}`;
-    });
-    return [...own, ...flatten(e.children ?? [], path)];
+    const own = ownMessage(e, path);
+    return own ? [own] : flatten(e.children ?? [], path);
   });
 }
 
-/** Formats class-validator errors as one message that names each bad field. */
+/** Formats class-validator errors as one message that names each bad field (at most five). */
 export function validationMessage(errors: ValidationError[]): string {
-  const messages = [...new Set(flatten(errors))];
+  const all = [...new Set(flatten(errors))];
+  // the fields the route has first: a missing or bad one is not cut off by unknown ones
+  const unknown = (m: string) => m.endsWith(': unknown field');
+  const messages = [...all.filter((m) => !unknown(m)), ...all.filter(unknown)];
   return messages.slice(0, 5).join('; ') || 'Invalid request';
 }
 
@@ -32,7 +107,8 @@ const VALIDATOR_OPTIONS = {
   whitelist: true,
   forbidNonWhitelisted: true,
   forbidUnknownValues: true,
-  validationError: { target: false, value: false },
+  // the value is read by the message (missing, its JSON type), never written into it
+  validationError: { target: false, value: true },
 };
 
 /** The global pipe: whitelist, reject unknown fields, transform, and name the field on failure. */
