@@ -70,7 +70,7 @@ const field = <Row, T>(spec: LinkField<Row, T>): LinkField<Row, T> => spec;
  * Everything the redirector needs to answer a short code without another lookup, declared once:
  * ResolvedLink, the row of RESOLVE_LINK_SQL, `fromRow` and `toCached` are derived from this list,
  * in its order. This is what the caches hold (Redis as JSON): no password hash, no statistics.
- * A new link option is one entry here (see docs/architecture.md, "A new link option").
+ * A new link option is one entry here (see docs/architecture.md, "Recipe: a link option").
  */
 const LINK_FIELDS = {
   id: field({ select: 'l.id', from: (r: { id: number }) => r.id }),
