@@ -175,6 +175,8 @@ describe('link options', () => {
         { languagetarget: [{ language: 'english', link: 'https://a.example/' }] },
         /^languagetarget\[0\]\.language: /,
       ],
+      [{ deeplink: [] }, /^deeplink: must be an object \(got an array\)$/],
+      [{ deeplink: ['myapp://item/1'] }, /^deeplink: must be an object/],
       [{ deeplink: { apple: 'javascript:alert(1)' } }, /^deeplink\.apple: /],
       [{ deeplink: { google: 'data:text/html,x' } }, /^deeplink\.google: /],
       // browsers' own schemes, in any letter case, and intents that lead to them

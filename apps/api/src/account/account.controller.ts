@@ -13,7 +13,7 @@ import {
 } from '@app/common';
 
 import { AccountService } from './account.service';
-import { AccountResponse } from './dto/account.response';
+import { AccountResponse } from './dto/account.view';
 import { UpdateAccountDto } from './dto/update-account.dto';
 
 @ApiTags('account')

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { AdminOnly, ApiErrors, ApiOkData, IdParam, MessageRoute } from '@app/common';
 
-import { PlanResponse } from './dto/plan.response';
+import { PlanResponse } from './dto/plan.view';
 import { SubscribePlanDto } from './dto/subscribe-plan.dto';
 import { AdminPlansService } from './admin-plans.service';
 

@@ -1,6 +1,6 @@
 import { FREE_LIMITS, Plan, PRO_LIMITS } from '@app/database';
 
-import { planLimits, planView } from './dto/plan.response';
+import { planLimits, planView } from './dto/plan.view';
 import { defaultExpiry } from './admin-plans.service';
 
 const utc = (s: string) => new Date(`${s}Z`);

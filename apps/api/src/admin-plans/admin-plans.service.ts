@@ -6,7 +6,7 @@ import { addMonths, NotFoundError, PrincipalCache } from '@app/common';
 import { Plan, PlanType, User } from '@app/database';
 
 import { parseExpiration } from '../users/expiration';
-import { PlanView, planView } from './dto/plan.response';
+import { PlanView, planView } from './dto/plan.view';
 import { SubscribePlanDto } from './dto/subscribe-plan.dto';
 
 /** The expiry a subscription gets when the admin sends no `expiration`. */

@@ -14,7 +14,7 @@ import {
 
 import { BioService } from './bio.service';
 import { AddBioDto } from './dto/add-bio.dto';
-import { BioReadView, BioSavedView, BioView } from './dto/bio.views';
+import { BioReadView, BioSavedView, BioView } from './dto/bio.view';
 import { UpdateBioDto } from './dto/update-bio.dto';
 
 const PAGE_DOC =

@@ -21,7 +21,7 @@ import { Takedowns } from '../takedowns/takedowns';
 import { SOCIAL_NETWORK_NAMES } from './bio-fields';
 import { AddBioDto } from './dto/add-bio.dto';
 import { BioLinkDto, BioSocialsDto } from './dto/bio-parts.dto';
-import { BioSavedView, bioView, BioView } from './dto/bio.views';
+import { BioSavedView, bioView, BioView } from './dto/bio.view';
 import { UpdateBioDto } from './dto/update-bio.dto';
 
 /**

@@ -19,7 +19,7 @@ import {
 
 import { ImportLinksDto } from './dto/import-links.dto';
 import { ImportQueryDto } from './dto/import-query.dto';
-import { ImportStartedView, ImportView } from './dto/import.views';
+import { ImportStartedView, ImportView } from './dto/import.view';
 import { ImportsService } from './imports.service';
 import { CsvUpload, Upload } from './upload.decorator';
 

@@ -24,7 +24,7 @@ import { importFile } from '@app/links';
 import { IMPORT_JOB_OPTIONS, ImportLinksPayload, JOB, QUEUE } from '@app/queue';
 
 import { ImportLinksDto } from './dto/import-links.dto';
-import { ImportStartedView, ImportView, importView } from './dto/import.views';
+import { ImportStartedView, ImportView, importView } from './dto/import.view';
 import { Upload } from './upload.decorator';
 
 /** A CSV import body may be this large. */

@@ -6,7 +6,7 @@ import { PublicUrls } from '@app/common';
 import { ChannelItem, Domain, Link } from '@app/database';
 import { StatsReader } from '@app/stats';
 
-import { linkDetailsView, LinkDetailsView, linkItemView, LinkItemView } from './dto/link.views';
+import { linkDetailsView, LinkDetailsView, linkItemView, LinkItemView } from './dto/link.view';
 
 /** The documented views of links: list items (with short URLs and click totals) and details. */
 @Injectable()

@@ -19,7 +19,7 @@ import {
   LinkItemView,
   LinkReadView,
   LinkUpdatedView,
-} from './dto/link.views';
+} from './dto/link.view';
 import { ListLinksDto } from './dto/list-links.dto';
 import { UpdateLinkDto } from './dto/update-link.dto';
 import { LinksService } from './links.service';

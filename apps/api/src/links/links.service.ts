@@ -25,7 +25,7 @@ import { Takedowns } from '../takedowns/takedowns';
 
 import { BulkLinksDto } from './dto/bulk-links.dto';
 import { CreateLinkDto } from './dto/create-link.dto';
-import { BulkItemView, LinkDetailsView, LinkItemView } from './dto/link.views';
+import { BulkItemView, LinkDetailsView, LinkItemView } from './dto/link.view';
 import { ListLinksDto } from './dto/list-links.dto';
 import { UpdateLinkDto } from './dto/update-link.dto';
 import { destinationsOf, optionColumns } from './link-options';

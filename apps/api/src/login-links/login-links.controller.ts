@@ -3,8 +3,8 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { AdminOnly, ApiErrors, ApiOkFields, IdParam, Public } from '@app/common';
 
-import { LoginLinkResponse } from './dto/login-link.response';
-import { LoginResponse } from './dto/login.response';
+import { LoginLinkResponse } from './dto/login-link.view';
+import { LoginResponse } from './dto/login.view';
 import { LoginLinksService } from './login-links.service';
 
 @ApiTags('users')

@@ -5,7 +5,7 @@ import { Response } from 'express';
 import { ApiErrors, ApiOkData, Auth, IdParam, Principal } from '@app/common';
 
 import { StatsQueryDto } from './dto/stats-query.dto';
-import { AccountStatsView, RangeStatsView } from './dto/stats.views';
+import { AccountStatsView, RangeStatsView } from './dto/stats.view';
 import { StatsExportService } from './stats-export.service';
 import { StatsService } from './stats.service';
 

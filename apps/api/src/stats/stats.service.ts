@@ -12,7 +12,7 @@ import {
   StatsRangeReader,
 } from '@app/stats';
 
-import { AccountStatsView, RangeStatsView, TopLinkView } from './dto/stats.views';
+import { AccountStatsView, RangeStatsView, TopLinkView } from './dto/stats.view';
 
 const TOP_LINKS = 10;
 

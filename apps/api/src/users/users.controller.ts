@@ -14,9 +14,9 @@ import {
 } from '@app/common';
 
 import { CreateUserDto } from './dto/create-user.dto';
-import { CreatedUserResponse } from './dto/created-user.response';
+import { CreatedUserResponse } from './dto/created-user.view';
 import { ListUsersQueryDto } from './dto/list-users-query.dto';
-import { UserResponse } from './dto/user.response';
+import { UserResponse } from './dto/user.view';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -62,8 +62,7 @@ export class UsersController {
   @Post('user/:id/key/rotate')
   @ApiOperation({
     summary: 'Give a user a new API key (admin): {error, id, apikey}',
-    description:
-      'The old key stops working at once on every api instance (401 "A valid API key is required").',
+    description: 'The old key stops working at once on every api instance (401 "Invalid API key").',
   })
   @ApiOkFields(RotatedKeyView)
   @ApiErrors(400, 403, 404)

@@ -14,7 +14,7 @@ import {
 
 import { AddWebhookDto } from './dto/add-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
-import { DeliveryView, WebhookAddedView, WebhookTestView, WebhookView } from './dto/webhook.views';
+import { DeliveryView, WebhookAddedView, WebhookTestView, WebhookView } from './dto/webhook.view';
 import { WebhooksService } from './webhooks.service';
 
 const DELIVERY = `A delivery is POST <url> with the JSON body {id, event, created, data} and the headers

@@ -30,7 +30,7 @@ import {
   WebhookTestView,
   WebhookView,
   webhookView,
-} from './dto/webhook.views';
+} from './dto/webhook.view';
 
 /** Webhooks one user may have. */
 export const MAX_WEBHOOKS = 20;

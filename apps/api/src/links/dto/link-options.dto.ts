@@ -6,6 +6,7 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -166,6 +167,7 @@ export abstract class LinkOptionsDto {
 
   @ApiPropertyOptional({ description: OPTION_DOC.deeplink, type: DeepLinkDto, nullable: true })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => DeepLinkDto)
   deeplink?: DeepLinkDto | null;
