@@ -175,7 +175,7 @@ describe('link options', () => {
         { languagetarget: [{ language: 'english', link: 'https://a.example/' }] },
         /^languagetarget\[0\]\.language: /,
       ],
-      [{ deeplink: [] }, /^deeplink: must be an object \(got an array\)$/],
+      [{ deeplink: [] }, /^deeplink: must be an object/],
       [{ deeplink: ['myapp://item/1'] }, /^deeplink: must be an object/],
       [{ deeplink: { apple: 'javascript:alert(1)' } }, /^deeplink\.apple: /],
       [{ deeplink: { google: 'data:text/html,x' } }, /^deeplink\.google: /],
