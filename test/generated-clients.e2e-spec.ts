@@ -1,17 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 
 import { INestApplicationContext } from '@nestjs/common';
 
+import { compileStrict, moduleBin as bin, runNode as run } from './support/compile';
 import { createTestApp, createTestWorker, createUser, TestApp, TestUser } from './support/app';
 
-const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..');
-const bin = (path: string) => join(ROOT, 'node_modules', path);
 
 /** The CSV file both clients import (two rows: two new links). */
 const csv = (tag: string) =>
@@ -200,26 +197,8 @@ describe('generated clients (@hey-api/openapi-ts, orval)', () => {
     writeFileSync(join(work, 'hey-main.ts'), HEY_MAIN);
     writeFileSync(join(work, 'orval-main.ts'), ORVAL_MAIN);
     writeFileSync(join(work, 'run.ts'), RUNNER);
-    writeFileSync(
-      join(work, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          target: 'ES2022',
-          module: 'node16',
-          moduleResolution: 'node16',
-          skipLibCheck: true,
-          lib: ['ES2022', 'DOM'],
-          outDir: 'out',
-        },
-        files: ['run.ts'],
-      }),
-    );
     // one tsc run for both clients (the generated files included: no hand edits, no casts)
-    const tsc = await run(process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json'], {
-      cwd: work,
-    }).catch((err: { stdout?: string }) => err);
-    expect(tsc.stdout ?? '').toBe('');
+    expect(await compileStrict(work, ['run.ts'])).toBe('');
 
     for (const [which, tag] of [
       ['hey', `hy${Date.now()}`],

@@ -1,14 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 
 import request from 'supertest';
 
 import { call, createTestApp, createUser, TestApp, TestUser } from './support/app';
+import { compileStrict, moduleBin as bin, runNode as run } from './support/compile';
 import {
   coveredResponses,
   formatMismatches,
@@ -18,9 +17,7 @@ import {
   validatingAgent,
 } from './support/openapi';
 
-const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..');
-const bin = (path: string) => join(ROOT, 'node_modules', path);
 const METHODS = ['get', 'post', 'put', 'delete'] as const;
 type Method = (typeof METHODS)[number];
 
@@ -252,26 +249,7 @@ if (require.main === module) {
 }
 `,
       );
-      writeFileSync(
-        join(work, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            target: 'ES2022',
-            moduleResolution: 'node16',
-            module: 'node16',
-            esModuleInterop: true,
-            skipLibCheck: true,
-            lib: ['ES2022', 'DOM'],
-            outDir: 'out',
-          },
-          files: ['client.ts'],
-        }),
-      );
-      const tsc = await run(process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json'], {
-        cwd: work,
-      }).catch((err: { stdout?: string; stderr?: string }) => err);
-      expect(tsc.stdout ?? '').toBe('');
+      expect(await compileStrict(work, ['client.ts'])).toBe('');
 
       // and it works against the running api, with a vendor-style Token key
       await new Promise<void>((done) => t.server.listen(0, '127.0.0.1', done));
