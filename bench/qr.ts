@@ -1,5 +1,6 @@
 /**
- * QR rendering benchmark: `npm run bench:qr` (QR_BENCH_COUNT, QR_BENCH_CLIENTS, QR_CONCURRENCY).
+ * QR rendering benchmark: `npm run bench:qr` (QR_BENCH_COUNT, QR_BENCH_CLIENTS, QR_CONCURRENCY;
+ * BENCH_PROFILE=<dir> writes the worker's CPU profile there).
  *
  * Runs the built api and the built worker (dist, `npm run build` first, which the script does)
  * as processes of their own, so the bench's client, pollers and decoding never share the api's
@@ -35,6 +36,7 @@ import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 
+import { lowerPriority } from '../apps/worker/src/priority';
 import { decodeQr } from '../test/support/qr';
 import { processCpuUs, stop } from './lib/harness';
 import { freePort, removeRun, RUN, runBench, runEnvironment, startBuilt } from './lib/run';
@@ -102,11 +104,20 @@ function post(
   });
 }
 
-/** The bare pipeline the worker is measured against: same library calls, nothing around them. */
+/**
+ * The bare pipeline the worker is measured against: same library calls, nothing around them,
+ * under the worker's conditions: libvips configured as the worker configures it (no operation
+ * cache, one thread per pipeline: QrRenderer), and at the worker's niceness (WORKER_NICE), so on
+ * a host shared with other work both get the same share of the CPU.
+ */
 async function baseline(
   links: string[],
   logo: Buffer,
+  nice: number,
 ): Promise<{ seconds: number; perImage: number[]; cpuPerImage: number }> {
+  sharp.cache(false);
+  sharp.concurrency(1);
+  lowerPriority(nice);
   const box = Math.round(512 * 0.2);
   const tileSize = Math.round(512 * 0.24);
   const logoPng = await sharp(logo).resize(box, box, { fit: 'inside' }).png().toBuffer();
@@ -170,6 +181,7 @@ async function main(): Promise<void> {
   const { runMigrations } = await import('../libs/database/src/data-source');
   const { QUEUE } = await import('../libs/queue/src/queues');
   const { JOBS_PER_RENDER_SLOT } = await import('../apps/worker/src/qr/qr.processor');
+  const { loadConfig } = await import('../libs/config/src/app-config');
 
   let worker: ChildProcess | undefined;
   let api: ChildProcess | undefined;
@@ -193,7 +205,13 @@ async function main(): Promise<void> {
       },
       'api listening',
     );
-    worker = await startBuilt('worker', env, 'worker started');
+    // BENCH_PROFILE=<dir>: the worker's CPU profile (`node --cpu-prof`), written when it stops
+    worker = await startBuilt(
+      'worker',
+      env,
+      'worker started',
+      process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [],
+    );
     // Ready times come from the rows (updated_at when the worker marks them ready), read on a
     // connection of the bench's own: nothing but the api's own work runs on the api's event loop.
     const watcher = new Pool({ connectionString: env.DATABASE_URL, max: 1 });
@@ -335,6 +353,7 @@ async function main(): Promise<void> {
     const base = await baseline(
       burst.map((id) => links.get(id) as string),
       logo,
+      loadConfig().WORKER_NICE,
     );
 
     // 5. Every image decodes back to its short link
@@ -371,6 +390,8 @@ async function main(): Promise<void> {
         jobsInFlight: CONCURRENCY * JOBS_PER_RENDER_SLOT,
         size: 512,
         logo: true,
+        nice: loadConfig().WORKER_NICE,
+        libvips: 'cache off, one thread per pipeline (worker and baseline)',
       },
       pipeline: {
         imagesPerSecond: Number(workerRate.toFixed(1)),
@@ -422,7 +443,7 @@ async function main(): Promise<void> {
       `  worker pipeline   ${result.pipeline.imagesPerSecond} images/s (${rendered} images: queue → render → files → row ready), worker CPU ${result.pipeline.workerCpuMsPerImage} ms/image`,
     );
     console.log(
-      `  bare baseline     ${result.baseline.imagesPerSecond} images/s (same ${burst.length} payloads, qrcode SVG + sharp only), CPU ${result.baseline.cpuMsPerImage} ms/image`,
+      `  bare baseline     ${result.baseline.imagesPerSecond} images/s (same ${burst.length} payloads, qrcode SVG + sharp only, nice ${result.settings.nice} like the worker), CPU ${result.baseline.cpuMsPerImage} ms/image`,
     );
     console.log(`  ratio             ${result.ratio} (target ≥ 0.8)`);
     console.log(

@@ -1,4 +1,5 @@
-import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import { lstatSync, Stats, statSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
 import { IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -78,13 +79,20 @@ export class LogoLoader {
     const path = resolve(dir, name);
     if (!isInside(dir, path))
       throw new LogoError('logo: the file must stay inside the assets folder', true);
-    let info = await lstat(path).catch(() => null);
+    // Synchronous on purpose: one stat of a cached inode takes microseconds, while an
+    // asynchronous one is a round trip through the thread pool that sharp's renders keep busy.
+    let info: Stats | undefined;
+    try {
+      info = lstatSync(path, { throwIfNoEntry: false });
+    } catch {
+      throw missing(); // ENOTDIR, EACCES, ELOOP…: no such file for the logo either
+    }
     if (info?.isSymbolicLink()) {
       const real = await realpath(path).catch(() => null);
       if (!real) throw missing();
       if (!isInside(dir, real))
         throw new LogoError('logo: the file must stay inside the assets folder', true);
-      info = await stat(real);
+      info = statSync(real, { throwIfNoEntry: false });
     }
     if (!info?.isFile()) throw missing();
     if (info.size > this.limits.maxBytes) throw new LogoError(this.tooLarge(), true);

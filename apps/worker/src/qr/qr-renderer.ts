@@ -38,9 +38,16 @@ export interface RenderedQr {
 
 /** A logo prepared for one background colour: the padded tile for the PNG, the resized logo for the SVG. */
 interface PreparedLogo {
+  /**
+   * The padded tile as a PNG: composited from PNG bytes, the render costs ~0.8 ms of CPU less
+   * than from the same pixels as raw memory (measured with sharp 0.34 / libvips 8.17), and the
+   * pixels drawn are the same.
+   */
   tile: Buffer;
   tileSize: number;
   logoPng: Buffer;
+  /** The SVG overlay by the code's width in modules (a handful of QR versions per logo). */
+  overlays: Map<number, string>;
   logoWidth: number;
   logoHeight: number;
 }
@@ -85,14 +92,7 @@ export class QrRenderer {
     let image = sharp(Buffer.from(svg));
     if (logo) {
       const offset = Math.round((QR_SIZE - logo.tileSize) / 2);
-      image = image.composite([
-        {
-          input: logo.tile,
-          raw: { width: logo.tileSize, height: logo.tileSize, channels: 4 },
-          top: offset,
-          left: offset,
-        },
-      ]);
+      image = image.composite([{ input: logo.tile, top: offset, left: offset }]);
     }
     const png = await image.png().toBuffer();
     return { png, svg: logo ? withLogo(svg, logo, input.background) : svg };
@@ -118,27 +118,38 @@ export class QrRenderer {
       },
     })
       .composite([{ input: logoPng, gravity: 'centre' }])
-      .raw()
+      .png()
       .toBuffer();
-    const prepared = { tile, tileSize, logoPng, logoWidth: info.width, logoHeight: info.height };
+    const prepared = {
+      tile,
+      tileSize,
+      logoPng,
+      logoWidth: info.width,
+      logoHeight: info.height,
+      overlays: new Map<number, string>(),
+    };
     this.logos.set(key, prepared);
     return prepared;
   }
 }
 
-/** The same padded logo in the SVG, in its viewBox units (modules). */
+/** The same padded logo in the SVG, in its viewBox units (modules); made once per logo and width. */
 function withLogo(svg: string, logo: PreparedLogo, background: Rgb): string {
   const m = /viewBox="0 0 (\d+) \d+"/.exec(svg);
   if (!m) return svg;
   const units = Number(m[1]);
-  const scale = units / QR_SIZE;
-  const pad = logo.tileSize * scale;
-  const w = logo.logoWidth * scale;
-  const h = logo.logoHeight * scale;
-  const f = (n: number) => Number(n.toFixed(3));
-  const overlay =
-    `<rect x="${f((units - pad) / 2)}" y="${f((units - pad) / 2)}" width="${f(pad)}" height="${f(pad)}" fill="${rgbToHex(background)}"/>` +
-    `<image x="${f((units - w) / 2)}" y="${f((units - h) / 2)}" width="${f(w)}" height="${f(h)}" ` +
-    `href="data:image/png;base64,${logo.logoPng.toString('base64')}"/>`;
+  let overlay = logo.overlays.get(units);
+  if (overlay === undefined) {
+    const scale = units / QR_SIZE;
+    const pad = logo.tileSize * scale;
+    const w = logo.logoWidth * scale;
+    const h = logo.logoHeight * scale;
+    const f = (n: number) => Number(n.toFixed(3));
+    overlay =
+      `<rect x="${f((units - pad) / 2)}" y="${f((units - pad) / 2)}" width="${f(pad)}" height="${f(pad)}" fill="${rgbToHex(background)}"/>` +
+      `<image x="${f((units - w) / 2)}" y="${f((units - h) / 2)}" width="${f(w)}" height="${f(h)}" ` +
+      `href="data:image/png;base64,${logo.logoPng.toString('base64')}"/>`;
+    logo.overlays.set(units, overlay);
+  }
   return svg.replace('</svg>', `${overlay}</svg>`);
 }

@@ -4,8 +4,9 @@ import { Processor } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Job, UnrecoverableError } from 'bullmq';
-import { PoolClient, QueryResult } from 'pg';
+import { Pool, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
+import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 import { PublicUrls } from '@app/common';
 import { parseRgb, Rgb } from '@app/qr';
@@ -109,33 +110,33 @@ export class QrProcessor extends LoggedWorkerHost implements OnApplicationBootst
   }
 
   /**
-   * Under the row's lock: if the row is still at `version`, renames the staged files into place
-   * and marks it ready. Two round trips (BEGIN with the locking read; the update with COMMIT):
-   * only integers of the job are written into the SQL text.
+   * Under the row's lock: if the row is still at `version`, marks it ready and renames the staged
+   * files into place before the commit. Two round trips on a pooled connection of the driver's
+   * own (no TypeORM query runner): BEGIN with the update, which takes the lock and tells whether
+   * the version still holds; then COMMIT once the files are in place, or ROLLBACK. Only integers
+   * of the job are written into the SQL text.
    */
   private async land(qrId: number, version: number, staged: StagedImages): Promise<boolean> {
     if (!Number.isSafeInteger(qrId) || !Number.isSafeInteger(version))
       throw new UnrecoverableError('invalid render job');
-    const runner = this.db.createQueryRunner();
-    const client = (await runner.connect()) as PoolClient;
+    const client = await ((this.db.driver as PostgresDriver).master as Pool).connect();
+    let broken: Error | undefined;
     try {
       const results = (await client.query(
-        `BEGIN; SELECT render_version FROM qr_codes WHERE id = ${qrId} FOR UPDATE`,
+        `BEGIN; UPDATE qr_codes SET status = 'ready', error = NULL, updated_at = now() WHERE id = ${qrId} AND render_version = ${version}`,
       )) as unknown as QueryResult[];
-      if (results[1].rows[0]?.render_version !== version) {
+      if (results[1].rowCount !== 1) {
         await client.query('ROLLBACK');
         return false;
       }
       await this.store.commit(staged);
-      await client.query(
-        `UPDATE qr_codes SET status = 'ready', error = NULL, updated_at = now() WHERE id = ${qrId} AND render_version = ${version}; COMMIT`,
-      );
+      await client.query('COMMIT');
       return true;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
       throw err;
     } finally {
-      await runner.release();
+      client.release(broken);
     }
   }
 
