@@ -10,7 +10,7 @@ import { Queue } from 'bullmq';
 import sharp from 'sharp';
 import request from 'supertest';
 
-import { QUEUE } from '@app/queue';
+import { JOB, QUEUE } from '@app/queue';
 
 import { QrRenderSweep } from '../apps/worker/src/qr/qr-render-sweep';
 import { createTestApp, createTestWorker, createUser, TestApp, TestUser } from './support/app';
@@ -219,6 +219,34 @@ describe('QR worker: rendering, logos, re-rendering, deletion', () => {
       expect(img.pixel(Math.round((512 / 33) * 2.5), Math.round((512 / 33) * 2.5))).toEqual([
         0, 0, 150,
       ]);
+    });
+
+    it('a job of an older version that runs late changes neither the image nor the row', async () => {
+      const { id, code } = await create({ type: 'text', data: 'x', foreground: 'rgb(0,0,90)' });
+      await settled(id);
+      const before = await image(code);
+      // the row goes back to pending meanwhile: only its own version may mark it ready
+      await t.db.query(`UPDATE qr_codes SET render_version = 2, status = 'pending' WHERE id = $1`, [
+        id,
+      ]);
+      const queue = t.app.get<Queue>(getQueueToken(QUEUE.qr));
+      const late = await queue.add(JOB.renderQr, {
+        qrId: id,
+        version: 1,
+        look: { code, background: 'rgb(255,255,255)', foreground: 'rgb(200,0,0)', logo: null },
+      });
+      await eventually(
+        async () => (await queue.getJob(late.id as string))?.finishedOn !== undefined,
+      );
+      expect((await queue.getJob(late.id as string))?.returnvalue).toBe('stale');
+      const [row] = await t.db.query(`SELECT status FROM qr_codes WHERE id = $1`, [id]);
+      expect(row.status).toBe('pending');
+      const after = await image(code);
+      expect(after.headers.etag).toBe(before.headers.etag);
+      expect(Buffer.compare(after.body, before.body)).toBe(0);
+      expect(
+        (await readdir(join(STORAGE(), 'qr'))).filter((f) => f.startsWith(`.${code}.`)),
+      ).toEqual([]); // the staged files are gone too
     });
 
     it('the sweep queues the render of a code whose job was lost, once', async () => {
