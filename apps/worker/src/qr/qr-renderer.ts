@@ -74,20 +74,25 @@ export class QrRenderer {
     sharp.concurrency(1);
   }
 
-  /** Waits for a render slot: jobs may be many (their I/O overlaps), renders stay at one per core. */
-  render(input: RenderInput): Promise<RenderedQr> {
-    return this.slots.run(() => this.draw(input));
-  }
-
-  private async draw(input: RenderInput): Promise<RenderedQr> {
-    const logo = input.logo ? await this.prepare(input.logo, input.background) : null;
+  /**
+   * Waits for a render slot: jobs may be many (their I/O overlaps), renders stay at one per core.
+   * The code's SVG (qrcode, on the event loop) is made before the slot is taken: a slot bounds
+   * the raster work in libvips's threads, and one that frees finds the next job's SVG ready
+   * instead of idling while the event loop makes it behind other jobs' I/O.
+   */
+  async render(input: RenderInput): Promise<RenderedQr> {
     const svg = await QRCode.toString(input.text, {
       type: 'svg',
-      errorCorrectionLevel: logo ? 'H' : 'M',
+      errorCorrectionLevel: input.logo ? 'H' : 'M',
       margin: 2,
       width: QR_SIZE,
       color: { dark: `${rgbToHex(input.foreground)}ff`, light: `${rgbToHex(input.background)}ff` },
     });
+    return this.slots.run(() => this.draw(input, svg));
+  }
+
+  private async draw(input: RenderInput, svg: string): Promise<RenderedQr> {
+    const logo = input.logo ? await this.prepare(input.logo, input.background) : null;
     // The SVG is QR_SIZE wide: librsvg draws it at that size, no resampling pass.
     let image = sharp(Buffer.from(svg));
     if (logo) {
