@@ -1,3 +1,4 @@
+import { AppConfig } from '@app/config';
 import { FoldResult, StatsFold, StatsReader, VisitInput, VisitRecorder } from '@app/stats';
 
 import { TestApp } from './app';
@@ -22,12 +23,12 @@ export const EMPTY_STATS = {
 
 /** Folds the Redis visit counters into Postgres now (what the worker's scheduled job does). */
 export function foldStats(t: TestApp): Promise<FoldResult> {
-  return new StatsFold(t.redis, t.db).fold();
+  return statsFold(t).fold();
 }
 
-/** The fold on the test app's connections, for crash-step tests. */
+/** The fold on the test app's connections and settings (read replicas' grace), for crash-step tests. */
 export function statsFold(t: TestApp): StatsFold {
-  return new StatsFold(t.redis, t.db);
+  return new StatsFold(t.redis, t.db, undefined, t.app.get(AppConfig));
 }
 
 /** Records a visit and waits until Redis has it (the redirector fires and forgets instead). */

@@ -259,6 +259,26 @@ export class AppConfig {
   DB_POOL_SIZE = 10;
 
   /**
+   * Streaming read replicas of DATABASE_URL (comma-separated postgres:// URLs). Statistics reads,
+   * exports and lists read from one of them; everything else stays on the primary.
+   */
+  @Transform(toList)
+  @IsString({ each: true })
+  @Check(
+    'isPostgresUrls',
+    'DATABASE_REPLICA_URLS must be a comma-separated list of postgres:// URLs',
+    (value) => Array.isArray(value) && value.every((v) => /^postgres(ql)?:\/\/.+/.test(String(v))),
+  )
+  DATABASE_REPLICA_URLS: string[] = [];
+
+  /**
+   * A replica lagging more than this behind the primary is skipped until it catches up; a caller
+   * who wrote within about this long reads from the primary.
+   */
+  @IntSetting(1, 3600)
+  REPLICA_MAX_LAG_SECONDS = 5;
+
+  /**
    * Postgres connections of CSV exports per api process, apart from DB_POOL_SIZE: at most this
    * many exports run at once in a process (past it: 429 with Retry-After).
    */

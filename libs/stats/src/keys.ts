@@ -13,6 +13,8 @@ import type { VisitDimensions } from './record/visit-classifier';
  *   st:b:<batch>           set of link ids claimed by a fold batch
  *   st:b:<batch>:<link>    a claimed pending hash, until its batch is applied and cleaned up
  *   st:inflight            set of batch ids claimed and not yet cleaned up
+ *   st:kept                with read replicas: sorted set of batch ids applied and cleaned up, by
+ *                          time, whose st:b:<batch>… keys live on for the replica grace period
  */
 export class StatsKeys {
   constructor(private readonly redis: RedisService) {}
@@ -40,6 +42,10 @@ export class StatsKeys {
   }
   get inflight(): string {
     return `${this.base}:inflight`;
+  }
+  /** Batches applied lately whose keys are kept for reads on lagging replicas (see FoldClaims.cleanup). */
+  get kept(): string {
+    return `${this.base}:kept`;
   }
 }
 

@@ -27,7 +27,14 @@ export class FoldClaims {
   private readonly keys: StatsKeys;
   private defined = false;
 
-  constructor(private readonly redis: RedisService) {
+  /**
+   * @param graceMs with read replicas: how long an applied batch's keys outlive its clean-up
+   *   (see `cleanup`); 0 without replicas.
+   */
+  constructor(
+    private readonly redis: RedisService,
+    private readonly graceMs = 0,
+  ) {
     this.keys = new StatsKeys(redis);
   }
 
@@ -82,14 +89,26 @@ export class FoldClaims {
     return collected;
   }
 
-  /** Deletes an applied batch's keys. */
+  /**
+   * Deletes an applied batch's keys. With read replicas, keeps them for `graceMs` instead (they
+   * expire then) and lists the batch in `st:kept`: a statistics read on a replica that has not
+   * replayed the batch yet counts it from Redis (readPending), one that has replayed it from
+   * Postgres; `graceMs` exceeds the most a replica in use can lag. Atomic either way: a batch is
+   * always in `st:inflight` or `st:kept` until it is gone from the replicas' view too.
+   */
   async cleanup(batch: string, ids: string[]): Promise<void> {
     const keys = [...ids.map((id) => this.keys.batchLink(batch, id)), this.keys.batch(batch)];
-    await this.redis.client
-      .multi()
-      .unlink(...keys)
-      .srem(this.keys.inflight, batch)
-      .exec();
+    const tx = this.redis.client.multi();
+    if (this.graceMs) {
+      const now = Date.now();
+      for (const key of keys) tx.pexpire(key, this.graceMs);
+      tx.zadd(this.keys.kept, now, batch).zremrangebyscore(
+        this.keys.kept,
+        '-inf',
+        now - this.graceMs,
+      );
+    } else tx.unlink(...keys);
+    await tx.srem(this.keys.inflight, batch).exec();
   }
 
   private client(): ClaimingRedis {

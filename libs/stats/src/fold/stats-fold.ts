@@ -2,6 +2,8 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { AppConfig } from '@app/config';
+import { replicaGraceMs } from '@app/database';
 import { RedisService } from '@app/redis';
 
 import { FoldApply } from './fold-apply';
@@ -23,7 +25,8 @@ export interface FoldResult {
  * 1. claim (FoldClaims, Redis): the dirty links' pending hashes are renamed into a batch;
  * 2. apply (FoldApply, Postgres): one transaction inserts the batch id into stat_batches and adds
  *    the deltas; a batch already in stat_batches (a crash after commit) is not applied again;
- * 3. clean up (FoldClaims): the batch's keys are deleted.
+ * 3. clean up (FoldClaims): the batch's keys are deleted (with read replicas: kept a grace period,
+ *    so a statistics read on a replica that has not replayed the batch yet still counts it).
  * A crash after 1 leaves the batch in `st:inflight`: the next run applies it. Unique visitors
  * are HyperLogLog counts per link and day, stored with GREATEST, so refolding is harmless.
  * Retention (StatsRetention) runs beside it, under the same lock.
@@ -38,8 +41,9 @@ export class StatsFold {
     redis: RedisService,
     @InjectDataSource() db: DataSource,
     @Optional() @Inject(FOLD_LISTENER) private readonly listener?: FoldListener,
+    @Optional() config?: AppConfig,
   ) {
-    this.claims = new FoldClaims(redis);
+    this.claims = new FoldClaims(redis, config ? replicaGraceMs(config) : 0);
     this.applier = new FoldApply(db, listener);
     this.retention = new StatsRetention(db);
   }

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { EntityManager } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
@@ -38,19 +38,37 @@ async function withPending(
 }
 
 /**
- * The deltas of `linkIds` still in Redis: each link's pending hash plus the claimed batches whose
- * id is not yet in `stat_batches` (applied batches are counted by Postgres already), per day.
- * Throws when Redis or Postgres fails; callers decide what a read without them returns.
+ * The batches a read must consider: those claimed and not cleaned up, and those applied lately
+ * whose keys are kept for lagging replicas (`st:kept`). One round trip, in this order: a clean-up
+ * moves a batch from the first to the second atomically, so it is never missed between them.
+ */
+async function batchesInRedis(redis: RedisService, keys: StatsKeys): Promise<string[]> {
+  const [[e1, inflight], [e2, kept]] = (await redis.client
+    .pipeline()
+    .smembers(keys.inflight)
+    .zrange(keys.kept, 0, -1)
+    .exec()) as Array<[Error | null, string[]]>;
+  if (e1 || e2) throw e1 ?? e2;
+  return [...new Set([...inflight, ...kept])];
+}
+
+/**
+ * The deltas of `linkIds` still in Redis: each link's pending hash plus the batches whose id is
+ * not in `stat_batches` as `db` sees it (applied batches are counted by Postgres already), per
+ * day. On a replica that has not replayed a batch applied lately, that batch counts from Redis
+ * (its keys are kept for a grace period: FoldClaims.cleanup), so the read neither loses nor
+ * doubles it. Throws when Redis or Postgres fails; callers decide what a read without them
+ * returns.
  */
 export async function readPending(
   redis: RedisService,
-  db: DataSource,
+  db: Pick<EntityManager, 'query'>,
   keys: StatsKeys,
   linkIds: number[],
 ): Promise<PendingCounters> {
   const out: PendingCounters = new Map();
   if (!linkIds.length) return out;
-  const inflight = await redis.client.smembers(keys.inflight);
+  const inflight = await batchesInRedis(redis, keys);
   let unapplied: string[] = [];
   if (inflight.length) {
     const applied = await db.query(
