@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -160,5 +160,99 @@ export class TestPostgres {
   async destroy(): Promise<void> {
     await this.stop('immediate');
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /**
+   * An asynchronous streaming standby of `primary` (`pg_basebackup -R -X stream`: it follows the
+   * primary's WAL over a replication connection, read-only queries allowed), replaying each
+   * commit `applyDelayMs` after the primary made it (`recovery_min_apply_delay`).
+   */
+  static async standbyOf(primary: TestPostgres, applyDelayMs: number): Promise<TestPostgres> {
+    const dir = mkdtempSync(join(tmpdir(), 'lm-pg-standby-'));
+    await run('chown', ['postgres', dir]).catch(() => undefined);
+    const standby = new TestPostgres(await freePort(), dir);
+    const [cmd, args] = asPostgres(pgBin('pg_basebackup'), [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      join(dir, 'data'),
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+      '--no-sync',
+    ]);
+    await run(cmd, args);
+    await standby.setApplyDelay(applyDelayMs, false);
+    await standby.start();
+    return standby;
+  }
+
+  /** A standby's `recovery_min_apply_delay` (applied at once to a running standby: reload). */
+  async setApplyDelay(ms: number, reload = true): Promise<void> {
+    appendFileSync(
+      join(this.dir, 'data', 'postgresql.auto.conf'),
+      `recovery_min_apply_delay = '${ms}ms'\n`,
+    );
+    if (!reload) return;
+    const [cmd, args] = asPostgres(pgBin('pg_ctl'), ['-D', join(this.dir, 'data'), 'reload']);
+    await run(cmd, args);
+  }
+}
+
+/**
+ * A Postgres primary with one asynchronous streaming standby (see TestPostgres.standbyOf): the
+ * read-replica setup of docs/scaling.md, about 3 s to start.
+ */
+export class TestPgReplica {
+  private constructor(
+    readonly primary: TestPostgres,
+    readonly standby: TestPostgres,
+  ) {}
+
+  static async start(applyDelayMs = 500): Promise<TestPgReplica> {
+    const primary = await TestPostgres.start();
+    try {
+      return new TestPgReplica(primary, await TestPostgres.standbyOf(primary, applyDelayMs));
+    } catch (err) {
+      await primary.destroy();
+      throw err;
+    }
+  }
+
+  /** Waits until the standby has replayed everything the primary has written so far. */
+  async caughtUp(ms = 20_000): Promise<void> {
+    const { Client } = await import('pg');
+    const query = async (port: number, sql: string) => {
+      const c = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
+      await c.connect();
+      try {
+        return (await c.query(sql)).rows[0];
+      } finally {
+        await c.end();
+      }
+    };
+    const { lsn } = await query(this.primary.port, 'SELECT pg_current_wal_lsn()::text AS lsn');
+    await waitFor(
+      async () =>
+        (
+          await query(
+            this.standby.port,
+            `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`,
+          )
+        ).done === true,
+      ms,
+      'standby replay',
+    );
+  }
+
+  async destroy(): Promise<void> {
+    await this.standby.destroy();
+    await this.primary.destroy();
   }
 }

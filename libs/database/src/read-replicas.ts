@@ -213,6 +213,15 @@ export class ReadReplicas implements OnApplicationShutdown {
 
   private async inSnapshot<T>(ds: DataSource, fn: (m: EntityManager) => Promise<T>): Promise<T> {
     const runner = ds.createQueryRunner();
+    // one connection: readers issue queries side by side (Promise.all), which pg would pipeline
+    // on the client only with a deprecation warning; they are queued here instead
+    const query = runner.query.bind(runner);
+    let queue: Promise<unknown> = Promise.resolve();
+    runner.query = ((...args: Parameters<typeof query>) => {
+      const next = queue.then(() => query(...args));
+      queue = next.catch(() => undefined);
+      return next;
+    }) as typeof runner.query;
     try {
       await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       try {
