@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+import { Client } from 'pg';
+
 import { freePort } from './process';
 
 export { freePort };
@@ -205,6 +207,17 @@ export class TestPostgres {
   }
 }
 
+/** Runs one statement on a connection of its own. */
+async function queryOnce(url: string, sql: string): Promise<Array<Record<string, unknown>>> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * A Postgres primary with one asynchronous streaming standby (see TestPostgres.standbyOf): the
  * read-replica setup of docs/scaling.md, about 3 s to start.
@@ -225,27 +238,21 @@ export class TestPgReplica {
     }
   }
 
+  /** Rows of `sql` run on the standby (database `database`). */
+  standbyQuery(sql: string, database = 'postgres'): Promise<Array<Record<string, unknown>>> {
+    return queryOnce(this.standby.url(database), sql);
+  }
+
   /** Waits until the standby has replayed everything the primary has written so far. */
   async caughtUp(ms = 20_000): Promise<void> {
-    const { Client } = await import('pg');
-    const query = async (port: number, sql: string) => {
-      const c = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
-      await c.connect();
-      try {
-        return (await c.query(sql)).rows[0];
-      } finally {
-        await c.end();
-      }
-    };
-    const { lsn } = await query(this.primary.port, 'SELECT pg_current_wal_lsn()::text AS lsn');
+    const [{ lsn }] = await queryOnce(
+      this.primary.url('postgres'),
+      'SELECT pg_current_wal_lsn()::text AS lsn',
+    );
     await waitFor(
       async () =>
-        (
-          await query(
-            this.standby.port,
-            `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`,
-          )
-        ).done === true,
+        (await this.standbyQuery(`SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`))[0]
+          .done === true,
       ms,
       'standby replay',
     );

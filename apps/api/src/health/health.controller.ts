@@ -77,6 +77,7 @@ export class HealthController {
                   },
                   lag: {
                     type: 'number',
+                    format: 'double',
                     nullable: true,
                     description: 'Seconds behind the primary at the last check (null: unknown)',
                   },
