@@ -43,6 +43,15 @@ describe('Postgres read replicas', () => {
     (await get(user, '/api/urls?limit=100').expect(200)).body.data.urls.map(
       (u: { id: number }) => u.id,
     ) as number[];
+  /** Link ids of the CSV export (first column), in its order. */
+  const exported = async (user: TestUser) => {
+    const res = await get(user, '/api/urls/export').expect(200);
+    return res.text
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => Number(line.split(',')[0]));
+  };
   const replicaHealth = async (): Promise<{ status: string; lag: number | null }> => {
     const res = await t.http().get('/health/ready').expect(200);
     return res.body.data.replicas[0];
@@ -68,15 +77,17 @@ describe('Postgres read replicas', () => {
       `INSERT INTO link_stats_daily (link_id, day, clicks, uniques) VALUES ($1, CURRENT_DATE, 5, 4)`,
       [old.id],
     );
-    // the standby has not replayed these yet: the list, the link's statistics and its range are
-    // read there
+    // the standby has not replayed these yet: the list, the link's statistics, its range and the
+    // links export are read there
     expect(await listed(user)).toEqual([old.id]);
+    expect(await exported(user)).toEqual([old.id]);
     expect((await get(user, `/api/url/${old.id}`).expect(200)).body.data.clicks).toBe(0);
     const range = await get(user, `/api/url/${old.id}/stats`).expect(200);
     expect(range.body.data.clicks).toBe(0);
 
     await pg.caughtUp();
     expect(await listed(user)).toEqual([fresh.id, old.id]);
+    expect(await exported(user)).toEqual([fresh.id, old.id]);
     expect((await get(user, `/api/url/${old.id}`).expect(200)).body.data.clicks).toBe(5);
     expect((await get(user, `/api/url/${old.id}/stats`).expect(200)).body.data.clicks).toBe(5);
 
