@@ -263,3 +263,45 @@ export class TestPgReplica {
     await this.primary.destroy();
   }
 }
+
+/** The replica URLs the suites run with (TEST_PG_REPLICA=1), none otherwise. */
+function replicaUrls(): string[] {
+  return (process.env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Waits until every replica of the run (TEST_PG_REPLICA=1) has replayed what the primary has
+ * written so far; at once without replicas. For suites that write rows straight into the
+ * database (no API request, so no read-your-writes mark) and then read them through a replica
+ * path (lists, statistics, exports).
+ */
+export async function replicasCaughtUp(ms = 20_000): Promise<void> {
+  const urls = replicaUrls();
+  if (!urls.length) return;
+  const [{ lsn }] = await queryOnce(
+    process.env.DATABASE_URL as string,
+    'SELECT pg_current_wal_lsn()::text AS lsn',
+  );
+  for (const url of urls)
+    await waitFor(
+      async () =>
+        (await queryOnce(url, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`))[0]
+          .done === true,
+      ms,
+      'replica replay',
+    );
+}
+
+/**
+ * Rows of `sql` on the primary and every replica of the run together: e.g. `pg_stat_activity`
+ * of exports, which run on a replica when there is one.
+ */
+export async function queryPrimaryAndReplicas(
+  sql: string,
+): Promise<Array<Record<string, unknown>>> {
+  const urls = [process.env.DATABASE_URL as string, ...replicaUrls()];
+  return (await Promise.all(urls.map((url) => queryOnce(url, sql)))).flat();
+}

@@ -70,6 +70,8 @@ export class ReadReplicas implements OnApplicationShutdown {
   private samples: WalSample[] = [];
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
+  /** the first check: reads wait for it (later ones run beside the reads) */
+  private first: Promise<void> | null = null;
   private next = 0;
 
   constructor(
@@ -152,7 +154,7 @@ export class ReadReplicas implements OnApplicationShutdown {
   async choose(options: ReplicaReadOptions = {}): Promise<number | null> {
     if (!this.replicas.length) return null;
     this.start();
-    if (this.checking) await this.checking;
+    await this.first;
     const up = this.replicas.filter((r) => r.status === 'up');
     if (!up.length) return null;
     if (options.caller !== undefined && (await this.wroteLately(options.caller))) return null;
@@ -240,7 +242,7 @@ export class ReadReplicas implements OnApplicationShutdown {
   /** Starts the periodic checks on first use (a process that never reads a replica runs none). */
   private start(): void {
     if (this.timer) return;
-    this.checking = this.check();
+    this.first = this.check();
     this.timer = setInterval(() => void this.check(), REPLICA_CHECK_MS);
     this.timer.unref();
   }
