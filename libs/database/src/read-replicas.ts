@@ -345,13 +345,21 @@ function replicaName(url: string): string {
   }
 }
 
-/** True when `err` says the connection or server failed (refused, cut, shutting down, recovery conflict). */
+/**
+ * True when `err` says the connection or the server failed (refused, cut, timed out, shutting
+ * down, a recovery conflict), not the query or the caller's code.
+ */
 function isConnectionFailure(err: unknown): boolean {
-  const e = err as { code?: unknown; driverError?: { code?: unknown } };
+  const e = err as { code?: unknown; message?: unknown; driverError?: { code?: unknown } };
   const code = e?.code ?? e?.driverError?.code;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return CONNECTION_FAILURE.test(code);
-  // node socket errors (ECONNREFUSED…), "Connection terminated", pool timeouts
-  return true;
+  if (typeof code === 'string') {
+    // node's socket errors: ECONNREFUSED, ECONNRESET, ETIMEDOUT, EPIPE… (no SQLSTATE starts with E)
+    if (/^E[A-Z]+$/.test(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code)) return CONNECTION_FAILURE.test(code);
+  }
+  return /connection terminated|timeout exceeded when trying to connect|connection (is )?(closed|ended)/i.test(
+    String(e?.message ?? ''),
+  );
 }
 
 /**
