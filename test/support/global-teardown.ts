@@ -3,9 +3,11 @@ import { rm } from 'node:fs/promises';
 import Redis from 'ioredis';
 
 import { dropDatabase } from '../../libs/database/src/data-source';
+import { TestRedisCluster } from './services';
 
 /** Drops this run's database, Redis keys and storage folder (kept with KEEP_TEST_DB=1). */
 export default async function globalTeardown(): Promise<void> {
+  await (globalThis as { testRedisCluster?: TestRedisCluster }).testRedisCluster?.stop();
   if (process.env.KEEP_TEST_DB === '1' || process.env.TEST_DATABASE_URL) return;
   await dropDatabase(process.env.DATABASE_URL as string);
 
