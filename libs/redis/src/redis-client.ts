@@ -1,4 +1,4 @@
-import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
+import Redis, { Cluster, RedisOptions } from 'ioredis';
 
 import type { AppConfig } from '@app/config';
 
@@ -50,35 +50,22 @@ function hostPort(item: string): { host: string; port: number } {
 }
 
 /**
- * A new connection in the configured mode. `overrides` adjust the per-server options (BullMQ's
- * connections take `maxRetriesPerRequest: null`, no command timeout).
+ * The options of one server connection for the single and sentinel modes (null in cluster
+ * mode, whose connections only a Cluster object makes). `overrides` adjust them (BullMQ's
+ * connections take `maxRetriesPerRequest: null` and no command timeout).
  */
-export function createRedisClient(
+export function redisServerOptions(
   config: RedisSettings,
   overrides: Partial<RedisOptions> = {},
-): RedisClient {
+): RedisOptions | null {
   const password = config.REDIS_PASSWORD || undefined;
   const tls = config.REDIS_TLS ? {} : undefined;
   const base: RedisOptions = { ...redisOptions(), ...overrides };
   switch (redisMode(config)) {
-    case 'cluster': {
-      const options: ClusterOptions = {
-        redisOptions: { ...base, password, tls },
-        // reads and writes on the primaries: replicas may lag a counter just incremented
-        scaleReads: 'master',
-        enableReadyCheck: true,
-        maxRedirections: 16,
-        retryDelayOnFailover: 100,
-        retryDelayOnClusterDown: 100,
-        slotsRefreshTimeout: 2000,
-        clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
-        // a managed cluster announces its nodes by name; TLS checks the name it was asked for
-        ...(tls ? { dnsLookup: (address, done) => done(null, address) } : {}),
-      };
-      return new Cluster(config.REDIS_CLUSTER_NODES.map(hostPort), options);
-    }
+    case 'cluster':
+      return null;
     case 'sentinel':
-      return new Redis({
+      return {
         ...base,
         sentinels: config.REDIS_SENTINELS.map(hostPort),
         name: config.REDIS_SENTINEL_NAME,
@@ -87,15 +74,47 @@ export function createRedisClient(
         tls,
         sentinelTLS: tls,
         enableTLSForSentinelMode: !!tls,
-      });
+      };
     default: {
-      // the URL's own password and scheme win; the settings fill what it leaves out
+      // the URL's own user, password, database and scheme win; the settings fill the rest
       const url = new URL(config.REDIS_URL);
-      return new Redis(config.REDIS_URL, {
+      return {
         ...base,
-        ...(password && !url.password ? { password } : {}),
-        ...(tls && url.protocol !== 'rediss:' ? { tls } : {}),
-      });
+        host: url.hostname.replace(/^\[|\]$/g, ''),
+        port: Number(url.port || 6379),
+        username: url.username ? decodeURIComponent(url.username) : undefined,
+        password: url.password ? decodeURIComponent(url.password) : password,
+        db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
+        tls: url.protocol === 'rediss:' ? {} : tls,
+      };
     }
   }
+}
+
+/** A new connection in the configured mode (`overrides` as for redisServerOptions). */
+export function createRedisClient(
+  config: RedisSettings,
+  overrides: Partial<RedisOptions> = {},
+): RedisClient {
+  const server = redisServerOptions(config, overrides);
+  if (server) return new Redis(server);
+  const tls = config.REDIS_TLS ? {} : undefined;
+  return new Cluster(config.REDIS_CLUSTER_NODES.map(hostPort), {
+    redisOptions: {
+      ...redisOptions(),
+      ...overrides,
+      password: config.REDIS_PASSWORD || undefined,
+      tls,
+    },
+    // reads and writes on the primaries: a replica may lag a counter just incremented
+    scaleReads: 'master',
+    enableReadyCheck: true,
+    maxRedirections: 16,
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+    slotsRefreshTimeout: 2000,
+    clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
+    // a managed cluster announces its nodes by name: TLS checks the name it was asked for
+    ...(tls ? { dnsLookup: (address, done) => done(null, address) } : {}),
+  });
 }
