@@ -1,5 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -304,4 +312,105 @@ export async function queryPrimaryAndReplicas(
 ): Promise<Array<Record<string, unknown>>> {
   const urls = [process.env.DATABASE_URL as string, ...replicaUrls()];
   return (await Promise.all(urls.map((url) => queryOnce(url, sql)))).flat();
+}
+
+/**
+ * A Redis Cluster of the test's own: `primaries` servers with `--cluster-enabled yes` on free
+ * ports in a temp folder, joined by `redis-cli --cluster create` (no replicas), about 2 s.
+ * `nodes` is the REDIS_CLUSTER_NODES value; stop() shuts every server down by pid and removes
+ * the folder.
+ */
+export class TestRedisCluster {
+  private constructor(
+    readonly ports: number[],
+    readonly dir: string,
+  ) {}
+
+  static async start(primaries = 3): Promise<TestRedisCluster> {
+    const dir = mkdtempSync(join(tmpdir(), 'lm-redis-cluster-'));
+    const ports: number[] = [];
+    while (ports.length < primaries) {
+      const port = await freePort();
+      // the cluster bus listens on port + 10000: both must be free
+      if (port <= 55535 && !ports.includes(port)) ports.push(port);
+    }
+    const cluster = new TestRedisCluster(ports, dir);
+    await Promise.all(ports.map((port) => cluster.startNode(port)));
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
+    await waitFor(
+      async () => {
+        for (const port of ports) {
+          const info = (await run('redis-cli', ['-p', String(port), 'cluster', 'info'])).stdout;
+          if (!info.includes('cluster_state:ok')) return false;
+        }
+        return true;
+      },
+      20_000,
+      'redis cluster',
+    );
+    return cluster;
+  }
+
+  /** The REDIS_CLUSTER_NODES value (every primary as a seed). */
+  get nodes(): string {
+    return this.ports.map((p) => `127.0.0.1:${p}`).join(',');
+  }
+
+  private async startNode(port: number): Promise<void> {
+    const nodeDir = join(this.dir, String(port));
+    mkdirSync(nodeDir);
+    spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        nodeDir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        '2000',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--pidfile',
+        join(nodeDir, 'redis.pid'),
+        '--daemonize',
+        'yes',
+      ],
+      { stdio: 'ignore' },
+    );
+    await waitFor(
+      async () => (await run('redis-cli', ['-p', String(port), 'ping'])).stdout.trim() === 'PONG',
+      10_000,
+      `redis cluster node ${port}`,
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const port of this.ports) {
+      const pidFile = join(this.dir, String(port), 'redis.pid');
+      const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
 }

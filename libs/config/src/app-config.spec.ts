@@ -53,6 +53,11 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'http://redis'],
     ['DATABASE_URL', 'mysql://db'],
     ['REDIS_PREFIX', 'has space'],
+    ['REDIS_CLUSTER_NODES', 'redis://a:6379'],
+    ['REDIS_CLUSTER_NODES', 'a:6379,b'],
+    ['REDIS_CLUSTER_NODES', 'a:70000'],
+    ['REDIS_SENTINELS', 'a'],
+    ['REDIS_SENTINEL_NAME', 'bad name'],
     ['APP_SECRET', 'short'],
     ['LOG_LEVEL', 'loud'],
     ['WORKER_NICE', '20'],
@@ -62,6 +67,22 @@ describe('loadConfig', () => {
   ])('%s=%s stops the boot with an error naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('reads the Redis modes: cluster seed nodes and sentinels as host:port lists', () => {
+    const config = loadConfig({
+      REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-2.internal:7001,[::1]:7002',
+      REDIS_SENTINELS: 's1:26379',
+      REDIS_TLS: 'true',
+    });
+    expect(config.REDIS_CLUSTER_NODES).toEqual([
+      '10.0.0.1:7000',
+      'redis-2.internal:7001',
+      '[::1]:7002',
+    ]);
+    expect(config.REDIS_SENTINELS).toEqual(['s1:26379']);
+    expect(config.REDIS_SENTINEL_NAME).toBe('mymaster');
+    expect(config.REDIS_TLS).toBe(true);
   });
 
   it('names every bad variable at once, and demands APP_SECRET in production', () => {

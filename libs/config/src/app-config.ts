@@ -84,6 +84,18 @@ export function parseAllowEntry(entry: string): AllowEntry | null {
   return ok ? { host, port: port === null ? null : Number(port) } : null;
 }
 
+/** `host:port` items (a host name, IPv4, or [IPv6]) and ports 1-65535. */
+function isHostPortList(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.every((item) => {
+      const m =
+        typeof item === 'string' && /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(item);
+      return !!m && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+    })
+  );
+}
+
 /** A custom check: `validate`, failing with `message`. */
 const Check = (name: string, message: string, validate: (value: unknown) => boolean) =>
   ValidateBy({ name, validator: { validate } }, { message });
@@ -138,6 +150,34 @@ export class AppConfig {
 
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /**
+   * Redis Cluster seed nodes `host:port,…` (self-hosted or a cluster-mode managed Redis / Valkey):
+   * set, it replaces REDIS_URL; the client follows MOVED/ASK and topology changes (docs/scaling.md).
+   */
+  @Transform(toList)
+  @Check('isHostPorts', 'REDIS_CLUSTER_NODES must be host:port,…', isHostPortList)
+  REDIS_CLUSTER_NODES: string[] = [];
+
+  /** Sentinels `host:port,…` watching REDIS_SENTINEL_NAME: set, they replace REDIS_URL. */
+  @Transform(toList)
+  @Check('isHostPorts', 'REDIS_SENTINELS must be host:port,…', isHostPortList)
+  REDIS_SENTINELS: string[] = [];
+
+  /** The master name the sentinels watch (REDIS_SENTINELS). */
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, {
+    message: 'REDIS_SENTINEL_NAME must be 1-64 of [A-Za-z0-9._-]',
+  })
+  REDIS_SENTINEL_NAME = 'mymaster';
+
+  /** Password of every Redis mode (REDIS_URL's own password wins for that mode). */
+  @IsOptional()
+  @IsString()
+  REDIS_PASSWORD?: string;
+
+  /** TLS to Redis in every mode (`rediss://` does the same for REDIS_URL). */
+  @Transform(({ value }) => value === true || value === 'true' || value === '1')
+  REDIS_TLS = false;
 
   /** Prefix of every Redis key and BullMQ queue, so several deployments (or test runs) can share one Redis. */
   @Matches(/^[A-Za-z0-9_-]{1,32}$/, { message: 'REDIS_PREFIX must be 1-32 of [A-Za-z0-9_-]' })

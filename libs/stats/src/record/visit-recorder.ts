@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import Redis, { ChainableCommander } from 'ioredis';
+import { ChainableCommander } from 'ioredis';
 
 import { MemoMap, sha256 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { RedisService } from '@app/redis';
+import { RedisClient, RedisService } from '@app/redis';
 
 import {
   dayKey,
@@ -81,7 +81,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
    * microseconds per chunk; on a connection of its own it never queues ahead of the redirect's
    * cache reads (Redis serves other connections between the chunks).
    */
-  private writer?: Redis;
+  private writer?: RedisClient;
 
   onModuleInit(): void {
     this.writer = this.redis.duplicate();
