@@ -73,6 +73,8 @@ export class ReadReplicas implements OnApplicationShutdown {
   /** the first check: reads wait for it (later ones run beside the reads) */
   private first: Promise<void> | null = null;
   private next = 0;
+  /** when the last check ended (ms) */
+  private checkedAt = 0;
 
   constructor(
     config: AppConfig,
@@ -167,6 +169,7 @@ export class ReadReplicas implements OnApplicationShutdown {
     const replica = this.replicas[index];
     if (!replica || replica.status === 'down') return;
     replica.status = 'down';
+    replica.lag = null;
     this.logger.warn(`replica ${replica.name} is down: ${(err as Error).message}`);
   }
 
@@ -184,11 +187,11 @@ export class ReadReplicas implements OnApplicationShutdown {
     }
   }
 
-  /** Each replica's state, measured now (for /health/ready). */
+  /** Each replica's state, measured within the last second (for /health/ready). */
   async status(): Promise<ReplicaStatus[]> {
     if (!this.replicas.length) return [];
     this.start();
-    await this.check();
+    await (Date.now() - this.checkedAt < REPLICA_CHECK_MS ? this.first : this.check());
     return this.replicas.map((r) => ({ name: r.name, status: r.status, lag: r.lag }));
   }
 
@@ -255,6 +258,7 @@ export class ReadReplicas implements OnApplicationShutdown {
         await this.samplePrimary();
         await Promise.all(this.replicas.map((r) => this.checkReplica(r)));
       } finally {
+        this.checkedAt = Date.now();
         this.checking = null;
       }
     })();
