@@ -64,9 +64,26 @@ describe('loadConfig', () => {
     ['WORKER_NICE', '-5'],
     ['AUTH_CACHE_SECONDS', '-1'],
     ['AUTH_CACHE_SECONDS', '301'],
+    ['DATABASE_REPLICA_URLS', 'replica.internal:5432'],
+    ['DATABASE_REPLICA_URLS', 'postgres://r1/db,mysql://r2/db'],
+    ['REPLICA_MAX_LAG_SECONDS', '0'],
+    ['REPLICA_MAX_LAG_SECONDS', 'soon'],
   ])('%s=%s stops the boot with an error naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('reads the read replicas as a list of URLs, with their allowed lag', () => {
+    expect(loadConfig({})).toMatchObject({ DATABASE_REPLICA_URLS: [], REPLICA_MAX_LAG_SECONDS: 5 });
+    expect(
+      loadConfig({
+        DATABASE_REPLICA_URLS: 'postgres://r1:5432/db, postgresql://r2/db',
+        REPLICA_MAX_LAG_SECONDS: '2',
+      }),
+    ).toMatchObject({
+      DATABASE_REPLICA_URLS: ['postgres://r1:5432/db', 'postgresql://r2/db'],
+      REPLICA_MAX_LAG_SECONDS: 2,
+    });
   });
 
   it('reads the Redis modes: cluster seed nodes and sentinels as host:port lists', () => {
