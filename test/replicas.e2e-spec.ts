@@ -1,7 +1,7 @@
 import { runMigrations } from '@app/database';
 import { VisitRecorder } from '@app/stats';
 
-import { createTestApp, createUser, TestApp, TestUser } from './support/app';
+import { createTestApp, createTestWorker, createUser, TestApp, TestUser } from './support/app';
 import { insertLink } from './support/resources';
 import { TestPgReplica } from './support/services';
 import { BROWSER_UA, eventually, statsFold } from './support/stats';
@@ -161,6 +161,54 @@ describe('Postgres read replicas', () => {
     expect(await clicks()).toBe(5);
     await pg.caughtUp();
     expect(await clicks()).toBe(5);
+  });
+
+  it("the worker's own fold keeps what it applied for a replica that has not replayed it", async () => {
+    const user = await replicatedUser();
+    const link = await insertLink(t, user.id);
+    await pg.caughtUp();
+    // pending before the worker starts: its first fold takes them in one batch
+    for (const n of [1, 2, 3, 4])
+      await t.app.get(VisitRecorder).recordNow({
+        linkId: link.id,
+        userId: user.id,
+        method: 'GET',
+        ip: `8.8.4.${n}`,
+        userAgent: BROWSER_UA,
+        referer: undefined,
+      });
+    const worker = await createTestWorker({
+      DATABASE_URL: pg.primary.url(name),
+      DATABASE_REPLICA_URLS: pg.standby.url(name),
+      REPLICA_MAX_LAG_SECONDS: String(MAX_LAG_SECONDS),
+      STATS_FOLD_SECONDS: '1',
+    });
+    try {
+      // folded by the worker on its schedule: on the primary at once, on the standby 1 s later
+      await eventually(
+        async () => {
+          const [row] = await t.db.query(
+            `SELECT clicks::int AS clicks FROM link_stats_total WHERE link_id = $1`,
+            [link.id],
+          );
+          return row?.clicks === 4;
+        },
+        10_000,
+        20,
+      );
+      const stats = await get(user, `/api/url/${link.id}`).expect(200);
+      const [{ replayed }] = await pg.standbyQuery(
+        `SELECT COALESCE(SUM(clicks), 0)::int AS replayed FROM link_stats_total WHERE link_id = ${link.id}`,
+        name,
+      );
+      expect(stats.body.data.clicks).toBe(4);
+      // (read before the standby replayed the fold)
+      expect(replayed).toBe(0);
+      await pg.caughtUp();
+      expect((await get(user, `/api/url/${link.id}`).expect(200)).body.data.clicks).toBe(4);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('a replica lagging more than REPLICA_MAX_LAG_SECONDS is skipped until it catches up', async () => {
