@@ -4,13 +4,17 @@ import { dayKey, VisitRecorder } from '@app/stats';
 import { insertLink } from './support/resources';
 import {
   BROWSER_UA,
+  dirtyLinks,
   EMPTY_STATS,
   eventually,
   foldStats,
+  inflightBatches,
   PREVIEW_UA,
   readStats,
   recordVisit,
+  redisKeys,
   statsFold,
+  statsKeys,
 } from './support/stats';
 
 describe('visit statistics: recording, reads, folding', () => {
@@ -88,7 +92,7 @@ describe('visit statistics: recording, reads, folding', () => {
   it('no raw IP is stored in Redis or Postgres', async () => {
     const linkId = await newLink();
     await recordVisit(t, { linkId, userId: user.id, ip: '203.0.113.77' });
-    const keys = await t.redis.client.keys(`${t.redis.prefix}:st:*`);
+    const keys = await redisKeys(t, `${t.redis.prefix}:st:*`);
     for (const key of keys) {
       const type = await t.redis.client.type(key);
       const dump =
@@ -146,7 +150,7 @@ describe('visit statistics: recording, reads, folding', () => {
     await recordVisit(t, { linkId, userId: user.id });
     await foldStats(t);
     expect(await stored(linkId)).toEqual({ clicks: 3, uniques: 2 });
-    expect(await t.redis.client.smembers(`${t.redis.prefix}:st:inflight`)).toEqual([]);
+    expect(await inflightBatches(t)).toEqual([]);
   });
 
   it('a crash after the Postgres commit (before cleanup) does not count twice', async () => {
@@ -178,7 +182,7 @@ describe('visit statistics: recording, reads, folding', () => {
     const linkId = await newLink();
     const day = dayKey(new Date());
     await recordVisit(t, { linkId, userId: user.id, referer: 'https://t.co/x' }); // a profile field
-    await t.redis.client.hset(`${t.redis.prefix}:st:p:${linkId}`, {
+    await t.redis.client.hset(statsKeys(t).pending(linkId), {
       [`${day}|c`]: '2',
       [`${day}|u`]: '1',
       [`${day}|co|France`]: '2',
@@ -234,7 +238,7 @@ describe('visit statistics: recording, reads, folding', () => {
     recorder.record({ ...visit, userAgent: PREVIEW_UA });
     recorder.record({ ...visit, method: 'HEAD' });
     // only the first visit is in Redis yet: one counter, its profile
-    expect(await t.redis.client.hgetall(`${t.redis.prefix}:st:p:${linkId}`)).toEqual({
+    expect(await t.redis.client.hgetall(statsKeys(t).pending(linkId))).toEqual({
       [`${dayKey(new Date())}|v|United States|t.co|Chrome|Windows|network02|desktop|Unknown`]: '1',
     });
     await recorder.flush();
@@ -280,7 +284,7 @@ describe('visit statistics: recording, reads, folding', () => {
     for (let v = 0; v < 1500; v++) recorder.record(visit(ids[0], `1.${v >> 8}.${v & 255}.1`));
     await recorder.flush();
 
-    const dirty = new Set(await t.redis.client.smembers(`${t.redis.prefix}:st:dirty`));
+    const dirty = new Set(await dirtyLinks(t));
     expect(ids.filter((id) => !dirty.has(String(id)))).toEqual([]);
     for (const i of [1, 99, 100, 101, 399, 400, 449]) {
       const stats = await readStats(t, ids[i]);
@@ -293,7 +297,7 @@ describe('visit statistics: recording, reads, folding', () => {
     expect(first.clicks).toBe(1 + 1 + 1500);
     // HyperLogLog: within its documented error (0.81 %) of the 1 502 distinct visitors
     expect(Math.abs(first.uniqueClicks - 1502)).toBeLessThanOrEqual(1502 * 0.02);
-    const hll = `${t.redis.prefix}:st:u:${ids[449]}:${dayKey(new Date())}`;
+    const hll = statsKeys(t).visitors(ids[449], dayKey(new Date()));
     expect(await t.redis.client.ttl(hll)).toBe(-1); // no expiry on the request path...
     await foldStats(t);
     expect((await readStats(t, ids[449])).clicks).toBe((449 % 3) + 1);
