@@ -54,14 +54,16 @@ type CapTaking = {
  *
  * Two paths:
  * - owners without a monthly `clicks` cap (the bulk of traffic): visits are aggregated in memory
- *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per 50 link-days.
+ *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per partition and
+ *   up to 50 link-days.
  *   A process that dies without SIGTERM loses at most that window; SIGTERM flushes it.
  * - owners with a cap (and any visit whose owner's cap is not cached yet): per visit, one Lua
  *   call takes a click of the owner's monthly allowance (checks and counts the cap atomically,
  *   so the cap holds across replicas; past it, the visit is not counted, the redirect still
  *   happens), then one records the visit. The two are separate calls because the cap counter
  *   is a key of its own slot on a cluster; a visit whose recording fails gives its click back
- *   (best effort: if that fails too, the owner's month is one click short, never over the cap).
+ *   (best effort: if that fails too, the owner's month counts a click that was not recorded; a
+ *   reply lost to a timeout after Redis recorded the visit gives back a click that was).
  *
  * Every Redis call touches the keys of one statistics partition (see StatsKeys): a flush writes
  * a chunk per partition, on a cluster one pipeline per partition.
