@@ -25,6 +25,9 @@ export class StatsKeys {
   readonly partitions: PartitionKeys[];
   /** The layout before partitions (a deployment upgrading may have counters pending there). */
   readonly legacy: PartitionKeys;
+  /** A link's visitors HyperLogLog key, for the key sets (in the old layout too, the partition's). */
+  private readonly visitorsOf = (linkId: number | string, day: string): string =>
+    this.visitors(linkId, day);
 
   constructor(
     private readonly redis: Pick<RedisService, 'key'>,
@@ -65,8 +68,6 @@ export class StatsKeys {
   visitors(linkId: number | string, day: string): string {
     return `${this.of(linkId).base}:u:${linkId}:${day}`;
   }
-  private readonly visitorsOf = (linkId: number | string, day: string): string =>
-    this.visitors(linkId, day);
   cap(userId: number, month: string): string {
     return this.redis.key('st', 'cap', userId, month);
   }
