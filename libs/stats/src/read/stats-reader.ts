@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { AppConfig } from '@app/config';
 import { RedisService } from '@app/redis';
 
 import { DIM, dayToIso, StatsKeys } from '../keys';
@@ -37,8 +38,9 @@ export class StatsReader {
   constructor(
     private readonly redis: RedisService,
     @InjectDataSource() private readonly db: DataSource,
+    config: AppConfig,
   ) {
-    this.keys = new StatsKeys(redis);
+    this.keys = new StatsKeys(redis, config.STATS_PARTITIONS);
   }
 
   /** The documented statistics object of one link (a QR code's: its link's). */
