@@ -261,6 +261,15 @@ export class AppConfig {
   STATS_FOLD_SECONDS = 5;
 
   /**
+   * Partitions of the statistics keys in Redis (a link's partition is its id modulo this): each
+   * partition's keys share one hash tag, so on a Redis Cluster they spread over as many slots.
+   * Every api and worker must use the same value; changing it strands the counters pending in
+   * the old partitions until it is changed back (docs/scaling.md).
+   */
+  @IntSetting(1, 1024)
+  STATS_PARTITIONS = 16;
+
+  /**
    * Scheduling niceness of the worker process (0 normal … 19 lowest). Rendering is background
    * work: on a host it shares with the api, the api's requests come first. No effect across
    * separate hosts or CPU-limited containers.

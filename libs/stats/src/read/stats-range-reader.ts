@@ -2,11 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { AppConfig } from '@app/config';
 import { ReadReplicas } from '@app/database';
 import { RedisService } from '@app/redis';
 
 import { countRegisters, emptyRegisters, mergeHll, mergeRegisters } from '../hll';
 import { DIM, dayToIso, StatsKeys } from '../keys';
+import { PartitionPipelines } from '../partition-pipelines';
 import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from '../types';
 import { bump, PendingCounters, readPending } from './pending-counters';
 import { socialCount, top } from './stats-reader';
@@ -113,9 +115,10 @@ export class StatsRangeReader {
   constructor(
     private readonly redis: RedisService,
     @InjectDataSource() private readonly db: DataSource,
+    config: AppConfig,
     private readonly replicas: ReadReplicas,
   ) {
-    this.keys = new StatsKeys(redis);
+    this.keys = new StatsKeys(redis, config.STATS_PARTITIONS);
   }
 
   /** One link (a QR code's: its link's) over the range. */
@@ -303,9 +306,10 @@ export class StatsRangeReader {
       }
     if (!live.length) return;
     try {
-      const pipeline = this.redis.client.pipeline();
-      for (const [, linkId, day] of live) pipeline.getBuffer(this.keys.visitors(linkId, day));
-      ((await pipeline.exec()) ?? []).forEach(([err, blob], i) => {
+      const pipelines = new PartitionPipelines(this.redis.client);
+      for (const [, linkId, day] of live)
+        pipelines.on(this.keys.partitionOf(linkId)).getBuffer(this.keys.visitors(linkId, day));
+      (await pipelines.exec()).forEach(([err, blob], i) => {
         if (err || !blob) return;
         live[i][0].live.push(blob as Buffer);
       });

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
+import { AppConfig } from '@app/config';
 import { ReadReplicas } from '@app/database';
 import { RedisService } from '@app/redis';
 
@@ -39,8 +40,9 @@ export class StatsReader {
   constructor(
     private readonly redis: RedisService,
     private readonly replicas: ReadReplicas,
+    config: AppConfig,
   ) {
-    this.keys = new StatsKeys(redis);
+    this.keys = new StatsKeys(redis, config.STATS_PARTITIONS);
   }
 
   /** The documented statistics object of one link (a QR code's: its link's). */
