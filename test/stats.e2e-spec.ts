@@ -407,7 +407,15 @@ describe('visit statistics: recording, reads, folding', () => {
       await foldStats(t);
       expect(await stored(a)).toEqual({ clicks: 6, uniques: 4 });
       expect(await stored(b)).toEqual({ clicks: 4, uniques: 2 });
-      expect(await redisKeys(t, `${old}:[pbu]:*`)).toEqual([]);
+      const left = await redisKeys(t, `${old}:[pbu]:*`);
+      if (process.env.DATABASE_REPLICA_URLS) {
+        // with read replicas (TEST_PG_REPLICA=1) applied batches' keys outlive their clean-up
+        // for the grace period, expiring
+        for (const key of left) {
+          expect(key).toContain(`${old}:b:`);
+          expect(await t.redis.client.pttl(key)).toBeGreaterThan(0);
+        }
+      } else expect(left).toEqual([]);
       expect(await t.redis.client.exists(`${old}:dirty`, `${old}:inflight`)).toBe(0);
       const [countries] = await t.db.query(
         `SELECT json_object_agg(label, count) AS c FROM link_stats_dims WHERE link_id = $1 AND dim = 'co'`,
