@@ -27,10 +27,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 
-import Redis from 'ioredis';
 import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 
+import { loadConfig } from '../libs/config/src/app-config';
+import { createRedisClient, RedisClient } from '../libs/redis/src/redis-client';
 import { compactEncoding, compactHll, emptyRegisters, mergeHll } from '../libs/stats/src/hll';
 import { stop } from './lib/harness';
 import { freePort, removeRun, rssMb, RUN, runBench, runEnvironment, startBuilt } from './lib/run';
@@ -59,7 +60,7 @@ const autocannon: (opts: {
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-async function seed(db: Pool, redis: Redis, userId: number, prefix: string): Promise<number> {
+async function seed(db: Pool, redis: RedisClient, userId: number, prefix: string): Promise<number> {
   const today = Date.now();
   const started = Date.now();
   // 10 000 other links, 30 days each (clicks, 4 dimensions a day)
@@ -252,7 +253,8 @@ async function main(): Promise<void> {
 
   let api: ChildProcess | undefined;
   const db = new Pool({ connectionString: env.DATABASE_URL, max: 2 });
-  const redis = new Redis(env.REDIS_URL);
+  // in the mode the environment configures (REDIS_CLUSTER_NODES, REDIS_SENTINELS or REDIS_URL)
+  const redis = createRedisClient(loadConfig(env));
   try {
     await runMigrations(env.DATABASE_URL);
     const port = await freePort();

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import Redis from 'ioredis';
 
 import { randomString } from '@app/common';
+import { StatsKeys } from '@app/stats';
 
 import { startBuilt, waitHealthy } from './support/process';
 import { BROWSER_UA } from './support/stats';
@@ -79,7 +80,12 @@ describe('graceful shutdown', () => {
       await Promise.all(Array.from({ length: 20 }, visit));
       api.child.kill('SIGTERM'); // well within the aggregation window (STATS_FLUSH_MS, 500 ms)
       expect(await api.exited).toBe(0);
-      const pending = await redis.hgetall(`${process.env.REDIS_PREFIX}:st:p:${created.id}`);
+      const pending = await redis.hgetall(
+        new StatsKeys(
+          { key: (...parts) => [process.env.REDIS_PREFIX, ...parts].join(':') },
+          Number(process.env.STATS_PARTITIONS ?? 16),
+        ).pending(created.id),
+      );
       expect(Object.values(pending).reduce((sum, n) => sum + Number(n), 0)).toBe(21);
     } finally {
       if (api.child.exitCode === null) api.child.kill('SIGKILL');

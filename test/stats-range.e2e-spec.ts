@@ -7,14 +7,13 @@ import {
   dayKey,
   isoDay,
   periodStart,
-  StatsFold,
   VisitRecorder,
 } from '@app/stats';
 
 import { createPlan, createUser, expectError, TestUser, useTestApp } from './support/app';
 import { addLink, insertCampaign, insertDomain } from './support/links';
 import { insertLink, insertQr } from './support/resources';
-import { BROWSER_UA, foldStats } from './support/stats';
+import { BROWSER_UA, foldStats, statsFold, statsKeys } from './support/stats';
 
 const IPHONE_UA =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -210,14 +209,14 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
     }
 
     it('a range across folded days and today’s pending visits: every field', async () => {
-      const pending = await t.redis.client.exists(`${t.redis.prefix}:st:p:${link.id}`);
+      const pending = await t.redis.client.exists(statsKeys(t).pending(link.id));
       expect(pending).toBe(1); // today's visits are not folded yet
       await expectLinkAnswer();
     });
 
     it('the same answer once today is folded too', async () => {
       await foldStats(t);
-      expect(await t.redis.client.exists(`${t.redis.prefix}:st:p:${link.id}`)).toBe(0);
+      expect(await t.redis.client.exists(statsKeys(t).pending(link.id))).toBe(0);
       await expectLinkAnswer();
     });
 
@@ -568,7 +567,7 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
       expect(clicks).toBe(2000);
       expect(Math.abs(uniqueClicks - 2000) / 2000).toBeLessThan(0.0243); // 3 × 0.81 %
       // the days' live sketches in Redis, merged by Redis itself
-      const keys = days.map((d) => `${t.redis.prefix}:st:u:${id}:${dayKey(noon(d))}`);
+      const keys = days.map((d) => statsKeys(t).visitors(id, dayKey(noon(d))));
       expect(await t.redis.client.pfcount(...keys)).toBe(uniqueClicks);
       for (const [i, day] of days.entries()) {
         const point = series.find((p: { date: string }) => p.date === day);
@@ -580,7 +579,7 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
       const { id } = await insertLink(t, user.id);
       const day = addDays(today, -1);
       await record(id, day, ips(3000, 20));
-      const live = `${t.redis.prefix}:st:u:${id}:${dayKey(noon(day))}`;
+      const live = statsKeys(t).visitors(id, dayKey(noon(day)));
       expect((await t.redis.client.getBuffer(live))?.[4]).toBe(0); // dense in Redis
       await foldStats(t);
       const [row] = await t.db.query(
@@ -628,7 +627,7 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
           referer: undefined,
         });
     // claimed by a fold that has not applied it yet: still counted once
-    await new StatsFold(t.redis, t.db).claimOnly();
+    await statsFold(t).claimOnly();
     await t.app.get(VisitRecorder).recordNow({
       linkId: ids[3],
       userId: user.id,
@@ -739,7 +738,7 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
       };
       await foldStats(t);
       for (const id of Object.values(ids)) expect(await days(id)).toEqual([oldDay, recentDay]);
-      await new StatsFold(t.redis, t.db).applyRetention();
+      await statsFold(t).applyRetention();
       expect(await days(ids.free)).toEqual([recentDay]);
       expect(await days(ids.expired)).toEqual([recentDay]);
       expect(await days(ids.keeps7)).toEqual([]);

@@ -1,16 +1,23 @@
+import { Cluster } from 'ioredis';
+
 import { createPlan, createTestWorker, createUser, TestUser, useTestApp } from './support/app';
-import { dayKey, VisitRecorder } from '@app/stats';
+
+import { dayKey, monthKey, VisitRecorder } from '@app/stats';
 
 import { insertLink } from './support/resources';
 import {
   BROWSER_UA,
+  dirtyLinks,
   EMPTY_STATS,
   eventually,
   foldStats,
+  inflightBatches,
   PREVIEW_UA,
   readStats,
   recordVisit,
+  redisKeys,
   statsFold,
+  statsKeys,
 } from './support/stats';
 
 describe('visit statistics: recording, reads, folding', () => {
@@ -88,7 +95,7 @@ describe('visit statistics: recording, reads, folding', () => {
   it('no raw IP is stored in Redis or Postgres', async () => {
     const linkId = await newLink();
     await recordVisit(t, { linkId, userId: user.id, ip: '203.0.113.77' });
-    const keys = await t.redis.client.keys(`${t.redis.prefix}:st:*`);
+    const keys = await redisKeys(t, `${t.redis.prefix}:st:*`);
     for (const key of keys) {
       const type = await t.redis.client.type(key);
       const dump =
@@ -146,7 +153,7 @@ describe('visit statistics: recording, reads, folding', () => {
     await recordVisit(t, { linkId, userId: user.id });
     await foldStats(t);
     expect(await stored(linkId)).toEqual({ clicks: 3, uniques: 2 });
-    expect(await t.redis.client.smembers(`${t.redis.prefix}:st:inflight`)).toEqual([]);
+    expect(await inflightBatches(t)).toEqual([]);
   });
 
   it('a crash after the Postgres commit (before cleanup) does not count twice', async () => {
@@ -178,7 +185,7 @@ describe('visit statistics: recording, reads, folding', () => {
     const linkId = await newLink();
     const day = dayKey(new Date());
     await recordVisit(t, { linkId, userId: user.id, referer: 'https://t.co/x' }); // a profile field
-    await t.redis.client.hset(`${t.redis.prefix}:st:p:${linkId}`, {
+    await t.redis.client.hset(statsKeys(t).pending(linkId), {
       [`${day}|c`]: '2',
       [`${day}|u`]: '1',
       [`${day}|co|France`]: '2',
@@ -234,7 +241,7 @@ describe('visit statistics: recording, reads, folding', () => {
     recorder.record({ ...visit, userAgent: PREVIEW_UA });
     recorder.record({ ...visit, method: 'HEAD' });
     // only the first visit is in Redis yet: one counter, its profile
-    expect(await t.redis.client.hgetall(`${t.redis.prefix}:st:p:${linkId}`)).toEqual({
+    expect(await t.redis.client.hgetall(statsKeys(t).pending(linkId))).toEqual({
       [`${dayKey(new Date())}|v|United States|t.co|Chrome|Windows|network02|desktop|Unknown`]: '1',
     });
     await recorder.flush();
@@ -280,7 +287,7 @@ describe('visit statistics: recording, reads, folding', () => {
     for (let v = 0; v < 1500; v++) recorder.record(visit(ids[0], `1.${v >> 8}.${v & 255}.1`));
     await recorder.flush();
 
-    const dirty = new Set(await t.redis.client.smembers(`${t.redis.prefix}:st:dirty`));
+    const dirty = new Set(await dirtyLinks(t));
     expect(ids.filter((id) => !dirty.has(String(id)))).toEqual([]);
     for (const i of [1, 99, 100, 101, 399, 400, 449]) {
       const stats = await readStats(t, ids[i]);
@@ -293,7 +300,7 @@ describe('visit statistics: recording, reads, folding', () => {
     expect(first.clicks).toBe(1 + 1 + 1500);
     // HyperLogLog: within its documented error (0.81 %) of the 1 502 distinct visitors
     expect(Math.abs(first.uniqueClicks - 1502)).toBeLessThanOrEqual(1502 * 0.02);
-    const hll = `${t.redis.prefix}:st:u:${ids[449]}:${dayKey(new Date())}`;
+    const hll = statsKeys(t).visitors(ids[449], dayKey(new Date()));
     expect(await t.redis.client.ttl(hll)).toBe(-1); // no expiry on the request path...
     await foldStats(t);
     expect((await readStats(t, ids[449])).clicks).toBe((449 % 3) + 1);
@@ -334,4 +341,128 @@ describe('visit statistics: recording, reads, folding', () => {
       await worker.close();
     }
   });
+  it('concurrent visits at the monthly cap: exactly the cap is counted (the cap is taken atomically first)', async () => {
+    const capped = await createUser(t, { planId: await createPlan(t, { clicks: 5 }) });
+    const { id: linkId } = await insertLink(t, capped.id, {
+      alias: `capc${Date.now().toString(36)}`,
+    });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        recordVisit(t, { linkId, userId: capped.id, ip: `6.6.${i}.1` }),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(5);
+    await foldStats(t);
+    expect((await stored(linkId)).clicks).toBe(5);
+  });
+
+  it('a visit whose recording fails after its click was taken gives the click back', async () => {
+    const capped = await createUser(t, { planId: await createPlan(t, { clicks: 2 }) });
+    const { id: linkId } = await insertLink(t, capped.id, {
+      alias: `capf${Date.now().toString(36)}`,
+    });
+    const keys = statsKeys(t);
+    const cap = keys.cap(capped.id, monthKey(new Date()));
+    await t.redis.client.set(keys.pending(linkId), 'not a hash'); // HINCRBY fails: WRONGTYPE
+    expect(await recordVisit(t, { linkId, userId: capped.id })).toBe(false);
+    await eventually(async () => (await t.redis.client.get(cap)) === '0', 2000, 20);
+    await t.redis.client.del(keys.pending(linkId));
+    expect(await recordVisit(t, { linkId, userId: capped.id, ip: '2.2.2.1' })).toBe(true);
+    expect(await recordVisit(t, { linkId, userId: capped.id, ip: '2.2.2.2' })).toBe(true);
+    expect(await recordVisit(t, { linkId, userId: capped.id, ip: '2.2.2.3' })).toBe(false);
+  });
+
+  // A deployment upgrading from the layout before partitions (single or sentinel mode: a
+  // cluster deployment starts with partitions) may hold pending counters, a batch in flight and
+  // visitors HyperLogLogs under the old keys: the worker folds them, once.
+  (process.env.TEST_REDIS === 'cluster' ? it.skip : it)(
+    'counters pending in the layout before partitions reach Postgres exactly once',
+    async () => {
+      const [a, b] = [await newLink(), await newLink()];
+      const old = `${t.redis.prefix}:st`;
+      const day = dayKey(new Date());
+      const field = (country: string) => `${day}|v|${country}|Direct|Chrome|Windows||desktop|en`;
+      await t.redis.client.hset(`${old}:p:${a}`, { [field('DE')]: '3', [field('FR')]: '2' });
+      await t.redis.client.sadd(`${old}:dirty`, String(a));
+      await t.redis.client.pfadd(`${old}:u:${a}:${day}`, 'v1', 'v2', 'v3');
+      // a batch an earlier worker claimed and did not apply
+      const batch = `${Date.now()}-00000000-0000-4000-8000-000000000000`;
+      await t.redis.client.sadd(`${old}:inflight`, batch);
+      await t.redis.client.sadd(`${old}:b:${batch}`, String(b));
+      await t.redis.client.hset(`${old}:b:${batch}:${b}`, { [field('US')]: '4' });
+      await t.redis.client.pfadd(`${old}:u:${b}:${day}`, 'w1', 'w2');
+      // and a visit of today under the new layout: a's day counts the visitors of both
+      await recordVisit(t, { linkId: a, userId: user.id, ip: '4.3.2.1' });
+
+      const worker = await createTestWorker();
+      try {
+        await eventually(
+          async () => (await stored(a)).clicks === 6 && (await stored(b)).clicks === 4,
+          15_000,
+        );
+      } finally {
+        await worker.close();
+      }
+      await foldStats(t);
+      await foldStats(t);
+      expect(await stored(a)).toEqual({ clicks: 6, uniques: 4 });
+      expect(await stored(b)).toEqual({ clicks: 4, uniques: 2 });
+      const left = await redisKeys(t, `${old}:[pbu]:*`);
+      if (process.env.DATABASE_REPLICA_URLS) {
+        // with read replicas (TEST_PG_REPLICA=1) applied batches' keys outlive their clean-up
+        // for the grace period, expiring
+        for (const key of left) {
+          expect(key).toContain(`${old}:b:`);
+          expect(await t.redis.client.pttl(key)).toBeGreaterThan(0);
+        }
+      } else expect(left).toEqual([]);
+      expect(await t.redis.client.exists(`${old}:dirty`, `${old}:inflight`)).toBe(0);
+      const [countries] = await t.db.query(
+        `SELECT json_object_agg(label, count) AS c FROM link_stats_dims WHERE link_id = $1 AND dim = 'co'`,
+        [a],
+      );
+      expect(countries.c).toMatchObject({ DE: 3, FR: 2 });
+    },
+    30_000,
+  );
+
+  // On a cluster no primary holds most of the statistics keys: partitions spread over the slots.
+  (process.env.TEST_REDIS === 'cluster' ? it : it.skip)(
+    'under recording load, no cluster primary holds more than 60 % of the statistics keys',
+    async () => {
+      const recorder = t.app.get(VisitRecorder);
+      const owner = await createUser(t, { planId: await createPlan(t, { clicks: 0 }) });
+      const ids = Array.from({ length: 400 }, (_, i) => 900_000_000 + i); // no such links
+      await recorder.recordNow({
+        linkId: ids[0],
+        userId: owner.id,
+        method: 'GET',
+        ip: '9.8.7.6',
+        userAgent: BROWSER_UA,
+        referer: undefined,
+      }); // caches the owner's (absent) cap: the rest aggregate
+      for (const [i, linkId] of ids.entries())
+        for (let k = 0; k < 5; k++)
+          recorder.record({
+            linkId,
+            userId: owner.id,
+            method: 'GET',
+            ip: `9.${i >> 8}.${i & 255}.${k}`,
+            userAgent: BROWSER_UA,
+            referer: undefined,
+          });
+      await recorder.flush();
+      const client = t.redis.client as Cluster;
+      const perNode = await Promise.all(
+        client
+          .nodes('master')
+          .map(async (node) => (await node.keys(`${t.redis.prefix}:st:*`)).length),
+      );
+      const total = perNode.reduce((a, b) => a + b, 0);
+      expect(total).toBeGreaterThanOrEqual(801); // a pending hash and a HyperLogLog per link, dirty sets
+      for (const n of perNode) expect(n / total).toBeLessThanOrEqual(0.6);
+      expect(perNode.filter((n) => n > 0)).toHaveLength(perNode.length);
+      await foldStats(t); // the links do not exist: their counts are dropped
+    },
+  );
 });

@@ -285,8 +285,10 @@ describe('trust', () => {
         socket.on('error', () => undefined);
         await new Promise((r) => socket.once('connect', r));
         socket.write(`GET /docs-json HTTP/1.1\r\nHost: ${MAIN}\r\n\r\n`.repeat(count));
-        // read nothing for 3 s, then everything that is left
-        await new Promise((r) => setTimeout(r, 3000));
+        // read nothing for 6 s, then everything that is left: answering the pipelined requests
+        // takes up to ~2 s on a busy machine, and Node cuts a socket whose writes are stuck at
+        // the second expiry of its timer (between 1 and 2 timeouts after the last byte moved)
+        await new Promise((r) => setTimeout(r, 6000));
         let received = 0;
         socket.on('data', (d: Buffer) => (received += d.length));
         const closed = new Promise((r) => socket.once('close', r));
@@ -296,6 +298,35 @@ describe('trust', () => {
         ]);
         socket.destroy();
         expect({ open, cut: received < count * size }).toEqual({ open: false, cut: true });
+      });
+    }, 30_000);
+
+    it('a client that stops reading short-link answers is cut off too (the public side)', async () => {
+      await withTestApp({ RESPONSE_TIMEOUT_SECONDS: '1' }, async (slow) => {
+        const owner = await createUser(slow);
+        const long = `https://example.com/${'a'.repeat(2000)}`;
+        const { alias } = await addLink(slow, owner, { url: long });
+        const port = await portOf(slow);
+        const request = `GET /${alias} HTTP/1.1\r\nHost: ${MAIN}\r\n\r\n`;
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        await new Promise((r) => socket.once('connect', r));
+        // warm the link, then pipeline ~40 MB of redirects, far more than the socket buffers hold
+        socket.write(request);
+        const count = Math.ceil(40e6 / long.length);
+        await new Promise((r) => setTimeout(r, 200));
+        socket.write(request.repeat(count));
+        // read nothing for 6 s (as above), then everything that is left
+        await new Promise((r) => setTimeout(r, 6000));
+        let received = 0;
+        socket.on('data', (d: Buffer) => (received += d.length));
+        const closed = new Promise((r) => socket.once('close', r));
+        const open = await Promise.race([
+          closed.then(() => false),
+          new Promise((r) => setTimeout(r, 5000)).then(() => true),
+        ]);
+        socket.destroy();
+        expect({ open, cut: received < count * long.length }).toEqual({ open: false, cut: true });
       });
     }, 30_000);
 

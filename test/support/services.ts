@@ -1,8 +1,18 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
+import { Client } from 'pg';
 
 import { freePort } from './process';
 
@@ -159,6 +169,248 @@ export class TestPostgres {
 
   async destroy(): Promise<void> {
     await this.stop('immediate');
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /**
+   * An asynchronous streaming standby of `primary` (`pg_basebackup -R -X stream`: it follows the
+   * primary's WAL over a replication connection, read-only queries allowed), replaying each
+   * commit `applyDelayMs` after the primary made it (`recovery_min_apply_delay`).
+   */
+  static async standbyOf(primary: TestPostgres, applyDelayMs: number): Promise<TestPostgres> {
+    const dir = mkdtempSync(join(tmpdir(), 'lm-pg-standby-'));
+    await run('chown', ['postgres', dir]).catch(() => undefined);
+    const standby = new TestPostgres(await freePort(), dir);
+    const [cmd, args] = asPostgres(pgBin('pg_basebackup'), [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      join(dir, 'data'),
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+      '--no-sync',
+    ]);
+    await run(cmd, args);
+    await standby.setApplyDelay(applyDelayMs, false);
+    await standby.start();
+    return standby;
+  }
+
+  /** A standby's `recovery_min_apply_delay` (applied at once to a running standby: reload). */
+  async setApplyDelay(ms: number, reload = true): Promise<void> {
+    appendFileSync(
+      join(this.dir, 'data', 'postgresql.auto.conf'),
+      `recovery_min_apply_delay = '${ms}ms'\n`,
+    );
+    if (!reload) return;
+    const [cmd, args] = asPostgres(pgBin('pg_ctl'), ['-D', join(this.dir, 'data'), 'reload']);
+    await run(cmd, args);
+  }
+}
+
+/** Runs one statement on a connection of its own. */
+async function queryOnce(url: string, sql: string): Promise<Array<Record<string, unknown>>> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A Postgres primary with one asynchronous streaming standby (see TestPostgres.standbyOf): the
+ * read-replica setup of docs/scaling.md, about 3 s to start.
+ */
+export class TestPgReplica {
+  private constructor(
+    readonly primary: TestPostgres,
+    readonly standby: TestPostgres,
+  ) {}
+
+  static async start(applyDelayMs = 500): Promise<TestPgReplica> {
+    const primary = await TestPostgres.start();
+    try {
+      return new TestPgReplica(primary, await TestPostgres.standbyOf(primary, applyDelayMs));
+    } catch (err) {
+      await primary.destroy();
+      throw err;
+    }
+  }
+
+  /** Rows of `sql` run on the standby (database `database`). */
+  standbyQuery(sql: string, database = 'postgres'): Promise<Array<Record<string, unknown>>> {
+    return queryOnce(this.standby.url(database), sql);
+  }
+
+  /** Waits until the standby has replayed everything the primary has written so far. */
+  async caughtUp(ms = 20_000): Promise<void> {
+    const [{ lsn }] = await queryOnce(
+      this.primary.url('postgres'),
+      'SELECT pg_current_wal_lsn()::text AS lsn',
+    );
+    await waitFor(
+      async () =>
+        (await this.standbyQuery(`SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`))[0]
+          .done === true,
+      ms,
+      'standby replay',
+    );
+  }
+
+  async destroy(): Promise<void> {
+    await this.standby.destroy();
+    await this.primary.destroy();
+  }
+}
+
+/** The replica URLs the suites run with (TEST_PG_REPLICA=1), none otherwise. */
+function replicaUrls(): string[] {
+  return (process.env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Waits until every replica of the run (TEST_PG_REPLICA=1) has replayed what the primary has
+ * written so far; at once without replicas. For suites that write rows straight into the
+ * database (no API request, so no read-your-writes mark) and then read them through a replica
+ * path (lists, statistics, exports).
+ */
+export async function replicasCaughtUp(ms = 20_000): Promise<void> {
+  const urls = replicaUrls();
+  if (!urls.length) return;
+  const [{ lsn }] = await queryOnce(
+    process.env.DATABASE_URL as string,
+    'SELECT pg_current_wal_lsn()::text AS lsn',
+  );
+  for (const url of urls)
+    await waitFor(
+      async () =>
+        (await queryOnce(url, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`))[0]
+          .done === true,
+      ms,
+      'replica replay',
+    );
+}
+
+/**
+ * Rows of `sql` on the primary and every replica of the run together: e.g. `pg_stat_activity`
+ * of exports, which run on a replica when there is one.
+ */
+export async function queryPrimaryAndReplicas(
+  sql: string,
+): Promise<Array<Record<string, unknown>>> {
+  const urls = [process.env.DATABASE_URL as string, ...replicaUrls()];
+  return (await Promise.all(urls.map((url) => queryOnce(url, sql)))).flat();
+}
+
+/**
+ * A Redis Cluster of the test's own: `primaries` servers with `--cluster-enabled yes` on free
+ * ports in a temp folder, joined by `redis-cli --cluster create` (no replicas), about 2 s.
+ * `nodes` is the REDIS_CLUSTER_NODES value; stop() shuts every server down by pid and removes
+ * the folder.
+ */
+export class TestRedisCluster {
+  private constructor(
+    readonly ports: number[],
+    readonly dir: string,
+  ) {}
+
+  static async start(primaries = 3): Promise<TestRedisCluster> {
+    const dir = mkdtempSync(join(tmpdir(), 'lm-redis-cluster-'));
+    const ports: number[] = [];
+    while (ports.length < primaries) {
+      const port = await freePort();
+      // the cluster bus listens on port + 10000: both must be free
+      if (port <= 55535 && !ports.includes(port)) ports.push(port);
+    }
+    const cluster = new TestRedisCluster(ports, dir);
+    await Promise.all(ports.map((port) => cluster.startNode(port)));
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
+    await waitFor(
+      async () => {
+        for (const port of ports) {
+          const info = (await run('redis-cli', ['-p', String(port), 'cluster', 'info'])).stdout;
+          if (!info.includes('cluster_state:ok')) return false;
+        }
+        return true;
+      },
+      20_000,
+      'redis cluster',
+    );
+    return cluster;
+  }
+
+  /** The REDIS_CLUSTER_NODES value (every primary as a seed). */
+  get nodes(): string {
+    return this.ports.map((p) => `127.0.0.1:${p}`).join(',');
+  }
+
+  private async startNode(port: number): Promise<void> {
+    const nodeDir = join(this.dir, String(port));
+    mkdirSync(nodeDir);
+    spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        nodeDir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        '2000',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--pidfile',
+        join(nodeDir, 'redis.pid'),
+        '--daemonize',
+        'yes',
+      ],
+      { stdio: 'ignore' },
+    );
+    await waitFor(
+      async () => (await run('redis-cli', ['-p', String(port), 'ping'])).stdout.trim() === 'PONG',
+      10_000,
+      `redis cluster node ${port}`,
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const port of this.ports) {
+      const pidFile = join(this.dir, String(port), 'redis.pid');
+      const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

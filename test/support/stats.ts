@@ -1,4 +1,13 @@
-import { FoldResult, StatsFold, StatsReader, VisitInput, VisitRecorder } from '@app/stats';
+import { AppConfig } from '@app/config';
+import { isCluster } from '@app/redis';
+import {
+  FoldResult,
+  StatsFold,
+  StatsKeys,
+  StatsReader,
+  VisitInput,
+  VisitRecorder,
+} from '@app/stats';
 
 import { TestApp } from './app';
 
@@ -22,12 +31,42 @@ export const EMPTY_STATS = {
 
 /** Folds the Redis visit counters into Postgres now (what the worker's scheduled job does). */
 export function foldStats(t: TestApp): Promise<FoldResult> {
-  return new StatsFold(t.redis, t.db).fold();
+  return statsFold(t).fold();
 }
 
-/** The fold on the test app's connections, for crash-step tests. */
+/** The fold on the test app's connections and settings (read replicas' grace), for crash-step tests. */
 export function statsFold(t: TestApp): StatsFold {
-  return new StatsFold(t.redis, t.db);
+  return new StatsFold(t.redis, t.db, t.app.get(AppConfig));
+}
+
+/** The statistics keys of the test app (partitioned as its config says). */
+export function statsKeys(t: TestApp): StatsKeys {
+  return new StatsKeys(t.redis, t.app.get(AppConfig).STATS_PARTITIONS);
+}
+
+/** The batch ids claimed and not yet cleaned up, in every partition. */
+export async function inflightBatches(t: TestApp): Promise<string[]> {
+  const keys = statsKeys(t);
+  const sets = await Promise.all(
+    [keys.legacy, ...keys.partitions].map((p) => t.redis.client.smembers(p.inflight)),
+  );
+  return sets.flat();
+}
+
+/** The link ids with pending counters, in every partition. */
+export async function dirtyLinks(t: TestApp): Promise<string[]> {
+  const keys = statsKeys(t);
+  const sets = await Promise.all(
+    [keys.legacy, ...keys.partitions].map((p) => t.redis.client.smembers(p.dirty)),
+  );
+  return sets.flat();
+}
+
+/** Every key matching `pattern` (on a cluster: on each primary). */
+export async function redisKeys(t: TestApp, pattern: string): Promise<string[]> {
+  const client = t.redis.client;
+  const nodes = isCluster(client) ? client.nodes('master') : [client];
+  return (await Promise.all(nodes.map((n) => n.keys(pattern)))).flat();
 }
 
 /** Records a visit and waits until Redis has it (the redirector fires and forgets instead). */

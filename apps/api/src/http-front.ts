@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 import { AppConfig } from '@app/config';
 
@@ -67,6 +68,11 @@ export function createFront(config: AppConfig, nest: Handler, publicSide: Public
   const logRequest = requestLogger(config);
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = Math.max(config.REQUEST_TIMEOUT_SECONDS * 1000, headersTimeout);
+  const responseTimeout = config.RESPONSE_TIMEOUT_SECONDS * 1000;
+  // armed once, then refreshed only by bytes moving (not by each pipelined request)
+  const watch = (socket: Socket): void => {
+    if (socket.timeout !== responseTimeout) socket.setTimeout(responseTimeout);
+  };
   const server = createServer(
     {
       headersTimeout,
@@ -78,9 +84,14 @@ export function createFront(config: AppConfig, nest: Handler, publicSide: Public
       const url = req.url;
       if (!isNestPath(url)) {
         if (duplicateHost(req)) return badHost(req, res, false);
-        return publicSide.handle(req, res);
+        publicSide.handle(req, res);
+        // answered and handed to the kernel at once (a cached redirect): nothing to watch; still
+        // held by the response (queued behind a pipelined one) or the socket: watched
+        if (!res.writableEnded || res.writableLength > 0) watch(req.socket);
+        return;
       }
       if (duplicateHost(req)) return badHost(req, res, true);
+      watch(req.socket);
       logRequest(req, res);
       res.setHeader('X-Content-Type-Options', 'nosniff');
       if (url?.startsWith('/docs')) {
@@ -91,12 +102,16 @@ export function createFront(config: AppConfig, nest: Handler, publicSide: Public
     },
   );
   server.maxConnections = config.MAX_CONNECTIONS;
-  // The socket's inactivity timer, which Node re-arms on every read and write it dispatches: a
-  // response whose writes wait on a client that stopped reading stops re-arming it, and the
-  // socket is destroyed. Node already switches each keep-alive socket between this and
-  // keepAliveTimeout at every request, so it costs the redirect path nothing more than a timer
-  // refresh. (CSV exports shorten it to EXPORT_STALL_SECONDS for their response.)
-  server.timeout = config.RESPONSE_TIMEOUT_SECONDS * 1000;
+  // No server-wide inactivity timer: Node would arm it at every request of a keep-alive socket
+  // and refresh it at every read and write, ~1.2k instructions of a cached redirect (callgrind,
+  // docs/performance.md). The handler above arms the socket's timer (RESPONSE_TIMEOUT_SECONDS)
+  // only for a response that is still under way when the handler returns: every Nest request,
+  // and a public one that waits on Redis, Postgres or a file, or on a client that stopped
+  // reading. Armed once per busy stretch: re-arming it at each pipelined request would let a
+  // client that pipelines without reading keep it from ever expiring. On expiry Node's own listener destroys the socket (no 'timeout' listener is added);
+  // at the response's end Node switches the socket to keepAliveTimeout, and back to no timer at
+  // the next request. (CSV exports shorten it to EXPORT_STALL_SECONDS for their response.)
+  server.timeout = 0;
   // longer than common load balancers' idle timeout, so they close idle connections first
   server.keepAliveTimeout = 65_000;
   return server;

@@ -9,6 +9,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthService } from './auth/auth.service';
 import { PlanService } from './auth/plan.service';
 import { PrincipalCache } from './auth/principal-cache';
+import { WriterMarkInterceptor } from './auth/writer-mark.interceptor';
 import { ClientAddress } from './http/client-address';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { AllExceptionsFilter } from './http/exception.filter';
@@ -21,8 +22,9 @@ import { PublicUrls } from './urls/public-urls';
 
 /**
  * The cross-cutting HTTP pieces of the api, written once: rate limit → JSON body → API-key guard
- * (admin, plan gate) → validation pipe → controller → envelope interceptor; every error through
- * one filter. Registered as APP_* providers so an e2e app built from AppModule has exactly these.
+ * (admin, plan gate) → validation pipe → controller → envelope interceptor and writer mark (the
+ * read replicas' read-your-writes); every error through one filter.
+ * Registered as APP_* providers so an e2e app built from AppModule has exactly these.
  */
 @Global()
 @Module({
@@ -53,6 +55,7 @@ import { PublicUrls } from './urls/public-urls';
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: WriterMarkInterceptor },
   ],
   exports: [AuthService, PlanService, PrincipalCache, ClientAddress, PublicUrls, RouteIndex],
 })

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_WINDOW_SECONDS: 60,
       STATS_FLUSH_MS: 500,
       STATS_FOLD_SECONDS: 5,
+      STATS_PARTITIONS: 16,
       QR_CONCURRENCY: 0,
       WORKER_NICE: 10,
       AUTH_CACHE_SECONDS: 10,
@@ -50,18 +51,58 @@ describe('loadConfig', () => {
     ['STATS_FLUSH_MS', '5'],
     ['STATS_FLUSH_MS', '60000'],
     ['STATS_FOLD_SECONDS', '0'],
+    ['STATS_PARTITIONS', '0'],
+    ['STATS_PARTITIONS', '2000'],
     ['REDIS_URL', 'http://redis'],
     ['DATABASE_URL', 'mysql://db'],
     ['REDIS_PREFIX', 'has space'],
+    ['REDIS_CLUSTER_NODES', 'redis://a:6379'],
+    ['REDIS_CLUSTER_NODES', 'a:6379,b'],
+    ['REDIS_CLUSTER_NODES', 'a:70000'],
+    ['REDIS_SENTINELS', 'a'],
+    ['REDIS_SENTINEL_NAME', 'bad name'],
     ['APP_SECRET', 'short'],
     ['LOG_LEVEL', 'loud'],
     ['WORKER_NICE', '20'],
     ['WORKER_NICE', '-5'],
     ['AUTH_CACHE_SECONDS', '-1'],
     ['AUTH_CACHE_SECONDS', '301'],
+    ['DATABASE_REPLICA_URLS', 'replica.internal:5432'],
+    ['DATABASE_REPLICA_URLS', 'postgres://r1/db,mysql://r2/db'],
+    ['REPLICA_MAX_LAG_SECONDS', '0'],
+    ['REPLICA_MAX_LAG_SECONDS', 'soon'],
   ])('%s=%s stops the boot with an error naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('reads the read replicas as a list of URLs, with their allowed lag', () => {
+    expect(loadConfig({})).toMatchObject({ DATABASE_REPLICA_URLS: [], REPLICA_MAX_LAG_SECONDS: 5 });
+    expect(
+      loadConfig({
+        DATABASE_REPLICA_URLS: 'postgres://r1:5432/db, postgresql://r2/db',
+        REPLICA_MAX_LAG_SECONDS: '2',
+      }),
+    ).toMatchObject({
+      DATABASE_REPLICA_URLS: ['postgres://r1:5432/db', 'postgresql://r2/db'],
+      REPLICA_MAX_LAG_SECONDS: 2,
+    });
+  });
+
+  it('reads the Redis modes: cluster seed nodes and sentinels as host:port lists', () => {
+    const config = loadConfig({
+      REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-2.internal:7001,[::1]:7002',
+      REDIS_SENTINELS: 's1:26379',
+      REDIS_TLS: 'true',
+    });
+    expect(config.REDIS_CLUSTER_NODES).toEqual([
+      '10.0.0.1:7000',
+      'redis-2.internal:7001',
+      '[::1]:7002',
+    ]);
+    expect(config.REDIS_SENTINELS).toEqual(['s1:26379']);
+    expect(config.REDIS_SENTINEL_NAME).toBe('mymaster');
+    expect(config.REDIS_TLS).toBe(true);
   });
 
   it('names every bad variable at once, and demands APP_SECRET in production', () => {

@@ -84,6 +84,18 @@ export function parseAllowEntry(entry: string): AllowEntry | null {
   return ok ? { host, port: port === null ? null : Number(port) } : null;
 }
 
+/** `host:port` items (a host name, IPv4, or [IPv6]) and ports 1-65535. */
+function isHostPortList(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.every((item) => {
+      const m =
+        typeof item === 'string' && /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(item);
+      return !!m && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+    })
+  );
+}
+
 /** A custom check: `validate`, failing with `message`. */
 const Check = (name: string, message: string, validate: (value: unknown) => boolean) =>
   ValidateBy({ name, validator: { validate } }, { message });
@@ -138,6 +150,34 @@ export class AppConfig {
 
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /**
+   * Redis Cluster seed nodes `host:port,…` (self-hosted or a cluster-mode managed Redis / Valkey):
+   * set, it replaces REDIS_URL; the client follows MOVED/ASK and topology changes (docs/scaling.md).
+   */
+  @Transform(toList)
+  @Check('isHostPorts', 'REDIS_CLUSTER_NODES must be host:port,…', isHostPortList)
+  REDIS_CLUSTER_NODES: string[] = [];
+
+  /** Sentinels `host:port,…` watching REDIS_SENTINEL_NAME: set, they replace REDIS_URL. */
+  @Transform(toList)
+  @Check('isHostPorts', 'REDIS_SENTINELS must be host:port,…', isHostPortList)
+  REDIS_SENTINELS: string[] = [];
+
+  /** The master name the sentinels watch (REDIS_SENTINELS). */
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, {
+    message: 'REDIS_SENTINEL_NAME must be 1-64 of [A-Za-z0-9._-]',
+  })
+  REDIS_SENTINEL_NAME = 'mymaster';
+
+  /** Password of every Redis mode (REDIS_URL's own password wins for that mode). */
+  @IsOptional()
+  @IsString()
+  REDIS_PASSWORD?: string;
+
+  /** TLS to Redis in every mode (`rediss://` does the same for REDIS_URL). */
+  @Transform(({ value }) => value === true || value === 'true' || value === '1')
+  REDIS_TLS = false;
 
   /** Prefix of every Redis key and BullMQ queue, so several deployments (or test runs) can share one Redis. */
   @Matches(/^[A-Za-z0-9_-]{1,32}$/, { message: 'REDIS_PREFIX must be 1-32 of [A-Za-z0-9_-]' })
@@ -221,6 +261,15 @@ export class AppConfig {
   STATS_FOLD_SECONDS = 5;
 
   /**
+   * Partitions of the statistics keys in Redis (a link's partition is its id modulo this): each
+   * partition's keys share one hash tag, so on a Redis Cluster they spread over as many slots.
+   * Every api and worker must use the same value; changing it strands the counters pending in
+   * the old partitions until it is changed back (docs/scaling.md).
+   */
+  @IntSetting(1, 1024)
+  STATS_PARTITIONS = 16;
+
+  /**
    * Scheduling niceness of the worker process (0 normal … 19 lowest). Rendering is background
    * work: on a host it shares with the api, the api's requests come first. No effect across
    * separate hosts or CPU-limited containers.
@@ -257,6 +306,26 @@ export class AppConfig {
   /** Postgres connections per process. */
   @IntSetting(1, 1000)
   DB_POOL_SIZE = 10;
+
+  /**
+   * Streaming read replicas of DATABASE_URL (comma-separated postgres:// URLs). Statistics reads,
+   * exports and lists read from one of them; everything else stays on the primary.
+   */
+  @Transform(toList)
+  @IsString({ each: true })
+  @Check(
+    'isPostgresUrls',
+    'DATABASE_REPLICA_URLS must be a comma-separated list of postgres:// URLs',
+    (value) => Array.isArray(value) && value.every((v) => /^postgres(ql)?:\/\/.+/.test(String(v))),
+  )
+  DATABASE_REPLICA_URLS: string[] = [];
+
+  /**
+   * A replica lagging more than this behind the primary is skipped until it catches up; a caller
+   * who wrote within about this long reads from the primary.
+   */
+  @IntSetting(1, 3600)
+  REPLICA_MAX_LAG_SECONDS = 5;
 
   /**
    * Postgres connections of CSV exports per api process, apart from DB_POOL_SIZE: at most this

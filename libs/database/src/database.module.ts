@@ -4,8 +4,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '@app/config';
 
 import { dataSourceOptions, ENTITIES } from './data-source';
+import { ReadReplicas } from './read-replicas';
 
-/** The TypeORM connection and a repository for every entity, available to every feature module. */
+/**
+ * The TypeORM connection (the primary) and a repository for every entity, and the read replicas'
+ * explicit path (ReadReplicas), available to every feature module.
+ */
 @Global()
 @Module({
   imports: [
@@ -19,6 +23,7 @@ import { dataSourceOptions, ENTITIES } from './data-source';
     }),
     TypeOrmModule.forFeature(ENTITIES),
   ],
-  exports: [TypeOrmModule],
+  providers: [ReadReplicas],
+  exports: [TypeOrmModule, ReadReplicas],
 })
 export class DatabaseModule {}

@@ -4,3 +4,5 @@ export * from './entities';
 export * from './pg-errors';
 export * from './transformers';
 export { FREE_LIMITS, PRO_LIMITS } from './migrations/1732200000000-initial-schema';
+export * from './read-replicas';
+export * from './replica-lag';

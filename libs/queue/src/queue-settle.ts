@@ -1,8 +1,9 @@
 import { getQueueToken } from '@nestjs/bullmq';
-import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Queue } from 'bullmq';
 
+import { sharedQueueConnections } from './queue-connection';
 import { QUEUE } from './queues';
 
 /**
@@ -12,7 +13,7 @@ import { QUEUE } from './queues';
  * (bounded) for the connection to settle first closes them cleanly.
  */
 @Injectable()
-export class QueueSettle implements BeforeApplicationShutdown {
+export class QueueSettle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(private readonly moduleRef: ModuleRef) {}
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -25,5 +26,11 @@ export class QueueSettle implements BeforeApplicationShutdown {
         ]);
       }),
     );
+  }
+
+  /** The cluster connection given to BullMQ, once the queues and workers are closed. */
+  async onApplicationShutdown(): Promise<void> {
+    const connections = sharedQueueConnections.splice(0);
+    await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
   }
 }

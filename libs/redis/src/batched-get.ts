@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 
 /**
  * GETs issued during one turn of the event loop, sent as one MGET at the end of it.
@@ -21,7 +21,7 @@ export class BatchedGet {
   }> = [];
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     /** Keys per MGET at most (a longer turn sends several). */
     private readonly maxKeys = 500,
   ) {}

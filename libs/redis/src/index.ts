@@ -2,3 +2,4 @@ export * from './batched-get';
 export * from './cache';
 export * from './redis.module';
 export * from './redis.service';
+export * from './redis-client';

@@ -1,20 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import Redis, { RedisOptions } from 'ioredis';
 
 import { AppConfig } from '@app/config';
 
 import { BatchedGet } from './batched-get';
-
-/** ioredis options shared by every connection: fail fast while Redis is down, reconnect forever. */
-export function redisOptions(): RedisOptions {
-  return {
-    maxRetriesPerRequest: 1,
-    enableReadyCheck: true,
-    connectTimeout: 2000,
-    commandTimeout: 2000,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  };
-}
+import { createRedisClient, RedisClient } from './redis-client';
 
 /**
  * The one Redis connection of a process (rate limit, caches, counters), and the key namespace.
@@ -23,15 +12,15 @@ export function redisOptions(): RedisOptions {
 @Injectable()
 export class RedisService implements OnApplicationShutdown {
   private readonly logger = new Logger(RedisService.name);
-  readonly client: Redis;
+  readonly client: RedisClient;
   readonly prefix: string;
   /** Reads of the request path, batched: one MGET per turn of the event loop (see BatchedGet). */
   readonly reads: BatchedGet;
-  private readonly extra: Redis[] = [];
+  private readonly extra: RedisClient[] = [];
 
   constructor(config: AppConfig) {
     this.prefix = config.REDIS_PREFIX;
-    this.client = new Redis(config.REDIS_URL, redisOptions());
+    this.client = createRedisClient(config);
     this.client.on('error', (err) => this.logger.warn(`redis: ${err.message}`));
     this.reads = new BatchedGet(this.client);
   }
@@ -47,7 +36,7 @@ export class RedisService implements OnApplicationShutdown {
   }
 
   /** A second connection (e.g. for pub/sub subscribe mode), closed with this service. */
-  duplicate(): Redis {
+  duplicate(): RedisClient {
     const conn = this.client.duplicate();
     conn.on('error', (err) => this.logger.warn(`redis: ${err.message}`));
     this.extra.push(conn);

@@ -3,34 +3,98 @@ import { RedisService } from '@app/redis';
 import type { VisitDimensions } from './record/visit-classifier';
 
 /**
- * Redis layout of visit counters (all under the deployment prefix):
- *   st:p:<link>            hash of pending deltas: fields `<day>|v|<country>|<referrer>|<browser>|<os>|<social>|<device>|<language>`
- *                          count visits with that profile (see `profileField`); `<day>|<dim>[|<label>]`
- *                          fields, written by earlier versions, count one dimension each
- *   st:dirty               set of link ids that have pending deltas
- *   st:u:<link>:<day>      HyperLogLog of the day's visitor digests (expires 3 days after its last fold)
- *   st:cap:<user>:<yyyymm> clicks counted this month for the user (the plan's `clicks` cap)
- *   st:b:<batch>           set of link ids claimed by a fold batch
- *   st:b:<batch>:<link>    a claimed pending hash, until its batch is applied and cleaned up
- *   st:inflight            set of batch ids claimed and not yet cleaned up
+ * Redis layout of visit counters (all under the deployment prefix). The keys of a link live in
+ * its partition `p` = link id mod STATS_PARTITIONS, whose keys share the hash tag `{st<p>}`: on a
+ * Redis Cluster a partition is one hash slot, so every script and pipeline below touches one slot
+ * while the partitions spread over the shards.
+ *   st:{st<p>}:p:<link>          hash of pending deltas: fields `<day>|v|<country>|<referrer>|<browser>|<os>|<social>|<device>|<language>`
+ *                                count visits with that profile (see `profileField`); `<day>|<dim>[|<label>]`
+ *                                fields, written by earlier versions, count one dimension each
+ *   st:{st<p>}:dirty             set of the partition's link ids that have pending deltas
+ *   st:{st<p>}:u:<link>:<day>    HyperLogLog of the day's visitor digests (expires 3 days after its last fold)
+ *   st:{st<p>}:b:<batch>         set of link ids claimed by a fold batch of the partition
+ *   st:{st<p>}:b:<batch>:<link>  a claimed pending hash, until its batch is applied and cleaned up
+ *   st:{st<p>}:inflight          set of the partition's batch ids claimed and not yet cleaned up
+ *   st:{st<p>}:kept              with read replicas: sorted set of the partition's batch ids applied
+ *                                and cleaned up, by time, whose batch keys live on for the grace period
+ *   st:cap:<user>:<yyyymm>       clicks counted this month for the user (the plan's `clicks` cap):
+ *                                a key of its own slot, taken by a script of its own before the visit is recorded
+ * Before partitions, the same keys had no `{st<p>}` part (`st:p:<link>`, `st:dirty`, ...): the
+ * fold drains what is left of them (`legacy`) in single and sentinel mode.
  */
 export class StatsKeys {
-  constructor(private readonly redis: RedisService) {}
+  /** Every partition's keys, by partition number. */
+  readonly partitions: PartitionKeys[];
+  /** The layout before partitions (a deployment upgrading may have counters pending there). */
+  readonly legacy: PartitionKeys;
+  /** A link's visitors HyperLogLog key, for the key sets (in the old layout too, the partition's). */
+  private readonly visitorsOf = (linkId: number | string, day: string): string =>
+    this.visitors(linkId, day);
 
-  get base(): string {
-    return this.redis.key('st');
+  constructor(
+    private readonly redis: Pick<RedisService, 'key'>,
+    readonly count: number,
+  ) {
+    const base = redis.key('st');
+    this.partitions = Array.from(
+      { length: count },
+      (_, p) => new PartitionKeys(`${base}:{st${p}}`, p, this.visitorsOf),
+    );
+    this.legacy = new PartitionKeys(base, -1, this.visitorsOf, `${base}:u`);
   }
+
+  /**
+   * The keys of the partition a batch id names (`p<partition>-...`); the layout before
+   * partitions for batch ids without one (claimed by earlier versions).
+   */
+  ofBatch(batchId: string): PartitionKeys {
+    const m = /^p(\d+)-/.exec(batchId);
+    if (!m) return this.legacy;
+    const p = Number(m[1]);
+    return (
+      this.partitions[p] ??
+      new PartitionKeys(`${this.redis.key('st')}:{st${p}}`, p, this.visitorsOf)
+    );
+  }
+
+  /** The partition of a link: its id modulo the partition count. */
+  partitionOf(linkId: number | string): number {
+    return Number(linkId) % this.count;
+  }
+  of(linkId: number | string): PartitionKeys {
+    return this.partitions[this.partitionOf(linkId)];
+  }
+  pending(linkId: number | string): string {
+    return this.of(linkId).pending(linkId);
+  }
+  visitors(linkId: number | string, day: string): string {
+    return `${this.of(linkId).base}:u:${linkId}:${day}`;
+  }
+  cap(userId: number, month: string): string {
+    return this.redis.key('st', 'cap', userId, month);
+  }
+}
+
+/** The keys of one partition (all in one hash slot), or of the layout before partitions. */
+export class PartitionKeys {
+  constructor(
+    readonly base: string,
+    /** the partition number (-1: the layout before partitions) */
+    readonly partition: number,
+    /** the visitors HyperLogLog of a link's day (always in the link's partition) */
+    readonly visitors: (linkId: number | string, day: string) => string,
+    /**
+     * Where the layout before partitions kept the visitors HyperLogLogs (`<base>:<link>:<day>`):
+     * the fold merges them into the partition's before counting.
+     */
+    readonly formerVisitors?: string,
+  ) {}
+
   pending(linkId: number | string): string {
     return `${this.base}:p:${linkId}`;
   }
   get dirty(): string {
     return `${this.base}:dirty`;
-  }
-  visitors(linkId: number | string, day: string): string {
-    return `${this.base}:u:${linkId}:${day}`;
-  }
-  cap(userId: number, month: string): string {
-    return `${this.base}:cap:${userId}:${month}`;
   }
   batch(batchId: string): string {
     return `${this.base}:b:${batchId}`;
@@ -41,48 +105,53 @@ export class StatsKeys {
   get inflight(): string {
     return `${this.base}:inflight`;
   }
+  /** Batches applied lately whose keys are kept for reads on lagging replicas (FoldClaims.cleanup). */
+  get kept(): string {
+    return `${this.base}:kept`;
+  }
 }
 
-// ---- scripts: they build keys from `StatsKeys.base` themselves, so they live with the layout ----
+// ---- scripts: each declares every key it touches (KEYS), all in one hash slot ----
 
 /**
- * One atomic round trip per counted visit. KEYS: cap, pending, visitors HLL, dirty set.
- * ARGV: cap (0 = none), link id, cap ttl, HLL ttl, visitor digest, fields to increment (the
- * visit's profile field)...
- * Returns 0 when the owner's monthly cap is reached (the visit is not counted), else 1.
+ * Takes one click of an owner's monthly allowance. KEYS: the cap counter. ARGV: cap (0 = none),
+ * ttl. Returns 0 when the cap is reached (the visit is not counted), else 1 (the counter grew).
  */
-export const RECORD_VISIT_SCRIPT = `
+export const TAKE_CAP_SCRIPT = `
 local cap = tonumber(ARGV[1])
 if cap > 0 and tonumber(redis.call('GET', KEYS[1]) or '0') >= cap then return 0 end
 redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-for i = 6, #ARGV do redis.call('HINCRBY', KEYS[2], ARGV[i], 1) end
-redis.call('PFADD', KEYS[3], ARGV[5])
-redis.call('EXPIRE', KEYS[3], ARGV[4])
-redis.call('SADD', KEYS[4], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
 /**
- * Adds one flush chunk's aggregated visits (many links and days) in a single call.
- * KEYS[1]: the dirty set. ARGV[1]: the stats key base (`StatsKeys.base`); ARGV[2]: JSON array
- * of entries `[link id, day, [field, ...], [increment, ...], [visitor digest, ...]]`. One JSON
- * argument, rather than thousands, keeps the api's share small: serialising many arguments
- * costs the redirecting process several times what Redis spends running this. Pending hash and HLL keys
- * are built here from the base (like the fold's claim script: one Redis primary, not a cluster).
- * The HLLs' expiry is the fold's business (it reads every one written here), which keeps this
- * script to two calls per link-day. Returns the number of entries.
+ * Records one visit. KEYS: pending hash, visitors HLL, dirty set (one partition). ARGV: link id,
+ * HLL ttl, visitor digest, fields to increment (the visit's profile field)...
+ */
+export const RECORD_VISIT_SCRIPT = `
+for i = 4, #ARGV do redis.call('HINCRBY', KEYS[1], ARGV[i], 1) end
+redis.call('PFADD', KEYS[2], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[1])
+return 1`;
+
+/**
+ * Adds one flush chunk's aggregated visits (many links and days of one partition) in a single
+ * call. KEYS[1]: the partition's dirty set; then for each entry its pending hash and its day's
+ * visitors HLL. ARGV[1]: JSON array of entries `[link id, day, [field, ...], [increment, ...],
+ * [visitor digest, ...]]`. One JSON argument, rather than thousands, keeps the api's share small:
+ * serialising many arguments costs the redirecting process several times what Redis spends
+ * running this. The HLLs' expiry is the fold's business (it reads every one written here), which
+ * keeps this script to two calls per link-day. Returns the number of entries.
  */
 export const RECORD_CHUNK_SCRIPT = `
-local base = ARGV[1]
 local ids = {}
-for _, e in ipairs(cjson.decode(ARGV[2])) do
-  local id = e[1]
-  ids[#ids + 1] = id
-  local pending = base .. ':p:' .. id
+for i, e in ipairs(cjson.decode(ARGV[1])) do
+  ids[i] = e[1]
+  local pending, hll = KEYS[2 * i], KEYS[2 * i + 1]
   local fields, counts = e[3], e[4]
   for j = 1, #fields do redis.call('HINCRBY', pending, fields[j], counts[j]) end
   local digests = e[5]
-  local hll = base .. ':u:' .. id .. ':' .. e[2]
   for first = 1, #digests, 1000 do
     redis.call('PFADD', hll, unpack(digests, first, math.min(first + 999, #digests)))
   end
@@ -91,22 +160,25 @@ if #ids > 0 then redis.call('SADD', KEYS[1], unpack(ids)) end
 return #ids`;
 
 /**
- * Claims up to ARGV[3] dirty links: each pending hash is renamed into the batch, atomically, so
- * visits recorded meanwhile start a fresh pending hash. KEYS: dirty set, inflight set.
- * ARGV: key base, batch id, max links. Returns the claimed link ids.
+ * Claims candidate dirty links of one partition: each pending hash is renamed into the batch,
+ * atomically, so visits recorded meanwhile start a fresh pending hash. KEYS: dirty set, inflight
+ * set, batch set, then each candidate's pending hash and batch hash. ARGV: batch id, the
+ * candidates' link ids. A candidate another fold claimed meanwhile has no pending hash: skipped.
+ * Returns the claimed link ids.
  */
 export const CLAIM_BATCH_SCRIPT = `
-local ids = redis.call('SPOP', KEYS[1], tonumber(ARGV[3]))
 local claimed = {}
-for _, id in ipairs(ids) do
-  local src = ARGV[1] .. ':p:' .. id
+for j = 2, #ARGV do
+  local id = ARGV[j]
+  redis.call('SREM', KEYS[1], id)
+  local src = KEYS[2 * j]
   if redis.call('EXISTS', src) == 1 then
-    redis.call('RENAME', src, ARGV[1] .. ':b:' .. ARGV[2] .. ':' .. id)
-    redis.call('SADD', ARGV[1] .. ':b:' .. ARGV[2], id)
-    table.insert(claimed, id)
+    redis.call('RENAME', src, KEYS[2 * j + 1])
+    redis.call('SADD', KEYS[3], id)
+    claimed[#claimed + 1] = id
   end
 end
-if #claimed > 0 then redis.call('SADD', KEYS[2], ARGV[2]) end
+if #claimed > 0 then redis.call('SADD', KEYS[2], ARGV[1]) end
 return claimed`;
 
 /** A day's visitors HLL lives this long after its last write is folded. */

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { Public, ServiceUnavailableError } from '@app/common';
+import { ReadReplicas } from '@app/database';
 import { RedisService } from '@app/redis';
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
@@ -19,6 +20,7 @@ export class HealthController {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly redis: RedisService,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   @Get()
@@ -41,7 +43,11 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: 200 only when Postgres and Redis answer, else 503' })
+  @ApiOperation({
+    summary: 'Readiness: 200 only when Postgres and Redis answer, else 503',
+    description:
+      'Read replicas (DATABASE_REPLICA_URLS) are reported in `data.replicas`, each with its state and lag; a replica that is down or lagging never fails readiness (reads skip it).',
+  })
   @ApiResponse({
     status: 200,
     description: 'Postgres and Redis answer',
@@ -55,8 +61,33 @@ export class HealthController {
           properties: {
             postgres: { type: 'string', enum: ['up'] },
             redis: { type: 'string', enum: ['up'] },
+            replicas: {
+              type: 'array',
+              description:
+                'One entry per read replica, in DATABASE_REPLICA_URLS order (empty without replicas)',
+              items: {
+                type: 'object',
+                properties: {
+                  name: { type: 'string', description: 'host:port/database' },
+                  status: {
+                    type: 'string',
+                    enum: ['up', 'lagging', 'down'],
+                    description:
+                      'up: serving reads; lagging: behind more than REPLICA_MAX_LAG_SECONDS, skipped; down: unreachable, skipped',
+                  },
+                  lag: {
+                    type: 'number',
+                    format: 'double',
+                    nullable: true,
+                    description: 'Seconds behind the primary at the last check (null: unknown)',
+                  },
+                },
+                required: ['name', 'status', 'lag'],
+                additionalProperties: false,
+              },
+            },
           },
-          required: ['postgres', 'redis'],
+          required: ['postgres', 'redis', 'replicas'],
           additionalProperties: false,
         },
       },
@@ -69,7 +100,7 @@ export class HealthController {
     description: 'Postgres or Redis does not answer (the message says which)',
   })
   async ready() {
-    const [pg, redis] = await Promise.all([
+    const [pg, redis, replicas] = await Promise.all([
       withTimeout(this.db.query('SELECT 1'), 2000).then(
         () => true,
         () => false,
@@ -78,12 +109,13 @@ export class HealthController {
         () => true,
         () => false,
       ),
+      this.replicas.status(),
     ]);
     if (!pg || !redis) {
       throw new ServiceUnavailableError(
         `Not ready: postgres ${pg ? 'up' : 'down'}, redis ${redis ? 'up' : 'down'}`,
       );
     }
-    return { message: 'ready', data: { postgres: 'up', redis: 'up' } };
+    return { message: 'ready', data: { postgres: 'up', redis: 'up', replicas } };
   }
 }

@@ -15,7 +15,7 @@ import {
   storedUrl,
   validateBody,
 } from '@app/common';
-import { ChannelItem, Domain, Link, LinkPixel } from '@app/database';
+import { ChannelItem, Domain, Link, LinkPixel, onManager, ReadReplicas } from '@app/database';
 import { DestinationPolicy, expiryDate, likePattern, linkEventData, ShortCodes } from '@app/links';
 import { LinkStatistics, StatsReader } from '@app/stats';
 import { WebhookOutbox } from '@app/webhooks';
@@ -55,6 +55,7 @@ export class LinksService {
     private readonly outbox: WebhookOutbox,
     private readonly takedowns: Takedowns,
     private readonly codes: ShortCodes,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   async create(auth: Principal, dto: CreateLinkDto): Promise<{ id: number; shorturl: string }> {
@@ -159,7 +160,11 @@ export class LinksService {
     } else {
       qb.orderBy('l.id', 'DESC');
     }
-    const [rows, total] = await qb.offset(offset).limit(limit).getManyAndCount();
+    qb.offset(offset).limit(limit);
+    // a read replica serves lists; a caller who wrote lately reads from the primary
+    const [rows, total] = await this.replicas.read((m) => onManager(qb, m).getManyAndCount(), {
+      caller: auth.user.id,
+    });
     const items = await this.views.items(rows);
     return new Paginated('urls', items, total, limit, page);
   }

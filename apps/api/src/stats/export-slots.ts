@@ -5,6 +5,7 @@ import { Pool, PoolClient } from 'pg';
 
 import { TooManyRequestsError } from '@app/common';
 import { AppConfig } from '@app/config';
+import { ReadReplicas } from '@app/database';
 import { RedisService } from '@app/redis';
 
 /** Seconds a refused export is told to wait (Retry-After). */
@@ -46,12 +47,16 @@ export interface ExportLease {
  * EXPORTS_PER_USER per user (counted in Redis, so over every replica; each entry lapses on its
  * own after the longest an export can run, so a crashed replica's entries do not stay); past
  * either, 429 with Retry-After, at once (no export waits in a queue holding its request). The
- * connections run with `statement_timeout` EXPORT_STATEMENT_SECONDS.
+ * connections run with `statement_timeout` EXPORT_STATEMENT_SECONDS. With read replicas, an export
+ * reads from one (a pool like this one per replica; ReadReplicas chooses, and a user who wrote
+ * lately exports from the primary).
  */
 @Injectable()
 export class ExportSlots implements OnApplicationShutdown {
   private readonly logger = new Logger(ExportSlots.name);
   private readonly pool: Pool;
+  /** one pool per read replica, in ReadReplicas' order */
+  private readonly replicaPools: Pool[];
   private readonly perUser = new Map<number, number>();
   private running = 0;
   private defined = false;
@@ -61,20 +66,26 @@ export class ExportSlots implements OnApplicationShutdown {
   constructor(
     private readonly config: AppConfig,
     private readonly redis: RedisService,
+    private readonly replicas: ReadReplicas,
   ) {
     const statementMs = config.EXPORT_STATEMENT_SECONDS * 1000;
     this.lifetimeMs = statementMs + config.EXPORT_STALL_SECONDS * 1000 + 60_000;
-    this.pool = new Pool({
-      connectionString: config.DATABASE_URL,
-      max: config.EXPORT_CONNECTIONS,
-      connectionTimeoutMillis: 5000,
-      idleTimeoutMillis: 30_000,
-      statement_timeout: statementMs,
-      idle_in_transaction_session_timeout: statementMs,
-      application_name: 'linkmgmt-export',
-    });
-    // an idle connection that the server closes must not crash the process
-    this.pool.on('error', (err) => this.logger.warn(`export connection: ${err.message}`));
+    const pool = (url: string) => {
+      const p = new Pool({
+        connectionString: url,
+        max: config.EXPORT_CONNECTIONS,
+        connectionTimeoutMillis: 5000,
+        idleTimeoutMillis: 30_000,
+        statement_timeout: statementMs,
+        idle_in_transaction_session_timeout: statementMs,
+        application_name: 'linkmgmt-export',
+      });
+      // an idle connection that the server closes must not crash the process
+      p.on('error', (err) => this.logger.warn(`export connection: ${err.message}`));
+      return p;
+    };
+    this.pool = pool(config.DATABASE_URL);
+    this.replicaPools = replicas.urls.map(pool);
   }
 
   /** A connection for one export of `userId`, or a 429 with Retry-After. */
@@ -106,8 +117,8 @@ export class ExportSlots implements OnApplicationShutdown {
     shared = slot === 'taken';
     let client: PoolClient;
     try {
-      // never waits for a free connection: `running` stays within the pool's max
-      client = await this.pool.connect();
+      // never waits for a free connection: `running` stays within each pool's max
+      client = await this.connect(userId);
     } catch (err) {
       undo();
       throw err;
@@ -123,6 +134,19 @@ export class ExportSlots implements OnApplicationShutdown {
         undo();
       },
     };
+  }
+
+  /** A connection to a healthy replica (see ReadReplicas.choose), else to the primary. */
+  private async connect(userId: number): Promise<PoolClient> {
+    const index = await this.replicas.choose({ caller: userId });
+    if (index !== null) {
+      try {
+        return await this.replicaPools[index].connect();
+      } catch (err) {
+        this.replicas.markDown(index, err);
+      }
+    }
+    return this.pool.connect();
   }
 
   /**
@@ -162,6 +186,6 @@ export class ExportSlots implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool, ...this.replicaPools].map((p) => p.end()));
   }
 }

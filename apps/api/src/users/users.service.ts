@@ -7,6 +7,7 @@ import { Repository } from 'typeorm';
 
 import {
   ConflictError,
+  activeMembershipSql,
   decryptSecret,
   DeletedShortCode,
   encryptSecret,
@@ -177,9 +178,10 @@ export class UsersService {
       .innerJoinAndSelect('u.plan', 'plan')
       .addSelect('u.apiKeyEnc');
     if (query.filter === 'admin') qb.andWhere('u.isAdmin = true');
-    if (query.filter === 'pro')
-      qb.andWhere('plan.free = false AND (u.expires IS NULL OR u.expires > now())');
-    if (query.filter === 'free') qb.andWhere('(plan.free = true OR u.expires <= now())');
+    // pro: a paid plan whose membership is active; free: the rest (PlanService's rule)
+    const active = activeMembershipSql('u', 'plan');
+    if (query.filter === 'pro') qb.andWhere(`NOT plan.free AND ${active}`);
+    if (query.filter === 'free') qb.andWhere(`(plan.free OR NOT ${active})`);
     if (query.email)
       qb.andWhere(`u.email ILIKE :email ESCAPE '\\'`, { email: `%${escapeLike(query.email)}%` });
     const rows = await qb.orderBy('u.id', 'DESC').offset(offset).limit(limit).getMany();

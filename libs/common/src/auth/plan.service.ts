@@ -17,6 +17,14 @@ export interface FixedLimit {
 }
 
 /**
+ * `PlanService.isMembershipActive` in SQL, over the aliases of a users row and its plan's row:
+ * the plan is free, or its membership has no end, or ends later.
+ */
+export function activeMembershipSql(user: string, plan: string): string {
+  return `(${plan}.free OR ${user}.expires IS NULL OR ${user}.expires > now())`;
+}
+
+/**
  * The rule of `PlanService.effectivePlan` in SQL, for statements over many users at once
  * (statistics retention): one row `(user_id, limits)` per user plans limit, with the limits of
  * the plan that applies. A paid membership whose `expires` has passed counts as the free plan
@@ -24,7 +32,7 @@ export interface FixedLimit {
  * Use it as a subquery: `FROM (${EFFECTIVE_LIMITS_SQL}) e`.
  */
 export const EFFECTIVE_LIMITS_SQL = `SELECT u.id AS user_id,
-         CASE WHEN p.free OR u.expires IS NULL OR u.expires > now() THEN p.limits
+         CASE WHEN ${activeMembershipSql('u', 'p')} THEN p.limits
               ELSE (SELECT limits FROM plans WHERE free ORDER BY id LIMIT 1) END AS limits
     FROM users u JOIN plans p ON p.id = u.plan_id
    WHERE NOT u.is_admin`;
@@ -51,7 +59,7 @@ export class PlanService {
 
   /**
    * A paid membership whose `expires` has passed falls back to the free plan (the same rule in
-   * SQL: EFFECTIVE_LIMITS_SQL).
+   * SQL: activeMembershipSql, EFFECTIVE_LIMITS_SQL).
    */
   isMembershipActive(user: User, plan: Plan, now = new Date()): boolean {
     return plan.free || user.expires === null || user.expires.getTime() > now.getTime();

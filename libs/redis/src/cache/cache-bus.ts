@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis-client';
 
 import { RedisService } from '../redis.service';
 import {
@@ -26,7 +26,7 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
   private readonly logger = new Logger(CacheBus.name);
   private readonly members = new Map<string, BusMember>();
   readonly channel: string;
-  private subscriber?: Redis;
+  private subscriber?: RedisClient;
   private subscribed = false;
 
   constructor(readonly redis: RedisService) {

@@ -2,49 +2,56 @@ import { randomUUID } from 'node:crypto';
 
 import { RedisService } from '@app/redis';
 
-import { CLAIM_BATCH_SCRIPT, HLL_TTL_SECONDS, StatsKeys } from '../keys';
+import { CLAIM_BATCH_SCRIPT, HLL_TTL_SECONDS, PartitionKeys } from '../keys';
 import { collectBatch, FoldBatch } from './fold-batch';
 
 /** Dirty links claimed per batch. */
 export const BATCH_SIZE = 500;
 
 type ClaimingRedis = {
-  claimVisits(
-    dirty: string,
-    inflight: string,
-    base: string,
-    batch: string,
-    max: number,
-  ): Promise<string[]>;
+  claimVisits(...args: Array<string | number>): Promise<string[]>;
 };
 
 /**
- * The fold's Redis side: claims dirty links' pending hashes into a batch (atomic: a Lua script
- * renames them), reads a claimed batch with its days' HyperLogLogs, and deletes it once applied.
- * A claimed batch stays in `st:inflight` until then, so a crash in between loses nothing.
+ * The fold's Redis side, one partition at a time (every key of a call is in the partition's hash
+ * slot): claims dirty links' pending hashes into a batch (atomic: a Lua script renames them),
+ * reads a claimed batch with its days' HyperLogLogs, and deletes it once applied. A claimed batch
+ * stays in the partition's `inflight` set until then, so a crash in between loses nothing.
  */
 export class FoldClaims {
-  private readonly keys: StatsKeys;
   private defined = false;
 
-  constructor(private readonly redis: RedisService) {
-    this.keys = new StatsKeys(redis);
+  /**
+   * @param graceMs with read replicas: how long an applied batch's keys outlive its clean-up
+   *   (see `cleanup`); 0 without replicas.
+   */
+  constructor(
+    private readonly redis: RedisService,
+    private readonly graceMs = 0,
+  ) {}
+
+  /** The partition's batches claimed and not yet cleaned up (a run that crashed left them). */
+  leftovers(keys: PartitionKeys): Promise<string[]> {
+    return this.redis.client.smembers(keys.inflight);
   }
 
-  /** Batches claimed and not yet cleaned up (a run that crashed left them). */
-  leftovers(): Promise<string[]> {
-    return this.redis.client.smembers(this.keys.inflight);
-  }
-
-  /** Moves up to BATCH_SIZE dirty links into a new in-flight batch. */
-  async claim(): Promise<{ batch: string; size: number }> {
-    const batch = `${Date.now()}-${randomUUID()}`;
+  /**
+   * Moves up to BATCH_SIZE of the partition's dirty links into a new in-flight batch: picks
+   * candidates, then one script claims those still pending (it must name every key it touches).
+   */
+  async claim(keys: PartitionKeys): Promise<{ batch: string; size: number }> {
+    const batch = `p${keys.partition}-${Date.now()}-${randomUUID()}`;
+    const ids = await this.redis.client.srandmember(keys.dirty, BATCH_SIZE);
+    if (!ids.length) return { batch, size: 0 };
+    const linkKeys = ids.flatMap((id) => [keys.pending(id), keys.batchLink(batch, id)]);
     const claimed = await this.client().claimVisits(
-      this.keys.dirty,
-      this.keys.inflight,
-      this.keys.base,
+      3 + linkKeys.length,
+      keys.dirty,
+      keys.inflight,
+      keys.batch(batch),
+      ...linkKeys,
       batch,
-      BATCH_SIZE,
+      ...ids,
     );
     return { batch, size: claimed.length };
   }
@@ -55,10 +62,10 @@ export class FoldClaims {
    * visitors over many days). The recorder leaves the HLL's expiry to this step (each is read
    * here while its day is written to).
    */
-  async read(batch: string, withVisits: boolean): Promise<FoldBatch> {
-    const ids = await this.redis.client.smembers(this.keys.batch(batch));
+  async read(keys: PartitionKeys, batch: string, withVisits: boolean): Promise<FoldBatch> {
+    const ids = await this.redis.client.smembers(keys.batch(batch));
     const pipeline = this.redis.client.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.batchLink(batch, id));
+    for (const id of ids) pipeline.hgetall(keys.batchLink(batch, id));
     const hashes = ((await pipeline.exec()) ?? []).map(([err, value]) => {
       if (err) throw err;
       return value as Record<string, string>;
@@ -67,9 +74,10 @@ export class FoldClaims {
 
     const rows = collected.rows;
     if (rows.length) {
+      if (keys.formerVisitors) await this.mergeFormerVisitors(keys, rows);
       const pf = this.redis.client.pipeline();
       for (const r of rows) {
-        const hll = this.keys.visitors(r.linkId, r.day);
+        const hll = keys.visitors(r.linkId, r.day);
         pf.pfcount(hll).getBuffer(hll).expire(hll, HLL_TTL_SECONDS);
       }
       ((await pf.exec()) ?? []).forEach(([err, value], i) => {
@@ -82,19 +90,44 @@ export class FoldClaims {
     return collected;
   }
 
-  /** Deletes an applied batch's keys. */
-  async cleanup(batch: string, ids: string[]): Promise<void> {
-    const keys = [...ids.map((id) => this.keys.batchLink(batch, id)), this.keys.batch(batch)];
-    await this.redis.client
-      .multi()
-      .unlink(...keys)
-      .srem(this.keys.inflight, batch)
-      .exec();
+  /**
+   * Deletes an applied batch's keys. With read replicas, keeps them for `graceMs` instead (they
+   * expire then) and lists the batch in the partition's `kept` set: a statistics read on a
+   * replica that has not replayed the batch yet counts it from Redis (readPending), one that has
+   * replayed it from Postgres; `graceMs` exceeds the most a replica in use can lag. One MULTI in
+   * the partition's slot: a batch is always in `inflight` or `kept` until the grace is over.
+   */
+  async cleanup(keys: PartitionKeys, batch: string, ids: string[]): Promise<void> {
+    const batchKeys = [...ids.map((id) => keys.batchLink(batch, id)), keys.batch(batch)];
+    const tx = this.redis.client.multi();
+    if (this.graceMs) {
+      const now = Date.now();
+      for (const key of batchKeys) tx.pexpire(key, this.graceMs);
+      tx.zadd(keys.kept, now, batch).zremrangebyscore(keys.kept, '-inf', now - this.graceMs);
+    } else tx.unlink(...batchKeys);
+    await tx.srem(keys.inflight, batch).exec();
+  }
+
+  /**
+   * The layout before partitions kept a day's visitors under another key: merged into the
+   * partition's HyperLogLog (and deleted), so the day's count covers the visitors recorded on
+   * either side of an upgrade. Only in single and sentinel mode (one server, no slots).
+   */
+  private async mergeFormerVisitors(
+    keys: PartitionKeys,
+    rows: Array<{ linkId: number; day: string }>,
+  ): Promise<void> {
+    const pipeline = this.redis.client.pipeline();
+    for (const r of rows) {
+      const former = `${keys.formerVisitors}:${r.linkId}:${r.day}`;
+      pipeline.pfmerge(keys.visitors(r.linkId, r.day), former).unlink(former);
+    }
+    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
   }
 
   private client(): ClaimingRedis {
     if (!this.defined) {
-      this.redis.client.defineCommand('claimVisits', { numberOfKeys: 2, lua: CLAIM_BATCH_SCRIPT });
+      this.redis.client.defineCommand('claimVisits', { lua: CLAIM_BATCH_SCRIPT });
       this.defined = true;
     }
     return this.redis.client as unknown as ClaimingRedis;

@@ -1,8 +1,9 @@
-import { DataSource } from 'typeorm';
+import { EntityManager } from 'typeorm';
 
 import { RedisService } from '@app/redis';
 
-import { fieldCounts, StatsKeys } from '../keys';
+import { fieldCounts, PartitionKeys, StatsKeys } from '../keys';
+import { PartitionPipelines } from '../partition-pipelines';
 
 /** Not-yet-folded counts of one link on one day. */
 export interface PendingDay {
@@ -17,72 +18,123 @@ export type PendingCounters = Map<number, Map<string, PendingDay>>;
 /** Above this many links, those with nothing pending are filtered out first (one round trip). */
 const FILTER_OVER = 64;
 
-/**
- * The links among `linkIds` that may have deltas: members of the dirty set (every pending hash's
- * link is: the recording scripts add it, and the claim takes both at once) or of an unapplied
- * batch. An account of thousands of links then reads the hashes of the few visited lately.
- */
-async function withPending(
-  redis: RedisService,
-  keys: StatsKeys,
-  linkIds: number[],
-  unapplied: string[],
-): Promise<number[]> {
-  const pipeline = redis.client.pipeline();
-  for (const set of [keys.dirty, ...unapplied.map((b) => keys.batch(b))])
-    pipeline.smismember(set, ...linkIds.map(String));
-  const replies = (await pipeline.exec()) ?? [];
-  return linkIds.filter((_, i) =>
-    replies.some(([err, flags]) => err !== null || (flags as number[])[i] === 1),
-  );
+/** Links of one partition, with the partition's claimed batches not yet applied. */
+interface PartitionLinks {
+  keys: PartitionKeys;
+  linkIds: number[];
+  unapplied: string[];
+}
+
+/** The links grouped by partition. */
+function byPartition(keys: StatsKeys, linkIds: number[]): PartitionLinks[] {
+  const groups = new Map<number, PartitionLinks>();
+  for (const id of linkIds) {
+    const p = keys.partitionOf(id);
+    let group = groups.get(p);
+    if (!group) groups.set(p, (group = { keys: keys.partitions[p], linkIds: [], unapplied: [] }));
+    group.linkIds.push(id);
+  }
+  return [...groups.values()];
 }
 
 /**
- * The deltas of `linkIds` still in Redis: each link's pending hash plus the claimed batches whose
- * id is not yet in `stat_batches` (applied batches are counted by Postgres already), per day.
- * Throws when Redis or Postgres fails; callers decide what a read without them returns.
+ * Sets each partition's `unapplied`: its batches whose id is not in `stat_batches` as `db` sees
+ * it (applied batches are counted by Postgres already). The batches are those claimed and not
+ * cleaned up (`inflight`) and, with read replicas, those applied lately whose keys are kept for
+ * lagging replicas (`kept`): a replica that has not replayed a batch counts it from Redis. Read
+ * in this order in the partition's pipeline: a clean-up moves a batch from one to the other
+ * atomically, so none slips between them.
+ */
+async function findUnapplied(
+  redis: RedisService,
+  db: Pick<EntityManager, 'query'>,
+  groups: PartitionLinks[],
+): Promise<void> {
+  const pipelines = new PartitionPipelines(redis.client);
+  for (const g of groups) {
+    pipelines.on(g.keys.partition).smembers(g.keys.inflight);
+    pipelines.on(g.keys.partition).zrange(g.keys.kept, 0, -1);
+  }
+  const replies = (await pipelines.exec()).map(([err, ids]) => {
+    if (err) throw err;
+    return ids as string[];
+  });
+  const inflight = groups.map((_, i) => [...new Set([...replies[2 * i], ...replies[2 * i + 1]])]);
+  const all = inflight.flat();
+  if (!all.length) return;
+  const applied = await db.query(
+    `SELECT batch_id FROM stat_batches WHERE batch_id = ANY($1::varchar[])`,
+    [all],
+  );
+  const done = new Set((applied as Array<{ batch_id: string }>).map((r) => r.batch_id));
+  groups.forEach((g, i) => (g.unapplied = inflight[i].filter((b) => !done.has(b))));
+}
+
+/**
+ * Keeps in each partition the links that may have deltas: members of the partition's dirty set
+ * (every pending hash's link is: the recording scripts add it, and the claim takes both at once)
+ * or of an unapplied batch. An account of thousands of links then reads the hashes of the few
+ * visited lately.
+ */
+async function keepPending(redis: RedisService, groups: PartitionLinks[]): Promise<void> {
+  const pipelines = new PartitionPipelines(redis.client);
+  const sets = groups.map((g) => [g.keys.dirty, ...g.unapplied.map((b) => g.keys.batch(b))]);
+  groups.forEach((g, i) => {
+    for (const set of sets[i])
+      pipelines.on(g.keys.partition).smismember(set, ...g.linkIds.map(String));
+  });
+  const replies = await pipelines.exec();
+  let r = 0;
+  groups.forEach((g, i) => {
+    const mine = replies.slice(r, (r += sets[i].length));
+    g.linkIds = g.linkIds.filter((_, k) =>
+      mine.some(([err, flags]) => err !== null || (flags as number[])[k] === 1),
+    );
+  });
+}
+
+/**
+ * The deltas of `linkIds` still in Redis: each link's pending hash plus the batches of its
+ * partition whose id is not in `stat_batches` as `db` sees it, per day. On a replica that has not
+ * replayed a batch applied lately, that batch counts from Redis (its keys are kept for a grace
+ * period: FoldClaims.cleanup), so the read neither loses nor doubles it. Throws when Redis or
+ * Postgres fails; callers decide what a read without them returns.
  */
 export async function readPending(
   redis: RedisService,
-  db: DataSource,
+  db: Pick<EntityManager, 'query'>,
   keys: StatsKeys,
   linkIds: number[],
 ): Promise<PendingCounters> {
   const out: PendingCounters = new Map();
   if (!linkIds.length) return out;
-  const inflight = await redis.client.smembers(keys.inflight);
-  let unapplied: string[] = [];
-  if (inflight.length) {
-    const applied = await db.query(
-      `SELECT batch_id FROM stat_batches WHERE batch_id = ANY($1::varchar[])`,
-      [inflight],
-    );
-    const done = new Set((applied as Array<{ batch_id: string }>).map((r) => r.batch_id));
-    unapplied = inflight.filter((b) => !done.has(b));
-  }
-  if (linkIds.length > FILTER_OVER) linkIds = await withPending(redis, keys, linkIds, unapplied);
-  const pipeline = redis.client.pipeline();
-  for (const id of linkIds) {
-    pipeline.hgetall(keys.pending(id));
-    for (const b of unapplied) pipeline.hgetall(keys.batchLink(b, id));
-  }
-  const replies = (await pipeline.exec()) ?? [];
-  const per = 1 + unapplied.length;
-  linkIds.forEach((id, i) => {
-    for (let j = 0; j < per; j++) {
-      const [err, hash] = replies[i * per + j] ?? [];
-      if (err || !hash) continue;
-      for (const [field, value] of Object.entries(hash as Record<string, string>)) {
-        const f = fieldCounts(field);
-        if (!f) continue;
-        const n = Number(value);
-        let days = out.get(id);
-        if (!days) out.set(id, (days = new Map()));
-        let day = days.get(f.day);
-        if (!day) days.set(f.day, (day = { clicks: 0, dims: new Map() }));
-        if (f.clicks) day.clicks += n;
-        for (const [dim, label] of f.dims) bump(day.dims, dim, label, n);
+  const groups = byPartition(keys, linkIds);
+  await findUnapplied(redis, db, groups);
+  if (linkIds.length > FILTER_OVER) await keepPending(redis, groups);
+  const pipelines = new PartitionPipelines(redis.client);
+  const read: number[] = [];
+  for (const g of groups)
+    for (const id of g.linkIds) {
+      pipelines.on(g.keys.partition).hgetall(g.keys.pending(id));
+      read.push(id);
+      for (const b of g.unapplied) {
+        pipelines.on(g.keys.partition).hgetall(g.keys.batchLink(b, id));
+        read.push(id);
       }
+    }
+  (await pipelines.exec()).forEach(([err, hash], i) => {
+    if (err || !hash) return;
+    const id = read[i];
+    for (const [field, value] of Object.entries(hash as Record<string, string>)) {
+      const f = fieldCounts(field);
+      if (!f) continue;
+      const n = Number(value);
+      let days = out.get(id);
+      if (!days) out.set(id, (days = new Map()));
+      let day = days.get(f.day);
+      if (!day) days.set(f.day, (day = { clicks: 0, dims: new Map() }));
+      if (f.clicks) day.clicks += n;
+      for (const [dim, label] of f.dims) bump(day.dims, dim, label, n);
     }
   });
   return out;

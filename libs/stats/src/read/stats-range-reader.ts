@@ -1,11 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
+import { AppConfig } from '@app/config';
+import { ReadReplicas } from '@app/database';
 import { RedisService } from '@app/redis';
 
 import { countRegisters, emptyRegisters, mergeHll, mergeRegisters } from '../hll';
 import { DIM, dayToIso, StatsKeys } from '../keys';
+import { PartitionPipelines } from '../partition-pipelines';
 import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from '../types';
 import { bump, PendingCounters, readPending } from './pending-counters';
 import { socialCount, top } from './stats-reader';
@@ -102,6 +105,7 @@ interface Scope {
  * `link_stats_dims` for those days, plus the deltas still in Redis for the days they fall on,
  * and for those days Redis's live HyperLogLog. Unique visitors of a period or of the range are
  * counted on the union of its days' sketches (merged here, as PFMERGE would), never summed.
+ * Read from a replica when there is one (ReadReplicas), in one snapshot.
  */
 @Injectable()
 export class StatsRangeReader {
@@ -111,33 +115,43 @@ export class StatsRangeReader {
   constructor(
     private readonly redis: RedisService,
     @InjectDataSource() private readonly db: DataSource,
+    config: AppConfig,
+    private readonly replicas: ReadReplicas,
   ) {
-    this.keys = new StatsKeys(redis);
+    this.keys = new StatsKeys(redis, config.STATS_PARTITIONS);
   }
 
   /** One link (a QR code's: its link's) over the range. */
   async forLink(linkId: number, range: RangeRequest): Promise<RangeStatistics> {
-    const { stats } = await this.read(
-      { where: 'd.link_id = $1', single: true, param: linkId, linkIds: [linkId] },
-      range,
+    const { stats } = await this.replicas.read((db) =>
+      this.read(
+        db,
+        { where: 'd.link_id = $1', single: true, param: linkId, linkIds: [linkId] },
+        range,
+      ),
     );
     return stats;
   }
 
   /** Every short code of an account (links, QR codes, bio pages) over the range. */
   async forUser(userId: number, range: RangeRequest): Promise<AccountRangeStatistics> {
+    // the account's links from the primary: visits pending in Redis for a link the replica does
+    // not have yet still count (its folded rows, if any, come from batches after its creation)
     const links: Array<{ id: number }> = await this.db.query(
       `SELECT id FROM links WHERE user_id = $1`,
       [userId],
     );
-    const { stats, linkClicks } = await this.read(
-      {
-        where: 'd.link_id IN (SELECT id FROM links WHERE user_id = $1)',
-        single: false,
-        param: userId,
-        linkIds: links.map((l) => l.id),
-      },
-      range,
+    const { stats, linkClicks } = await this.replicas.read((db) =>
+      this.read(
+        db,
+        {
+          where: 'd.link_id IN (SELECT id FROM links WHERE user_id = $1)',
+          single: false,
+          param: userId,
+          linkIds: links.map((l) => l.id),
+        },
+        range,
+      ),
     );
     return { ...stats, linkClicks };
   }
@@ -147,6 +161,7 @@ export class StatsRangeReader {
    * dimensions and what is pending in Redis, read at once; then the series and the totals.
    */
   private async read(
+    db: EntityManager,
     scope: Scope,
     { from, to, interval }: RangeRequest,
   ): Promise<{ stats: RangeStatistics; linkClicks: Map<number, number> }> {
@@ -158,10 +173,10 @@ export class StatsRangeReader {
     let monthSketches = new Map<string, Buffer>();
     if (dayNumber(from) <= dayNumber(to)) {
       const [daily, dimRows, months, pending] = await Promise.all([
-        this.dayRows(scope, from, to, full),
-        this.dimensions(scope, from, to),
-        this.monthSketches(scope, full),
-        this.pendingIn(scope.linkIds, from, to),
+        this.dayRows(db, scope, from, to, full),
+        this.dimensions(db, scope, from, to),
+        this.monthSketches(db, scope, full),
+        this.pendingIn(db, scope.linkIds, from, to),
       ]);
       tally.addDays(daily);
       monthSketches = months;
@@ -177,8 +192,14 @@ export class StatsRangeReader {
    * sketches of days a whole month's sketch stands for are left out, except the last three
    * days', which may have visits not folded yet).
    */
-  private dayRows(scope: Scope, from: string, to: string, full: string[]): Promise<DayRow[]> {
-    return this.db.query(
+  private dayRows(
+    db: EntityManager,
+    scope: Scope,
+    from: string,
+    to: string,
+    full: string[],
+  ): Promise<DayRow[]> {
+    return db.query(
       `SELECT d.link_id, to_char(d.day, 'YYYY-MM-DD') AS day, d.clicks, d.uniques,
               d.sketch IS NOT NULL AS has_sketch,
               CASE WHEN date_trunc('month', d.day)::date = ANY($4::date[])
@@ -190,9 +211,13 @@ export class StatsRangeReader {
   }
 
   /** The month part: the stored sketches of the whole months (`YYYY-MM` → sketch). */
-  private async monthSketches(scope: Scope, full: string[]): Promise<Map<string, Buffer>> {
+  private async monthSketches(
+    db: EntityManager,
+    scope: Scope,
+    full: string[],
+  ): Promise<Map<string, Buffer>> {
     if (!full.length) return new Map();
-    const rows: Array<{ month: string; sketch: Buffer }> = await this.db.query(
+    const rows: Array<{ month: string; sketch: Buffer }> = await db.query(
       `SELECT to_char(d.month, 'YYYY-MM') AS month, d.sketch
          FROM link_stats_monthly d WHERE ${scope.where} AND d.month = ANY($2::date[])`,
       [scope.param, full.map((m) => `${m}-01`)],
@@ -206,6 +231,7 @@ export class StatsRangeReader {
    * that reads fewer rows (`dimensionPlan`).
    */
   private dimensions(
+    db: EntityManager,
     scope: Scope,
     from: string,
     to: string,
@@ -232,7 +258,7 @@ export class StatsRangeReader {
         );
       }
     if (!parts.length) return Promise.resolve([]);
-    return this.db.query(
+    return db.query(
       `SELECT dim, label, SUM(n)::bigint AS count FROM (${parts.join(' UNION ALL ')}) x
         GROUP BY dim, label HAVING SUM(n) <> 0`,
       params,
@@ -240,10 +266,15 @@ export class StatsRangeReader {
   }
 
   /** Pending deltas of the links on days of the range (none when Redis is unreachable). */
-  private async pendingIn(linkIds: number[], from: string, to: string): Promise<PendingCounters> {
+  private async pendingIn(
+    db: EntityManager,
+    linkIds: number[],
+    from: string,
+    to: string,
+  ): Promise<PendingCounters> {
     if (!this.redis.ready) return new Map();
     try {
-      const pending = await readPending(this.redis, this.db, this.keys, linkIds);
+      const pending = await readPending(this.redis, db, this.keys, linkIds);
       const [first, last] = [dayNumber(from), dayNumber(to)];
       for (const days of pending.values())
         for (const day of days.keys()) {
@@ -275,9 +306,10 @@ export class StatsRangeReader {
       }
     if (!live.length) return;
     try {
-      const pipeline = this.redis.client.pipeline();
-      for (const [, linkId, day] of live) pipeline.getBuffer(this.keys.visitors(linkId, day));
-      ((await pipeline.exec()) ?? []).forEach(([err, blob], i) => {
+      const pipelines = new PartitionPipelines(this.redis.client);
+      for (const [, linkId, day] of live)
+        pipelines.on(this.keys.partitionOf(linkId)).getBuffer(this.keys.visitors(linkId, day));
+      (await pipelines.exec()).forEach(([err, blob], i) => {
         if (err || !blob) return;
         live[i][0].live.push(blob as Buffer);
       });

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { EntityManager } from 'typeorm';
 
+import { AppConfig } from '@app/config';
+import { ReadReplicas } from '@app/database';
 import { RedisService } from '@app/redis';
 
 import { DIM, dayToIso, StatsKeys } from '../keys';
@@ -27,7 +28,9 @@ interface Pending {
 /**
  * Statistics reads: the totals folded into Postgres plus the deltas still in Redis (pending
  * hashes and claimed batches not yet applied), so a visit shows up as soon as it is recorded.
- * If Redis is down, the folded totals alone are returned.
+ * If Redis is down, the folded totals alone are returned. Read from a replica when there is one
+ * (ReadReplicas: one snapshot for the Postgres part; the pending part counts what it has not
+ * replayed yet).
  */
 @Injectable()
 export class StatsReader {
@@ -36,21 +39,32 @@ export class StatsReader {
 
   constructor(
     private readonly redis: RedisService,
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly replicas: ReadReplicas,
+    config: AppConfig,
   ) {
-    this.keys = new StatsKeys(redis);
+    this.keys = new StatsKeys(redis, config.STATS_PARTITIONS);
   }
 
   /** The documented statistics object of one link (a QR code's: its link's). */
-  async forLink(linkId: number): Promise<LinkStatistics> {
+  forLink(linkId: number): Promise<LinkStatistics> {
+    return this.replicas.read((db) => this.linkOn(db, linkId));
+  }
+
+  /** clicks / uniqueClicks of many links at once (list pages). Missing ids get zeros. */
+  totals(linkIds: number[]): Promise<Map<number, LinkTotals>> {
+    if (!linkIds.length) return Promise.resolve(new Map());
+    return this.replicas.read((db) => this.totalsOn(db, linkIds));
+  }
+
+  private async linkOn(db: EntityManager, linkId: number): Promise<LinkStatistics> {
     const [totals, dimRows, pending] = await Promise.all([
-      this.db.query(`SELECT clicks, uniques FROM link_stats_total WHERE link_id = $1`, [linkId]),
-      this.db.query(
+      db.query(`SELECT clicks, uniques FROM link_stats_total WHERE link_id = $1`, [linkId]),
+      db.query(
         // the month sums: each the sum of its stored days
         `SELECT dim, label, SUM(count)::bigint AS count FROM link_stats_dims_monthly WHERE link_id = $1 GROUP BY dim, label`,
         [linkId],
       ),
-      this.pending([linkId]).then((m) => m.get(linkId)),
+      this.pending(db, [linkId]).then((m) => m.get(linkId)),
     ]);
     const dims = new Map<string, Map<string, number>>();
     for (const r of dimRows as Array<{ dim: string; label: string; count: string }>) {
@@ -61,7 +75,8 @@ export class StatsReader {
 
     const stats: LinkStatistics = {
       clicks: Number(totals[0]?.clicks ?? 0) + (pending?.clicks ?? 0),
-      uniqueClicks: Number(totals[0]?.uniques ?? 0) + (await this.pendingUniques(linkId, pending)),
+      uniqueClicks:
+        Number(totals[0]?.uniques ?? 0) + (await this.pendingUniques(db, linkId, pending)),
       topCountries: {},
       topReferrers: {},
       topBrowsers: {},
@@ -72,18 +87,16 @@ export class StatsReader {
     return stats;
   }
 
-  /** clicks / uniqueClicks of many links at once (list pages). Missing ids get zeros. */
-  async totals(linkIds: number[]): Promise<Map<number, LinkTotals>> {
+  private async totalsOn(db: EntityManager, linkIds: number[]): Promise<Map<number, LinkTotals>> {
     const result = new Map<number, LinkTotals>(
       linkIds.map((id) => [id, { clicks: 0, uniqueClicks: 0 }]),
     );
-    if (!linkIds.length) return result;
     const [rows, pending] = await Promise.all([
-      this.db.query(
+      db.query(
         `SELECT link_id, clicks, uniques FROM link_stats_total WHERE link_id = ANY($1::int[])`,
         [linkIds],
       ),
-      this.pending(linkIds),
+      this.pending(db, linkIds),
     ]);
     for (const r of rows as Array<{ link_id: number; clicks: string; uniques: string }>) {
       result.set(r.link_id, { clicks: Number(r.clicks), uniqueClicks: Number(r.uniques) });
@@ -92,18 +105,18 @@ export class StatsReader {
       [...pending].map(async ([id, p]) => {
         const t = result.get(id)!;
         t.clicks += p.clicks;
-        t.uniqueClicks += await this.pendingUniques(id, p);
+        t.uniqueClicks += await this.pendingUniques(db, id, p);
       }),
     );
     return result;
   }
 
   /** Pending deltas per link: its pending hash plus claimed batches not yet applied in Postgres. */
-  private async pending(linkIds: number[]): Promise<Map<number, Pending>> {
+  private async pending(db: EntityManager, linkIds: number[]): Promise<Map<number, Pending>> {
     const out = new Map<number, Pending>();
     if (!this.redis.ready) return out;
     try {
-      for (const [id, days] of await readPending(this.redis, this.db, this.keys, linkIds)) {
+      for (const [id, days] of await readPending(this.redis, db, this.keys, linkIds)) {
         const p: Pending = { clicks: 0, dims: new Map(), days: new Set(days.keys()) };
         for (const day of days.values()) {
           p.clicks += day.clicks;
@@ -122,13 +135,17 @@ export class StatsReader {
    * Unique visitors not yet folded: for each day with pending visits, the day's live HyperLogLog
    * count minus what Postgres already holds for that day.
    */
-  private async pendingUniques(linkId: number, pending: Pending | undefined): Promise<number> {
+  private async pendingUniques(
+    db: EntityManager,
+    linkId: number,
+    pending: Pending | undefined,
+  ): Promise<number> {
     if (!pending?.days.size || !this.redis.ready) return 0;
     const days = [...pending.days];
     try {
       const [counts, stored] = await Promise.all([
         Promise.all(days.map((d) => this.redis.client.pfcount(this.keys.visitors(linkId, d)))),
-        this.db.query(
+        db.query(
           `SELECT to_char(day, 'YYYYMMDD') AS day, uniques FROM link_stats_daily WHERE link_id = $1 AND day = ANY($2::date[])`,
           [linkId, days.map(dayToIso)],
         ),

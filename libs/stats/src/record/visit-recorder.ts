@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import Redis, { ChainableCommander } from 'ioredis';
+import { ChainableCommander } from 'ioredis';
 
 import { MemoMap, sha256 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { RedisService } from '@app/redis';
+import { RedisClient, RedisService } from '@app/redis';
 
 import {
   dayKey,
@@ -13,7 +13,9 @@ import {
   RECORD_CHUNK_SCRIPT,
   RECORD_VISIT_SCRIPT,
   StatsKeys,
+  TAKE_CAP_SCRIPT,
 } from '../keys';
+import { PartitionPipelines } from '../partition-pipelines';
 import { VisitInput } from '../types';
 import { ClickCaps } from './click-caps';
 import { aggregate, LinkDay, Visitor, VisitLog } from './visit-log';
@@ -37,9 +39,13 @@ const FLUSH_CHUNK = 50;
 
 const CAP_TTL_SECONDS = 40 * 24 * 3600;
 
-type RecordingPipeline = {
+type RecordingPipeline = ChainableCommander & {
   recordVisit(...args: Array<string | number>): unknown;
   recordVisitChunk(...args: Array<string | number>): unknown;
+};
+
+type CapTaking = {
+  takeClick(key: string, cap: number, ttl: number): Promise<number>;
 };
 
 /**
@@ -48,11 +54,19 @@ type RecordingPipeline = {
  *
  * Two paths:
  * - owners without a monthly `clicks` cap (the bulk of traffic): visits are aggregated in memory
- *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per 50 link-days.
+ *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per partition and
+ *   up to 50 link-days.
  *   A process that dies without SIGTERM loses at most that window; SIGTERM flushes it.
- * - owners with a cap (and any visit whose owner's cap is not cached yet): one Lua call per
- *   visit that checks and counts the cap atomically, so the cap holds across replicas. Past it,
- *   visits are not counted (the redirect still happens).
+ * - owners with a cap (and any visit whose owner's cap is not cached yet): per visit, one Lua
+ *   call takes a click of the owner's monthly allowance (checks and counts the cap atomically,
+ *   so the cap holds across replicas; past it, the visit is not counted, the redirect still
+ *   happens), then one records the visit. The two are separate calls because the cap counter
+ *   is a key of its own slot on a cluster; a visit whose recording fails gives its click back
+ *   (best effort: if that fails too, the owner's month counts a click that was not recorded; a
+ *   reply lost to a timeout after Redis recorded the visit gives back a click that was).
+ *
+ * Every Redis call touches the keys of one statistics partition (see StatsKeys): a flush writes
+ * a chunk per partition, on a cluster one pipeline per partition.
  */
 @Injectable()
 export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
@@ -67,7 +81,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     private readonly config: AppConfig,
     private readonly caps: ClickCaps,
   ) {
-    this.keys = new StatsKeys(redis);
+    this.keys = new StatsKeys(redis, config.STATS_PARTITIONS);
   }
 
   /** Visits since the last flush; `spare` is the log a running flush reads. */
@@ -81,11 +95,12 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
    * microseconds per chunk; on a connection of its own it never queues ahead of the redirect's
    * cache reads (Redis serves other connections between the chunks).
    */
-  private writer?: Redis;
+  private writer?: RedisClient;
 
   onModuleInit(): void {
     this.writer = this.redis.duplicate();
-    this.writer.defineCommand('recordVisitChunk', { numberOfKeys: 1, lua: RECORD_CHUNK_SCRIPT });
+    // no fixed number of keys: each call names its partition's dirty set and its entries' keys
+    this.writer.defineCommand('recordVisitChunk', { lua: RECORD_CHUNK_SCRIPT });
   }
 
   /**
@@ -149,20 +164,33 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
       const sent: Array<Promise<void>> = [];
       let failed = 0;
       let reason = '';
+      const chunks = this.chunks(batches);
       const perTurn = FLUSH_CHUNK * CHUNKS_PER_TURN;
-      for (let start = 0; start < batches.length; start += perTurn) {
-        if (start) await nextTurn();
-        const pipeline = writer.pipeline() as ChainableCommander & RecordingPipeline;
+      for (let next = 0; next < chunks.length;) {
+        if (next) await nextTurn();
+        const pipelines = new PartitionPipelines<RecordingPipeline>(writer);
         const sizes: number[] = [];
-        const end = Math.min(start + perTurn, batches.length);
-        for (let from = start; from < end; from += FLUSH_CHUNK) {
-          const chunk = batches.slice(from, Math.min(from + FLUSH_CHUNK, end));
-          pipeline.recordVisitChunk(this.keys.dirty, this.keys.base, JSON.stringify(chunk));
-          sizes.push(chunk.length);
+        for (let linkDays = 0; next < chunks.length && linkDays < perTurn; next++) {
+          const { partition, entries } = chunks[next];
+          const keys = this.keys.partitions[partition];
+          const entryKeys = entries.flatMap((e) => [
+            keys.pending(e.linkId),
+            this.keys.visitors(e.linkId, e.day),
+          ]);
+          pipelines
+            .on(partition)
+            .recordVisitChunk(
+              1 + entryKeys.length,
+              keys.dirty,
+              ...entryKeys,
+              JSON.stringify(entries),
+            );
+          sizes.push(entries.length);
+          linkDays += entries.length;
         }
         sent.push(
-          pipeline.exec().then((replies) =>
-            (replies ?? []).forEach(([err], i) => {
+          pipelines.exec().then((replies) =>
+            replies.forEach(([err], i) => {
               if (err) {
                 failed += sizes[i];
                 reason = err.message;
@@ -219,30 +247,62 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
       visits.map((v, i) => (countable[i] ? this.caps.of(v.userId) : 0)),
     );
     this.defineOnce();
-    const pipeline = this.redis.client.pipeline() as ChainableCommander & RecordingPipeline;
+    const capKeys = visits.map((v) => this.keys.cap(v.userId, month));
+    const taken = await Promise.all(
+      visits.map((_, i) => (countable[i] ? this.takeClick(capKeys[i], caps[i]) : false)),
+    );
+    const pipelines = new PartitionPipelines<RecordingPipeline>(this.redis.client);
+    const recorded: number[] = [];
     visits.forEach((visit, i) => {
       const v = visitors[i];
-      if (!v?.countable) return;
-      pipeline.recordVisit(
-        this.keys.cap(visit.userId, month),
-        this.keys.pending(visit.linkId),
-        this.keys.visitors(visit.linkId, day),
-        this.keys.dirty,
-        caps[i],
-        visit.linkId,
-        CAP_TTL_SECONDS,
-        HLL_TTL_SECONDS,
-        v.digest,
-        v.field,
-      );
+      if (!v || !taken[i]) return;
+      const keys = this.keys.of(visit.linkId);
+      pipelines
+        .on(keys.partition)
+        .recordVisit(
+          keys.pending(visit.linkId),
+          this.keys.visitors(visit.linkId, day),
+          keys.dirty,
+          visit.linkId,
+          HLL_TTL_SECONDS,
+          v.digest,
+          v.field,
+        );
+      recorded.push(i);
     });
-    const replies = countable.some(Boolean) ? ((await pipeline.exec()) ?? []) : [];
-    let r = 0;
-    return countable.map((c) => {
-      if (!c) return false;
-      const [err, value] = replies[r++] ?? [null, 0];
-      return !err && value === 1;
+    const counted = visits.map(() => false);
+    const replies = pipelines.length ? await pipelines.exec() : [];
+    replies.forEach(([err], r) => {
+      const i = recorded[r];
+      if (!err) counted[i] = true;
+      else void this.redis.client.decr(capKeys[i]).catch(() => undefined);
     });
+    return counted;
+  }
+
+  /**
+   * Takes one click of the owner's allowance this month (`cap` 0: none, the click is still
+   * counted): false once the cap is reached, or when Redis fails.
+   */
+  private async takeClick(key: string, cap: number): Promise<boolean> {
+    const client = this.redis.client as RedisClient & CapTaking;
+    return (await client.takeClick(key, cap, CAP_TTL_SECONDS).catch(() => 0)) === 1;
+  }
+
+  /** The link-days grouped per partition, in chunks of at most FLUSH_CHUNK. */
+  private chunks(batches: LinkDay[]): Array<{ partition: number; entries: LinkDay[] }> {
+    const byPartition = new Map<number, LinkDay[]>();
+    for (const b of batches) {
+      const p = this.keys.partitionOf(b.linkId);
+      const list = byPartition.get(p);
+      if (list) list.push(b);
+      else byPartition.set(p, [b]);
+    }
+    const out: Array<{ partition: number; entries: LinkDay[] }> = [];
+    for (const [partition, list] of byPartition)
+      for (let from = 0; from < list.length; from += FLUSH_CHUNK)
+        out.push({ partition, entries: list.slice(from, from + FLUSH_CHUNK) });
+    return out;
   }
 
   /**
@@ -296,7 +356,8 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
 
   private defineOnce(): void {
     if (!this.defined) {
-      this.redis.client.defineCommand('recordVisit', { numberOfKeys: 4, lua: RECORD_VISIT_SCRIPT });
+      this.redis.client.defineCommand('takeClick', { numberOfKeys: 1, lua: TAKE_CAP_SCRIPT });
+      this.redis.client.defineCommand('recordVisit', { numberOfKeys: 3, lua: RECORD_VISIT_SCRIPT });
       this.defined = true;
     }
   }
