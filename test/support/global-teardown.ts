@@ -1,20 +1,21 @@
 import { rm } from 'node:fs/promises';
 
-import Redis from 'ioredis';
-
 import { dropDatabase } from '../../libs/database/src/data-source';
+import { deleteKeys, scanKeys, testRedis } from './redis';
 import { TestRedisCluster } from './services';
 
 /** Drops this run's database, Redis keys and storage folder (kept with KEEP_TEST_DB=1). */
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { testRedisCluster?: TestRedisCluster }).testRedisCluster?.stop();
+  // a cluster of this run goes with its keys
+  const cluster = (globalThis as { testRedisCluster?: TestRedisCluster }).testRedisCluster;
+  await cluster?.stop();
   if (process.env.KEEP_TEST_DB === '1' || process.env.TEST_DATABASE_URL) return;
   await dropDatabase(process.env.DATABASE_URL as string);
 
-  const redis = new Redis(process.env.REDIS_URL as string);
-  const stream = redis.scanStream({ match: `${process.env.REDIS_PREFIX}:*`, count: 1000 });
-  for await (const keys of stream)
-    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
-  await redis.quit();
+  if (!cluster) {
+    const redis = testRedis();
+    await deleteKeys(redis, await scanKeys(redis, `${process.env.REDIS_PREFIX}:*`));
+    await redis.quit();
+  }
   await rm(process.env.STORAGE_DIR as string, { recursive: true, force: true });
 }

@@ -4,13 +4,19 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { Public, ServiceUnavailableError } from '@app/common';
-import { RedisService } from '@app/redis';
+import { primaries, RedisService } from '@app/redis';
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
   Promise.race([
     p,
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms)),
   ]);
+
+/** Every node answers PING (and there is at least one). */
+async function pingAll(nodes: Array<{ ping(): Promise<string> }>): Promise<void> {
+  if (!nodes.length) throw new Error('no redis node known');
+  await Promise.all(nodes.map((node) => node.ping()));
+}
 
 @ApiTags('health')
 @Public()
@@ -74,7 +80,8 @@ export class HealthController {
         () => true,
         () => false,
       ),
-      withTimeout(this.redis.client.ping(), 2000).then(
+      // every primary of a cluster: each holds part of the keys (none known yet: not ready)
+      withTimeout(pingAll(primaries(this.redis.client)), 2000).then(
         () => true,
         () => false,
       ),

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+
 import type { RedisClient } from '../redis-client';
 
 import { RedisService } from '../redis.service';
@@ -10,6 +13,13 @@ import {
   SharedCacheOptions,
 } from './shared-cache';
 
+/** The bus member name of heartbeats (no cache has it: a cache's name is a word). */
+const BEAT = '~beat';
+/** How often a process publishes its heartbeat on the bus. */
+export const BEAT_MS = 1000;
+/** A subscriber that has heard none of its own beats for this long is deaf. */
+export const BEAT_TIMEOUT_MS = 3000;
+
 /**
  * The invalidation channel shared by every SharedCache of a process: one Redis subscriber
  * connection, one channel (`<prefix>:cache:bus`, messages `{c: cache name, k: names}`).
@@ -20,6 +30,12 @@ import {
  *   would not be heard.
  * - On every (re)subscription every cache forgets everything, since messages may have been missed
  *   while disconnected, and reads begun before it are not cached (see InvalidationLog).
+ * - A subscriber can also lose messages without a disconnect being seen: on a Redis Cluster,
+ *   ioredis moves the subscription to another node when its node fails or leaves, silently. So
+ *   each process publishes a numbered heartbeat every BEAT_MS and listens for its own: a number
+ *   skipped means messages were lost (every cache forgets everything, as on a reconnection),
+ *   and none heard for BEAT_TIMEOUT_MS means the subscriber is deaf (`live` is false until a
+ *   beat is heard again).
  */
 @Injectable()
 export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy {
@@ -28,6 +44,17 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
   readonly channel: string;
   private subscriber?: RedisClient;
   private subscribed = false;
+  /** Subscribed, but none of this process's beats heard for beatTimeoutMs. */
+  private deaf = false;
+  /** This process's beats: its id, the number of the next one sent, the next one expected. */
+  private readonly id = randomUUID();
+  private sent = 0;
+  private expected?: number;
+  private heardAt = 0;
+  private beating?: NodeJS.Timeout;
+  /** Tests shorten these. */
+  beatMs = BEAT_MS;
+  beatTimeoutMs = BEAT_TIMEOUT_MS;
 
   constructor(readonly redis: RedisService) {
     this.channel = redis.key('cache', 'bus');
@@ -35,7 +62,7 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
 
   /** True while invalidations are heard: only then may caches serve from memory. */
   get live(): boolean {
-    return this.subscribed;
+    return this.subscribed && !this.deaf;
   }
 
   /** A cache on this bus (its name must be unique in the process). */
@@ -68,6 +95,10 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
         () => {
           this.resetAll();
           this.subscribed = true;
+          this.deaf = false;
+          this.heardAt = Date.now();
+          // the first beat heard sets the count again
+          this.expected = undefined;
         },
         (err: Error) => this.logger.warn(`cache bus subscribe failed: ${err.message}`),
       );
@@ -82,10 +113,38 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
     sub.on('message', (channel: string, raw: string) => {
       if (channel === this.channel) this.receive(raw);
     });
+    this.beating = setInterval(() => this.beat(), this.beatMs);
+    this.beating.unref();
   }
 
   onModuleDestroy(): void {
     this.subscribed = false;
+    clearInterval(this.beating);
+  }
+
+  /** Checks that the last beats were heard, then publishes the next one. */
+  private beat(): void {
+    if (this.subscribed && !this.deaf && Date.now() - this.heardAt > this.beatTimeoutMs) {
+      this.logger.warn('cache bus: no heartbeat heard, caches bypassed until one is');
+      this.deaf = true;
+      this.resetAll();
+    }
+    const message: BusMessage = { c: BEAT, k: [this.id, String(this.sent++)] };
+    // a beat not sent is a number skipped: the next one heard resets the caches
+    this.redis.client.publish(this.channel, JSON.stringify(message)).catch(() => undefined);
+  }
+
+  /** One of this process's beats came back. */
+  private heard(n: number): void {
+    this.heardAt = Date.now();
+    if (this.expected !== undefined && n < this.expected) return; // a late one
+    const skipped = this.expected !== undefined && n > this.expected;
+    this.expected = n + 1;
+    if (skipped || this.deaf) {
+      if (skipped) this.logger.warn('cache bus: heartbeats lost, caches reset');
+      this.resetAll();
+      this.deaf = false;
+    }
   }
 
   private receive(raw: string): void {
@@ -94,6 +153,10 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
       message = JSON.parse(raw) as BusMessage;
     } catch {
       return this.resetAll();
+    }
+    if (message?.c === BEAT) {
+      if (Array.isArray(message.k) && message.k[0] === this.id) this.heard(Number(message.k[1]));
+      return;
     }
     const member = this.members.get(message?.c);
     if (!member) return;
