@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { Public, ServiceUnavailableError } from '@app/common';
-import { primaries, RedisService } from '@app/redis';
+import { isCluster, primaries, RedisClient, RedisService } from '@app/redis';
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
   Promise.race([
@@ -12,10 +12,16 @@ const withTimeout = <T>(p: Promise<T>, ms: number) =>
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms)),
   ]);
 
-/** Every node answers PING (and there is at least one). */
-async function pingAll(nodes: Array<{ ping(): Promise<string> }>): Promise<void> {
+/**
+ * Every primary answers PING (there is at least one) and, on a cluster, the cluster serves all
+ * its slots (a primary that failed may already be gone from the client's list).
+ */
+async function pingAll(client: RedisClient): Promise<void> {
+  const nodes = primaries(client);
   if (!nodes.length) throw new Error('no redis node known');
   await Promise.all(nodes.map((node) => node.ping()));
+  if (isCluster(client) && !String(await client.cluster('INFO')).includes('cluster_state:ok'))
+    throw new Error('cluster down');
 }
 
 @ApiTags('health')
@@ -81,7 +87,7 @@ export class HealthController {
         () => false,
       ),
       // every primary of a cluster: each holds part of the keys (none known yet: not ready)
-      withTimeout(pingAll(primaries(this.redis.client)), 2000).then(
+      withTimeout(pingAll(this.redis.client), 2000).then(
         () => true,
         () => false,
       ),

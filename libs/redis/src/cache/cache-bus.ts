@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import Redis, { Cluster } from 'ioredis';
 
-import type { RedisClient } from '../redis-client';
+import { isCluster, RedisClient } from '../redis-client';
 
 import { RedisService } from '../redis.service';
 import {
@@ -52,6 +53,7 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
   private expected?: number;
   private heardAt = 0;
   private beating?: NodeJS.Timeout;
+  private closed = false;
   /** Tests shorten these. */
   beatMs = BEAT_MS;
   beatTimeoutMs = BEAT_TIMEOUT_MS;
@@ -88,7 +90,15 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
   /** Subscribes when the process has caches (the worker has none and opens no connection). */
   onModuleInit(): void {
     if (!this.members.size) return;
-    const sub = this.redis.duplicate();
+    const client = this.redis.client;
+    if (isCluster(client)) this.listenOnNode(client);
+    else this.listen(this.redis.duplicate());
+    this.beating = setInterval(() => this.beat(), this.beatMs);
+    this.beating.unref();
+  }
+
+  /** Subscribes `sub` to the channel whenever it is ready; its loss bypasses the caches. */
+  private listen(sub: RedisClient): void {
     this.subscriber = sub;
     sub.on('ready', () => {
       sub.subscribe(this.channel).then(
@@ -113,13 +123,42 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
     sub.on('message', (channel: string, raw: string) => {
       if (channel === this.channel) this.receive(raw);
     });
-    this.beating = setInterval(() => this.beat(), this.beatMs);
-    this.beating.unref();
+  }
+
+  /**
+   * On a Redis Cluster: a connection of the bus's own to one primary (a PUBLISH on any node
+   * reaches the subscribers of every node), rather than the Cluster object's subscriber, which
+   * ioredis moves to another node when its connection drops without telling anyone: the
+   * messages of the gap would be lost unseen. This one's loss is seen (the caches are bypassed,
+   * then reset), and when it ends another primary is chosen.
+   */
+  private listenOnNode(cluster: Cluster): void {
+    if (this.closed) return;
+    const nodes = cluster.nodes('master');
+    if (!nodes.length) {
+      setTimeout(() => this.listenOnNode(cluster), 500).unref();
+      return;
+    }
+    const node = nodes[Math.floor(Math.random() * nodes.length)];
+    const sub = new Redis({
+      ...node.options,
+      lazyConnect: false,
+      connectionName: 'cache-bus',
+      // no reconnection to this node: 'end', then another is chosen
+      retryStrategy: () => null,
+    });
+    sub.on('error', (err: Error) => this.logger.debug(`cache bus: ${err.message}`));
+    this.listen(sub);
+    sub.once('end', () => setTimeout(() => this.listenOnNode(cluster), 200).unref());
   }
 
   onModuleDestroy(): void {
     this.subscribed = false;
+    this.closed = true;
     clearInterval(this.beating);
+    // the cluster's own connection (RedisService closes the others)
+    if (this.subscriber instanceof Redis && isCluster(this.redis.client))
+      this.subscriber.disconnect();
   }
 
   /** Checks that the last beats were heard, then publishes the next one. */
