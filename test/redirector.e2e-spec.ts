@@ -646,7 +646,7 @@ describe('public redirector', () => {
   describe('dependencies down', () => {
     it('Redis down: links still resolve from Postgres (fail open) and invalidation is applied locally', async () => {
       const redis = await TestRedis.start();
-      const r = await createTestApp({ REDIS_URL: redis.url });
+      const r = await createTestApp({ REDIS_URL: redis.url, REDIS_CLUSTER_NODES: '' });
       try {
         const u = await createUser(r);
         const cached = await addLink(r, u, { url: 'https://example.com/cached' });

@@ -153,7 +153,8 @@ describe('Redis modes', () => {
       for (const port of cluster.ports) {
         const conn = node(port);
         const clients = (await conn.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
-        const id = /id=(\d+) .*name=cache-bus/.exec(clients)?.[1];
+        // the one subscribed connection of this private cluster: the bus's
+        const id = /^id=(\d+) .* sub=1 /m.exec(clients)?.[1];
         if (id) {
           const message = JSON.stringify({ c: 'link', k: [link.alias] });
           await conn
