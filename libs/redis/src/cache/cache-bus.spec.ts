@@ -80,6 +80,14 @@ describe('CacheBus heartbeat', () => {
     expect(resets).toBeGreaterThanOrEqual(1);
   });
 
+  it('a process that stalls (its own timers late) does not take the silence for a deaf subscriber', async () => {
+    const until = Date.now() + 400; // twice the timeout, the event loop blocked
+    while (Date.now() < until);
+    await sleep(10);
+    expect(bus.live).toBe(true);
+    expect(resets).toBe(0);
+  });
+
   it("ignores other processes' beats", async () => {
     env.sub.emit('message', bus.channel, JSON.stringify({ c: '~beat', k: ['other', '99'] }));
     await sleep(50);

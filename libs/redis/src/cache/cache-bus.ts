@@ -52,6 +52,7 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
   private sent = 0;
   private expected?: number;
   private heardAt = 0;
+  private tickAt = Date.now();
   private beating?: NodeJS.Timeout;
   private closed = false;
   /** Tests shorten these. */
@@ -87,12 +88,13 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
     this.members.set(name, member);
   }
 
-  /** Subscribes when the process has caches (the worker has none and opens no connection). */
+  /** Subscribes when the process has caches (a process without any opens no connection). */
   onModuleInit(): void {
     if (!this.members.size) return;
     const client = this.redis.client;
     if (isCluster(client)) this.listenOnNode(client);
     else this.listen(this.redis.duplicate());
+    this.tickAt = Date.now();
     this.beating = setInterval(() => this.beat(), this.beatMs);
     this.beating.unref();
   }
@@ -163,7 +165,13 @@ export class CacheBus implements InvalidationBus, OnModuleInit, OnModuleDestroy 
 
   /** Checks that the last beats were heard, then publishes the next one. */
   private beat(): void {
-    if (this.subscribed && !this.deaf && Date.now() - this.heardAt > this.beatTimeoutMs) {
+    const now = Date.now();
+    // a tick that comes late means this process stalled (its messages wait to be read): the
+    // silence is its own, not the subscriber's
+    const stalled = now - this.tickAt > 2 * this.beatMs;
+    this.tickAt = now;
+    if (stalled) this.heardAt = Math.max(this.heardAt, now - this.beatMs);
+    if (this.subscribed && !this.deaf && now - this.heardAt > this.beatTimeoutMs) {
       this.logger.warn('cache bus: no heartbeat heard, caches bypassed until one is');
       this.deaf = true;
       this.resetAll();
