@@ -23,7 +23,8 @@ async function remaining(t: TestApp, user: TestUser): Promise<number> {
 
 /**
  * What every mode must do: rate limits counted in Redis, a link cached (in memory and in Redis)
- * and dropped everywhere when it changes, readiness answered.
+ * and dropped everywhere when it changes, a job queued (a QR code's render: 503 when BullMQ
+ * cannot reach Redis), readiness answered.
  */
 async function worksIn(
   t: TestApp,
@@ -39,6 +40,7 @@ async function worksIn(
   await visit(t, link.alias).expect(302);
   await t.http().put(`/api/url/${link.id}/update`).set(user.auth).send({ url }).expect(200);
   expect((await visit(t, link.alias).expect(302)).headers.location).toBe(url);
+  await t.http().post('/api/qr/add').set(user.auth).send({ type: 'text', data: url }).expect(200);
 }
 
 describe('Redis modes', () => {
