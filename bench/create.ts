@@ -12,7 +12,8 @@
  * wrk's headroom; fails when the generator was the bottleneck. The goal: ≥ 900 links/s, above
  * the 463/s that Kutt 3.2.3 reached on this machine (10 concurrent clients, one user).
  * CREATE_API_MAIN=<path of another build's dist/apps/api/main.js>: the same against another
- * commit's api (A/B). CREATE_PROFILE=<dir>: `node --cpu-prof` of the api.
+ * commit's api (A/B). CREATE_PROFILE=<dir>: `node --cpu-prof` of the api. BENCH_REDIS=cluster:
+ * against a 3-primary Redis Cluster of the run's own instead of REDIS_URL's server.
  */
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -34,7 +35,7 @@ import {
   waitHealthy,
   WrkRequest,
 } from './lib/harness';
-import { adminClient, createUsers, freePort, removeRun, runBench } from './lib/run';
+import { adminClient, benchRedis, createUsers, freePort, removeRun, runBench } from './lib/run';
 
 const LINKS = Number(process.env.CREATE_LINKS ?? 2000);
 const ROUNDS = Number(process.env.CREATE_ROUNDS ?? 3);
@@ -60,6 +61,7 @@ const TALLY_STATUS = 'local k = tostring(status); tally[k] = (tally[k] or 0) + 1
 
 async function main(): Promise<void> {
   ensureWrk();
+  const redis = await benchRedis();
   await runMigrations(DATABASE_URL);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -130,7 +132,7 @@ async function main(): Promise<void> {
       { name: 'ten users', keys, runs: [] },
     ];
     console.log(
-      `\n${LINKS} links per run via POST /api/url/add, ${CLIENTS} concurrent clients, ${ROUNDS} rounds; api on core 0, wrk on core 1\n${HEADER}\n`,
+      `\n${LINKS} links per run via POST /api/url/add, ${CLIENTS} concurrent clients, ${ROUNDS} rounds; Redis: ${redis.mode}; api on core 0, wrk on core 1\n${HEADER}\n`,
     );
     for (let round = 0; round < ROUNDS; round++) {
       for (const s of scenarios) {
@@ -170,6 +172,7 @@ async function main(): Promise<void> {
     if (server) await stop(server);
     await db.destroy();
     await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
+    await redis.stop();
   }
   process.exitCode = ok ? 0 : 1;
 }

@@ -53,10 +53,10 @@ import { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 
 import { encryptSecret } from '@app/common';
+import { primaries, RedisClient } from '@app/redis';
 
 import {
   checkHeadroom,
@@ -83,7 +83,8 @@ import {
   startCounted,
   stopCounted,
 } from './lib/instructions';
-import { freePort, removeRun, runBench } from './lib/run';
+import { benchRedis, BenchRedis, freePort, removeRun, runBench } from './lib/run';
+import { scanKeys, testRedis } from '../test/support/redis';
 
 const LINKS = 10_000;
 const HOT_SET = 1_000;
@@ -220,9 +221,9 @@ async function seed(receiver: string): Promise<void> {
   }
 }
 
-async function cleanup(): Promise<void> {
-  if (process.env.BENCH_KEEP === '1') return;
-  await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
+async function cleanup(redis: BenchRedis): Promise<void> {
+  if (process.env.BENCH_KEEP !== '1') await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
+  await redis.stop();
 }
 
 /** The environment every server of the bench runs with (`env` adds to it). */
@@ -251,6 +252,8 @@ function baselineScript(): string {
   return compiled({
     'baseline-server': join(__dirname, 'lib', 'baseline-server.ts'),
     'batched-get': join(__dirname, '..', 'libs', 'redis', 'src', 'batched-get.ts'),
+    'key-slot': join(__dirname, '..', 'libs', 'redis', 'src', 'key-slot.ts'),
+    'redis-client': join(__dirname, '..', 'libs', 'redis', 'src', 'redis-client.ts'),
   });
 }
 
@@ -334,11 +337,15 @@ function script(t: Target, limit?: number) {
   return { headers, requests, limit };
 }
 
-/** CPU time (µs) Redis has used so far (INFO cpu). */
-async function redisCpu(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+/** CPU time (µs) Redis has used so far (INFO cpu), on every primary of a cluster together. */
+async function redisCpu(redis: RedisClient): Promise<number> {
+  let us = 0;
+  for (const node of primaries(redis)) {
+    const info = await node.info('cpu');
+    const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+    us += (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+  }
+  return us;
 }
 
 interface Scenario extends Target {
@@ -358,11 +365,9 @@ interface Scenario extends Target {
  */
 async function refill(
   servers: Map<string, { child: ChildProcess; url: string }>,
-  redis: Redis,
+  redis: RedisClient,
 ): Promise<void> {
-  let held = 0;
-  for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}:link:*`, count: 1000 }))
-    held += (keys as string[]).length;
+  const held = (await scanKeys(redis, `${REDIS_PREFIX}:link:*`)).length;
   if (held >= LINKS) return;
   const cold = servers.get('cold');
   if (!cold) throw new Error(`Redis holds ${held} of ${LINKS} links and no cold api can refill it`);
@@ -379,7 +384,7 @@ async function refill(
 async function measure(
   s: Scenario,
   server: { child: ChildProcess; url: string },
-  redis: Redis,
+  redis: RedisClient,
   worker: { child: ChildProcess } | null,
 ): Promise<RunResult & { redisUs: number }> {
   // every measured run follows PRIME_SECONDS of the same load, unmeasured: each server starts its
@@ -490,6 +495,8 @@ const COUNTED = ['baseline raw 302', 'api hot', 'api hot, no UA'];
 async function main(): Promise<void> {
   ensureWrk();
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  // BENCH_REDIS=cluster: every server (api, worker, baselines) on a cluster of the run's own
+  const redisSetup = await benchRedis();
   console.log(
     `seeding ${LINKS} links into ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} (Redis prefix ${REDIS_PREFIX}) ...`,
   );
@@ -557,7 +564,7 @@ async function main(): Promise<void> {
     mget: ['mget302'],
   };
   const servers = new Map<string, { child: ChildProcess; url: string }>();
-  const redisClient = new Redis(REDIS_URL);
+  const redisClient = testRedis();
   let generatorOk = true;
   try {
     const needed = ['cold', 'hot', 'raw', 'redis', 'mget'].filter((k) =>
@@ -575,7 +582,7 @@ async function main(): Promise<void> {
     for (const s of warmOrder)
       await warm(s, servers.get(s.server) as { child: ChildProcess; url: string });
     console.log(
-      `\n${CONNECTIONS} connections, ${SECONDS} s per run, ${rounds} round(s), loopback, ${cpus().length} cores; server on core 0, wrk on core 1\n${HEADER}\n`,
+      `\n${CONNECTIONS} connections, ${SECONDS} s per run, ${rounds} round(s), loopback, ${cpus().length} cores; Redis: ${redisSetup.mode}; server on core 0, wrk on core 1\n${HEADER}\n`,
     );
     let worker: { child: ChildProcess } | null = null;
     for (let round = 0; round < rounds; round++) {
@@ -608,7 +615,7 @@ async function main(): Promise<void> {
     receiver.close();
     redisClient.disconnect();
     await Promise.all([...servers.values()].map((s) => stop(s.child)));
-    await cleanup();
+    await cleanup(redisSetup);
   }
 
   generatorOk = checkHeadroom(active.map((s) => [s.name, s.runs]));

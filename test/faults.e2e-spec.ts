@@ -17,7 +17,12 @@ describe('faults', () => {
 
     beforeAll(async () => {
       redis = await TestRedis.start();
-      t = await createTestApp({ REDIS_URL: redis.url, AUTH_CACHE_SECONDS: '300' });
+      // this server alone, whatever Redis the run uses (TEST_REDIS=cluster)
+      t = await createTestApp({
+        REDIS_URL: redis.url,
+        REDIS_CLUSTER_NODES: '',
+        AUTH_CACHE_SECONDS: '300',
+      });
       user = await createUser(t);
     });
     afterAll(async () => {

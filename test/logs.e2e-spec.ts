@@ -26,6 +26,7 @@ describe('application logs', () => {
     const api = await startBuilt('api', {
       DATABASE_URL: database,
       REDIS_URL: redis.url,
+      REDIS_CLUSTER_NODES: '',
       ADMIN_EMAIL: `logs${Date.now()}@example.com`,
       ADMIN_API_KEY: key,
       AUTH_CACHE_SECONDS: '0',

@@ -1,6 +1,7 @@
 import request from 'supertest';
 
 import { runMigrations } from '@app/database';
+import { isCluster, keySlot, primaries } from '@app/redis';
 
 import { cspHash } from '../apps/api/src/public/html';
 import { LinkCache } from '../apps/api/src/link-cache/link-cache';
@@ -487,17 +488,37 @@ describe('public redirector', () => {
         // first visits fill Redis from Postgres (and the missing alias as "missing")
         for (const l of links) await visit(`/${l.alias}`, MAIN, cold).expect(302);
         expectHtmlPage(await visit(`/${missing}`, MAIN, cold), 404);
-        const mgets = async () =>
-          Number(
-            /cmdstat_mget:calls=(\d+)/.exec(await cold.redis.client.info('commandstats'))?.[1] ?? 0,
-          );
-        const before = await mgets();
+        // calls of each read command, summed over every primary
+        const reads = async () => {
+          const calls = { get: 0, mget: 0 };
+          for (const node of primaries(cold.redis.client)) {
+            const stats = await node.info('commandstats');
+            for (const c of ['get', 'mget'] as const)
+              calls[c] += Number(new RegExp(`cmdstat_${c}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+          }
+          return calls;
+        };
+        const client = cold.redis.client;
+        const pipelines = isCluster(client) ? jest.spyOn(client, 'pipeline') : null;
+        const before = await reads();
         const cache = cold.app.get(LinkCache);
         const resolved = await Promise.all([
           ...links.map((l) => cache.resolve(l.alias)),
           cache.resolve(missing),
         ]);
-        expect(await mgets()).toBe(before + 1);
+        const after = await reads();
+        if (!pipelines) expect(after).toEqual({ get: before.get, mget: before.mget + 1 });
+        else {
+          // a MGET per slot, all of a primary's in one pipeline: one per primary at most
+          const keys = [...links.map((l) => l.alias), missing].map((a) =>
+            cold.redis.key('link', a),
+          );
+          const slots = new Set(keys.map(keySlot)).size;
+          expect(after.get + after.mget - before.get - before.mget).toBe(slots);
+          expect(pipelines.mock.calls.length).toBeGreaterThan(0);
+          expect(pipelines.mock.calls.length).toBeLessThanOrEqual(primaries(client).length);
+          pipelines.mockRestore();
+        }
         expect(resolved.map((r) => r?.url)).toEqual([
           ...links.map((_, i) => `https://example.com/m${i}`),
           undefined,
@@ -625,7 +646,7 @@ describe('public redirector', () => {
   describe('dependencies down', () => {
     it('Redis down: links still resolve from Postgres (fail open) and invalidation is applied locally', async () => {
       const redis = await TestRedis.start();
-      const r = await createTestApp({ REDIS_URL: redis.url });
+      const r = await createTestApp({ REDIS_URL: redis.url, REDIS_CLUSTER_NODES: '' });
       try {
         const u = await createUser(r);
         const cached = await addLink(r, u, { url: 'https://example.com/cached' });

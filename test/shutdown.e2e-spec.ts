@@ -1,11 +1,10 @@
 import { request as httpRequest } from 'node:http';
 
-import Redis from 'ioredis';
-
 import { randomString } from '@app/common';
 import { StatsKeys } from '@app/stats';
 
 import { startBuilt, waitHealthy } from './support/process';
+import { testRedis } from './support/redis';
 import { BROWSER_UA } from './support/stats';
 
 /** Graceful shutdown of the real api process: in-flight requests finish, then it exits 0. */
@@ -62,7 +61,7 @@ describe('graceful shutdown', () => {
       ADMIN_API_KEY: key,
       ADMIN_PASSWORD: 'shutdown1',
     });
-    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const redis = testRedis();
     try {
       await waitHealthy(api.url);
       const created = await fetch(`${api.url}/api/url/add`, {

@@ -7,9 +7,10 @@
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 
 import { BatchedGet } from '../../libs/redis/src/batched-get';
+import type { RedisClient } from '../../libs/redis/src/redis-client';
 
 const kind = process.argv[2];
 const REDIRECT = 'private, max-age=90';
@@ -29,7 +30,14 @@ function serve(): ReturnType<typeof createServer> {
       res.end();
     });
   }
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  // the api's Redis, in its mode (BENCH_REDIS=cluster: REDIS_CLUSTER_NODES)
+  const nodes = (process.env.REDIS_CLUSTER_NODES ?? '').split(',').filter(Boolean);
+  const redis: RedisClient = nodes.length
+    ? new Cluster(
+        nodes.map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) })),
+        { scaleReads: 'master' },
+      )
+    : new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const prefix = `${process.env.REDIS_PREFIX}:link:`;
   const batched = new BatchedGet(redis);
   const get = kind === 'mget302' ? (k: string) => batched.get(k) : (k: string) => redis.get(k);

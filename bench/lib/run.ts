@@ -6,10 +6,10 @@
 import { ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 
-import Redis from 'ioredis';
-
 import { dropDatabase } from '../../libs/database/src/data-source';
 import { freePort, readyLine, spawnBuilt } from '../../test/support/process';
+import { deleteKeys, scanKeys, testRedis } from '../../test/support/redis';
+import { TestRedisCluster } from '../../test/support/services';
 
 /** This run's name (the pid and the time): what it creates is named after it. */
 export const RUN = `${process.pid}_${Date.now().toString(36)}`;
@@ -106,6 +106,31 @@ export async function createUsers(
   return keys;
 }
 
+/** The Redis a bench runs against (BENCH_REDIS). */
+export interface BenchRedis {
+  mode: 'single' | 'cluster';
+  /** Its settings, for the run's processes (also applied to this one). */
+  env: Record<string, string>;
+  /** Stops what the bench started (a cluster and its keys). */
+  stop(): Promise<void>;
+}
+
+/**
+ * BENCH_REDIS=cluster: a 3-primary Redis Cluster of the run's own (as the tests start one,
+ * test/support/services.ts), its nodes in REDIS_CLUSTER_NODES; otherwise the server at
+ * REDIS_URL. The settings are applied to this process too (testRedis() reads them).
+ */
+export async function benchRedis(): Promise<BenchRedis> {
+  if (process.env.BENCH_REDIS !== 'cluster') {
+    delete process.env.REDIS_CLUSTER_NODES;
+    return { mode: 'single', env: {}, stop: async () => undefined };
+  }
+  const cluster = await TestRedisCluster.start(3);
+  const env = { REDIS_CLUSTER_NODES: cluster.nodes };
+  Object.assign(process.env, env);
+  return { mode: 'cluster', env, stop: () => cluster.stop() };
+}
+
 /**
  * Drops a run's database, its Redis keys (`<REDIS_PREFIX>:*`) and, when named, its storage folder
  * (the settings as the run's processes were given them).
@@ -117,9 +142,9 @@ export async function removeRun(run: {
   STORAGE_DIR?: string;
 }): Promise<void> {
   await dropDatabase(run.DATABASE_URL);
-  const redis = new Redis(run.REDIS_URL);
-  for await (const keys of redis.scanStream({ match: `${run.REDIS_PREFIX}:*`, count: 1000 }))
-    if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
+  // the run's Redis in its mode (a cluster of the run's own is stopped with its keys)
+  const redis = testRedis({ ...process.env, REDIS_URL: run.REDIS_URL });
+  await deleteKeys(redis, await scanKeys(redis, `${run.REDIS_PREFIX}:*`));
   await redis.quit();
   if (run.STORAGE_DIR) await rm(run.STORAGE_DIR, { recursive: true, force: true });
 }

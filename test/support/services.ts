@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,12 +35,20 @@ async function waitFor(check: () => Promise<boolean>, ms: number, what: string):
  * may stop and start again on the same port.
  */
 export class TestRedis {
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    /** `requirepass` of the server, if any */
+    readonly password?: string,
+  ) {}
 
-  static async start(): Promise<TestRedis> {
-    const r = new TestRedis(await freePort());
+  static async start(password?: string): Promise<TestRedis> {
+    const r = new TestRedis(await freePort(), password);
     await r.start();
     return r;
+  }
+
+  private get auth(): string[] {
+    return this.password ? ['--no-auth-warning', '-a', this.password] : [];
   }
 
   get url(): string {
@@ -60,6 +69,7 @@ export class TestRedis {
         'no',
         '--daemonize',
         'yes',
+        ...(this.password ? ['--requirepass', this.password] : []),
       ],
       {
         stdio: 'ignore',
@@ -67,14 +77,17 @@ export class TestRedis {
     );
     await waitFor(
       async () =>
-        (await run('redis-cli', ['-p', String(this.port), 'ping'])).stdout.trim() === 'PONG',
+        (await run('redis-cli', [...this.auth, '-p', String(this.port), 'ping'])).stdout.trim() ===
+        'PONG',
       10_000,
       'redis',
     );
   }
 
   async stop(): Promise<void> {
-    await run('redis-cli', ['-p', String(this.port), 'shutdown', 'nosave']).catch(() => undefined);
+    await run('redis-cli', [...this.auth, '-p', String(this.port), 'shutdown', 'nosave']).catch(
+      () => undefined,
+    );
     await waitFor(
       async () => {
         try {
@@ -324,9 +337,16 @@ export class TestRedisCluster {
   private constructor(
     readonly ports: number[],
     readonly dir: string,
+    readonly password?: string,
   ) {}
 
-  static async start(primaries = 3): Promise<TestRedisCluster> {
+  /** redis-cli's arguments for the password, if any. */
+  private get auth(): string[] {
+    return this.password ? ['--no-auth-warning', '-a', this.password] : [];
+  }
+
+  /** `password`: every node requires it (`requirepass`, and `masterauth` between nodes). */
+  static async start(primaries = 3, password?: string): Promise<TestRedisCluster> {
     const dir = mkdtempSync(join(tmpdir(), 'lm-redis-cluster-'));
     const ports: number[] = [];
     while (ports.length < primaries) {
@@ -334,9 +354,10 @@ export class TestRedisCluster {
       // the cluster bus listens on port + 10000: both must be free
       if (port <= 55535 && !ports.includes(port)) ports.push(port);
     }
-    const cluster = new TestRedisCluster(ports, dir);
+    const cluster = new TestRedisCluster(ports, dir, password);
     await Promise.all(ports.map((port) => cluster.startNode(port)));
     await run('redis-cli', [
+      ...cluster.auth,
       '--cluster',
       'create',
       ...ports.map((p) => `127.0.0.1:${p}`),
@@ -347,7 +368,9 @@ export class TestRedisCluster {
     await waitFor(
       async () => {
         for (const port of ports) {
-          const info = (await run('redis-cli', ['-p', String(port), 'cluster', 'info'])).stdout;
+          const info = (
+            await run('redis-cli', [...cluster.auth, '-p', String(port), 'cluster', 'info'])
+          ).stdout;
           if (!info.includes('cluster_state:ok')) return false;
         }
         return true;
@@ -365,7 +388,7 @@ export class TestRedisCluster {
 
   private async startNode(port: number): Promise<void> {
     const nodeDir = join(this.dir, String(port));
-    mkdirSync(nodeDir);
+    mkdirSync(nodeDir, { recursive: true });
     spawn(
       'redis-server',
       [
@@ -389,13 +412,35 @@ export class TestRedisCluster {
         join(nodeDir, 'redis.pid'),
         '--daemonize',
         'yes',
+        ...(this.password ? ['--requirepass', this.password, '--masterauth', this.password] : []),
       ],
       { stdio: 'ignore' },
     );
     await waitFor(
-      async () => (await run('redis-cli', ['-p', String(port), 'ping'])).stdout.trim() === 'PONG',
+      async () =>
+        (await run('redis-cli', [...this.auth, '-p', String(port), 'ping'])).stdout.trim() ===
+        'PONG',
       10_000,
       `redis cluster node ${port}`,
+    );
+  }
+
+  /** Kills one node (SIGKILL): its slots are down until it is started again. */
+  kill(port: number): void {
+    const pid = Number(readFileSync(join(this.dir, String(port), 'redis.pid'), 'utf8').trim());
+    process.kill(pid, 'SIGKILL');
+  }
+
+  /** Starts a killed node again (it rejoins with its nodes.conf) and waits for the cluster. */
+  async restart(port: number): Promise<void> {
+    await this.startNode(port);
+    await waitFor(
+      async () =>
+        (
+          await run('redis-cli', [...this.auth, '-p', String(port), 'cluster', 'info'])
+        ).stdout.includes('cluster_state:ok'),
+      20_000,
+      'redis cluster after a restart',
     );
   }
 
@@ -403,6 +448,163 @@ export class TestRedisCluster {
     for (const port of this.ports) {
       const pidFile = join(this.dir, String(port), 'redis.pid');
       const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A primary, its replica and one sentinel watching them (quorum 1), each on a free port: the
+ * Sentinel mode (REDIS_SENTINELS) with a failover the test can force. `password`: the servers
+ * and the sentinel require it.
+ */
+export class TestRedisSentinel {
+  readonly name = 'lmtest';
+
+  private constructor(
+    readonly dir: string,
+    readonly ports: { primary: number; replica: number; sentinel: number },
+    readonly password?: string,
+  ) {}
+
+  static async start(password?: string): Promise<TestRedisSentinel> {
+    const dir = mkdtempSync(join(tmpdir(), 'lm-redis-sentinel-'));
+    const taken: number[] = [];
+    const port = async () => {
+      let p = await freePort();
+      while (taken.includes(p)) p = await freePort();
+      taken.push(p);
+      return p;
+    };
+    const ports = { primary: await port(), replica: await port(), sentinel: await port() };
+    const s = new TestRedisSentinel(dir, ports, password);
+    await s.startServer(ports.primary, []);
+    await s.startServer(ports.replica, ['--replicaof', '127.0.0.1', String(ports.primary)]);
+    const conf = join(dir, 'sentinel.conf');
+    writeFileSync(
+      conf,
+      [
+        `port ${ports.sentinel}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `pidfile ${join(dir, 'sentinel.pid')}`,
+        'daemonize yes',
+        `sentinel monitor ${s.name} 127.0.0.1 ${ports.primary} 1`,
+        `sentinel down-after-milliseconds ${s.name} 1000`,
+        `sentinel failover-timeout ${s.name} 5000`,
+        ...(password
+          ? [`sentinel auth-pass ${s.name} ${password}`, `requirepass ${password}`]
+          : []),
+        '',
+      ].join('\n'),
+    );
+    await waitFor(
+      async () =>
+        (await s.cli(ports.replica, 'info', 'replication')).includes('master_link_status:up'),
+      20_000,
+      'redis replica sync',
+    );
+    spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' });
+    // the sentinel has found the replica: a failover can be asked for
+    await waitFor(
+      async () => (await s.cli(ports.sentinel, 'sentinel', 'replicas', s.name)).includes('slave'),
+      20_000,
+      'redis sentinel',
+    );
+    return s;
+  }
+
+  /** The REDIS_SENTINELS value. */
+  get sentinels(): string {
+    return `127.0.0.1:${this.ports.sentinel}`;
+  }
+
+  /** The port of the server the sentinel names as primary now. */
+  async primaryPort(): Promise<number> {
+    const answer = await this.cli(
+      this.ports.sentinel,
+      'sentinel',
+      'get-master-addr-by-name',
+      this.name,
+    );
+    return Number(answer.trim().split('\n')[1]);
+  }
+
+  /** Forces a failover and waits until the replica is the primary and the old one follows it. */
+  async failover(): Promise<void> {
+    const before = await this.primaryPort();
+    await this.cli(this.ports.sentinel, 'sentinel', 'failover', this.name);
+    await waitFor(
+      async () => {
+        const now = await this.primaryPort();
+        if (now === before) return false;
+        const role = await this.cli(before, 'role');
+        return role.startsWith('slave') && role.includes('connected');
+      },
+      30_000,
+      'sentinel failover',
+    );
+  }
+
+  /** redis-cli against one of the servers (or the sentinel); its output. */
+  async cli(port: number, ...args: string[]): Promise<string> {
+    const auth = this.password ? ['--no-auth-warning', '-a', this.password] : [];
+    return (await run('redis-cli', [...auth, '-p', String(port), ...args])).stdout;
+  }
+
+  private async startServer(port: number, extra: string[]): Promise<void> {
+    const auth = this.password
+      ? ['--requirepass', this.password, '--masterauth', this.password]
+      : [];
+    spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--dbfilename',
+        `dump-${port}.rdb`,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        // the replica's first sync at once (not after the default 5 s)
+        '--repl-diskless-sync-delay',
+        '0',
+        '--pidfile',
+        join(this.dir, `redis-${port}.pid`),
+        '--daemonize',
+        'yes',
+        ...auth,
+        ...extra,
+      ],
+      { stdio: 'ignore' },
+    );
+    await waitFor(
+      async () => (await this.cli(port, 'ping')).trim() === 'PONG',
+      10_000,
+      `redis ${port}`,
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const name of [
+      'sentinel.pid',
+      `redis-${this.ports.primary}.pid`,
+      `redis-${this.ports.replica}.pid`,
+    ]) {
+      const file = join(this.dir, name);
+      const pid = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0;
       if (pid > 0) {
         try {
           process.kill(pid, 'SIGKILL');

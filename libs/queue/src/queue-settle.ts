@@ -16,10 +16,15 @@ import { QUEUE } from './queues';
 export class QueueSettle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(private readonly moduleRef: ModuleRef) {}
 
+  private queues(): Queue[] {
+    return Object.values(QUEUE).map((name) =>
+      this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }),
+    );
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.all(
-      Object.values(QUEUE).map((name) => {
-        const queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+      this.queues().map((queue) => {
         return Promise.race([
           queue.waitUntilReady().catch(() => undefined),
           new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
@@ -28,9 +33,15 @@ export class QueueSettle implements BeforeApplicationShutdown, OnApplicationShut
     );
   }
 
-  /** The cluster connection given to BullMQ, once the queues and workers are closed. */
+  /**
+   * This app's cluster connection given to BullMQ, once the queues and workers are closed (only
+   * its own: several apps may run in one process, as in the tests).
+   */
   async onApplicationShutdown(): Promise<void> {
-    const connections = sharedQueueConnections.splice(0);
+    const mine = new Set<unknown>(this.queues().map((queue) => queue.opts.connection));
+    const connections = sharedQueueConnections.filter((c) => mine.has(c));
+    for (const c of connections)
+      sharedQueueConnections.splice(sharedQueueConnections.indexOf(c), 1);
     await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
   }
 }

@@ -3,3 +3,4 @@ export * from './cache';
 export * from './redis.module';
 export * from './redis.service';
 export * from './redis-client';
+export * from './key-slot';

@@ -44,6 +44,14 @@ export function isCluster(client: RedisClient): client is Cluster {
   return (client as Cluster).isCluster === true;
 }
 
+/**
+ * The connections to every primary: the cluster's (as it last described itself), or the one
+ * server. A SCAN, a readiness check or a FLUSH covers all of them.
+ */
+export function primaries(client: RedisClient): Redis[] {
+  return isCluster(client) ? client.nodes('master') : [client];
+}
+
 function hostPort(item: string): { host: string; port: number } {
   const at = item.lastIndexOf(':');
   return { host: item.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(item.slice(at + 1)) };

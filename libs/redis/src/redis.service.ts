@@ -30,6 +30,15 @@ export class RedisService implements OnApplicationShutdown {
     return `${this.prefix}:${parts.join(':')}`;
   }
 
+  /**
+   * `<prefix>:{<tag parts joined by ':'>}:<parts joined by ':'>`: keys that share a tag share a
+   * Redis Cluster hash slot, so one script or transaction may touch them together
+   * (docs/scaling.md#key-layout-and-hash-tags).
+   */
+  slotKey(tag: Array<string | number>, ...parts: Array<string | number>): string {
+    return `${this.prefix}:{${tag.join(':')}}:${parts.join(':')}`;
+  }
+
   /** True while commands can be sent; callers on the hot path skip Redis (fail open) otherwise. */
   get ready(): boolean {
     return this.client.status === 'ready';

@@ -5,13 +5,25 @@ import { DataSource } from 'typeorm';
 
 import { Public, ServiceUnavailableError } from '@app/common';
 import { ReadReplicas } from '@app/database';
-import { RedisService } from '@app/redis';
+import { isCluster, primaries, RedisClient, RedisService } from '@app/redis';
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
   Promise.race([
     p,
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms)),
   ]);
+
+/**
+ * Every primary answers PING (there is at least one) and, on a cluster, the cluster serves all
+ * its slots (a primary that failed may already be gone from the client's list).
+ */
+async function pingAll(client: RedisClient): Promise<void> {
+  const nodes = primaries(client);
+  if (!nodes.length) throw new Error('no redis node known');
+  await Promise.all(nodes.map((node) => node.ping()));
+  if (isCluster(client) && !String(await client.cluster('INFO')).includes('cluster_state:ok'))
+    throw new Error('cluster down');
+}
 
 @ApiTags('health')
 @Public()
@@ -105,7 +117,8 @@ export class HealthController {
         () => true,
         () => false,
       ),
-      withTimeout(this.redis.client.ping(), 2000).then(
+      // every primary of a cluster: each holds part of the keys (none known yet: not ready)
+      withTimeout(pingAll(this.redis.client), 2000).then(
         () => true,
         () => false,
       ),

@@ -212,14 +212,16 @@ export class DeliveryGate {
     }
   }
 
+  /** The scripts' keys, all tagged with the user: one hash slot on a Redis Cluster. */
   private keys(webhookId: number, userId: number): string[] {
+    const tag = ['webhook-user', userId];
     return [
       '5',
-      this.redis.key('webhook', webhookId, 'in-flight'),
-      this.redis.key('webhook-user', userId, 'in-flight'),
-      this.redis.key('webhook', webhookId, 'waiting'),
-      this.redis.key('webhook', webhookId, 'breaker'),
-      this.redis.key('webhook-user', userId, 'waiting'),
+      this.redis.slotKey(tag, 'webhook', webhookId, 'in-flight'),
+      this.redis.slotKey(tag, 'in-flight'),
+      this.redis.slotKey(tag, 'webhook', webhookId, 'waiting'),
+      this.redis.slotKey(tag, 'webhook', webhookId, 'breaker'),
+      this.redis.slotKey(tag, 'waiting'),
     ];
   }
 

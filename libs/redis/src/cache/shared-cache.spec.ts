@@ -1,4 +1,5 @@
 import type { RedisService } from '../redis.service';
+import { keySlot } from '../key-slot';
 import { InvalidationLog } from './invalidation-log';
 import { BusMember, InvalidationBus, SharedCache } from './shared-cache';
 
@@ -140,5 +141,53 @@ describe('SharedCache (in-process layer)', () => {
     await cache.invalidate(['k']);
     expect(cache.peek('k')).toBeUndefined();
     cache.close();
+  });
+});
+
+describe('SharedCache invalidation on a Redis Cluster', () => {
+  it('deletes the Redis entries one slot at a time, then publishes', async () => {
+    const calls: Array<{ command: string; args: string[] }> = [];
+    const client = {
+      isCluster: true,
+      on: () => undefined,
+      del: async (...keys: string[]) => {
+        // Redis refuses a DEL across slots
+        if (new Set(keys.map(keySlot)).size > 1) throw new Error('CROSSSLOT');
+        calls.push({ command: 'del', args: keys });
+        return keys.length;
+      },
+      publish: async (channel: string, message: string) => {
+        calls.push({ command: 'publish', args: [channel, message] });
+        return 1;
+      },
+      multi: () => {
+        throw new Error('no MULTI across slots');
+      },
+    };
+    const bus = new FakeBus();
+    Object.assign(bus.redis, { ready: true, client });
+    const cache = new SharedCache<Owner>(bus, {
+      name: 'owners',
+      max: 10,
+      ttlMs: 60_000,
+      remote: {
+        ttlSeconds: 60,
+        missingTtlSeconds: 60,
+        encode: JSON.stringify,
+        decode: JSON.parse,
+      },
+    });
+    const names = ['{u1}a', '{u1}b', 'x', 'y'];
+    await cache.invalidate(names);
+    cache.close();
+    const dels = calls.filter((c) => c.command === 'del');
+    expect(dels.flatMap((c) => c.args).sort()).toEqual(names.map((n) => `owners:${n}`).sort());
+    expect(dels).toContainEqual({ command: 'del', args: ['owners:{u1}a', 'owners:{u1}b'] });
+    expect(dels).toHaveLength(new Set(names.map((n) => keySlot(`owners:${n}`))).size);
+    // the message last, once the entries are gone
+    expect(calls[calls.length - 1]).toEqual({
+      command: 'publish',
+      args: ['test:cache:bus', JSON.stringify({ c: 'owners', k: names })],
+    });
   });
 });

@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 
+import { groupBySlot } from '../key-slot';
+import { isCluster } from '../redis-client';
 import type { RedisService } from '../redis.service';
 import { InvalidationLog } from './invalidation-log';
 
@@ -253,14 +255,26 @@ export class SharedCache<V extends object> implements BusMember {
     const redis = this.bus.redis;
     try {
       if (!redis.ready) throw new Error('redis is not connected');
-      const tx = redis.client.multi();
-      if (this.options.remote) {
-        const keys = names.map((n) => this.remoteKey(n));
+      const keys = this.options.remote ? names.map((n) => this.remoteKey(n)) : [];
+      const message = JSON.stringify({ c: this.options.name, k: names } satisfies BusMessage);
+      const client = redis.client;
+      if (isCluster(client)) {
+        // a DEL names keys of one slot: one per slot (in parallel), then the message, which
+        // every node passes on to its subscribers
+        const dels: Array<Promise<number>> = [];
+        for (const group of groupBySlot(keys))
+          for (let i = 0; i < group.length; i += DEL_BATCH)
+            dels.push(client.del(...group.slice(i, i + DEL_BATCH)));
+        await Promise.all(dels);
+        await client.publish(this.bus.channel, message);
+      } else {
+        const tx = client.multi();
         for (let i = 0; i < keys.length; i += DEL_BATCH) tx.del(...keys.slice(i, i + DEL_BATCH));
+        tx.publish(this.bus.channel, message);
+        const replies = await tx.exec();
+        const failed = replies?.find(([err]) => err)?.[0];
+        if (failed) throw failed;
       }
-      const message: BusMessage = { c: this.options.name, k: names };
-      tx.publish(this.bus.channel, JSON.stringify(message));
-      await tx.exec();
     } catch (err) {
       // sent when Redis is back; meanwhile no replica serves from memory (the bus is down) or
       // the others' entries run out

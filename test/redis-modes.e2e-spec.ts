@@ -1,0 +1,200 @@
+import Redis from 'ioredis';
+
+import { CacheBus, REPEAT_INVALIDATION_MS } from '@app/redis';
+
+import { createTestApp, createUser, TestApp, TestUser, withTestApp } from './support/app';
+import { addLink } from './support/links';
+import { TestRedis, TestRedisCluster, TestRedisSentinel } from './support/services';
+import { BROWSER_UA, eventually } from './support/stats';
+
+const MAIN = 'short.test';
+const PASSWORD = 'redis-modes-secret';
+/** Every Redis mode but the one chosen here is switched off (the run's own may be a cluster). */
+const NO_MODE = { REDIS_CLUSTER_NODES: '', REDIS_SENTINELS: '', REDIS_PASSWORD: '' };
+
+const visit = (t: TestApp, alias: string) =>
+  t.http().get(`/${alias}`).set('Host', MAIN).set('User-Agent', BROWSER_UA).redirects(0);
+
+/** The rate-limit budget left, as the last request reports it. */
+async function remaining(t: TestApp, user: TestUser): Promise<number> {
+  const res = await t.http().get('/api/account').set(user.auth).expect(200);
+  return Number(res.headers['x-ratelimit-remaining']);
+}
+
+/**
+ * What every mode must do: rate limits counted in Redis, a link cached (in memory and in Redis)
+ * and dropped everywhere when it changes, a job queued (a QR code's render: 503 when BullMQ
+ * cannot reach Redis), readiness answered.
+ */
+async function worksIn(
+  t: TestApp,
+  user: TestUser,
+  link: { id: number; alias: string },
+  url: string,
+) {
+  const left = await remaining(t, user);
+  expect(await remaining(t, user)).toBe(left - 1);
+  expect((await t.http().get('/health/ready').expect(200)).body.data.redis).toBe('up');
+  await eventually(async () => t.app.get(CacheBus).live);
+  // cached, then changed: the next visit follows the change
+  await visit(t, link.alias).expect(302);
+  await t.http().put(`/api/url/${link.id}/update`).set(user.auth).send({ url }).expect(200);
+  expect((await visit(t, link.alias).expect(302)).headers.location).toBe(url);
+  await t.http().post('/api/qr/add').set(user.auth).send({ type: 'text', data: url }).expect(200);
+}
+
+describe('Redis modes', () => {
+  describe('Sentinel (REDIS_SENTINELS), with a password', () => {
+    let sentinel: TestRedisSentinel;
+    beforeAll(async () => {
+      sentinel = await TestRedisSentinel.start(PASSWORD);
+    }, 60_000);
+    afterAll(() => sentinel?.stop());
+
+    it('counts, caches and invalidates through the primary, and keeps doing so after a failover', async () => {
+      const env = {
+        ...NO_MODE,
+        REDIS_SENTINELS: sentinel.sentinels,
+        REDIS_SENTINEL_NAME: sentinel.name,
+        REDIS_PASSWORD: PASSWORD,
+        RATE_LIMIT: '1000',
+        // one window for the whole test (windows are aligned to the clock)
+        RATE_LIMIT_WINDOW_SECONDS: '3600',
+      };
+      await withTestApp(env, async (t) => {
+        const user = await createUser(t);
+        const link = await addLink(t, user, { url: 'https://example.com/before' });
+        await worksIn(t, user, link, 'https://example.com/one');
+        // the link was cached on the sentinel's primary
+        const primary = await sentinel.primaryPort();
+        const cached = t.redis.key('link', link.alias);
+        expect((await sentinel.cli(primary, 'exists', cached)).trim()).toBe('1');
+        const left = await remaining(t, user);
+
+        await sentinel.failover();
+        expect(await sentinel.primaryPort()).not.toBe(primary);
+
+        // the client finds the new primary; the count (replicated) goes on from where it was
+        await eventually(
+          async () => (await t.http().get('/health/ready')).status === 200,
+          15_000,
+          200,
+        );
+        await eventually(async () => t.app.get(CacheBus).live, 15_000);
+        const after = await remaining(t, user);
+        expect(after).toBeLessThan(left);
+        await worksIn(t, user, link, 'https://example.com/two');
+        // written on the new primary: the old one is a replica now and refuses writes
+        expect(await sentinel.cli(primary, 'role')).toMatch(/^slave/);
+      });
+    }, 90_000);
+  });
+
+  describe('REDIS_PASSWORD', () => {
+    it('one server (REDIS_URL without a password in it)', async () => {
+      const redis = await TestRedis.start(PASSWORD);
+      try {
+        const env = { ...NO_MODE, REDIS_URL: redis.url, REDIS_PASSWORD: PASSWORD };
+        await withTestApp(env, async (t) => {
+          const user = await createUser(t);
+          const link = await addLink(t, user, { url: 'https://example.com/single' });
+          await worksIn(t, user, link, 'https://example.com/single-2');
+        });
+      } finally {
+        await redis.stop();
+      }
+    }, 60_000);
+  });
+
+  describe('Redis Cluster (REDIS_CLUSTER_NODES), with a password', () => {
+    let cluster: TestRedisCluster;
+    let t: TestApp;
+    let user: TestUser;
+    beforeAll(async () => {
+      cluster = await TestRedisCluster.start(3, PASSWORD);
+      t = await createTestApp({
+        ...NO_MODE,
+        REDIS_CLUSTER_NODES: cluster.nodes,
+        REDIS_PASSWORD: PASSWORD,
+        RATE_LIMIT: '1000',
+      });
+      user = await createUser(t);
+    }, 60_000);
+    afterAll(async () => {
+      await t?.close();
+      await cluster?.stop();
+    });
+
+    /** A connection to one node of the cluster. */
+    const node = (port: number) => new Redis({ port, host: '127.0.0.1', password: PASSWORD });
+
+    it('counts, caches and invalidates', async () => {
+      const link = await addLink(t, user, { url: 'https://example.com/cluster' });
+      await worksIn(t, user, link, 'https://example.com/cluster-2');
+    });
+
+    it('an invalidation lost with the cache bus connection is not served stale: the loss is seen and the caches reset', async () => {
+      const link = await addLink(t, user, { url: 'https://example.com/bus-1' });
+      // creation's own invalidation is repeated once, REPEAT_INVALIDATION_MS later: let it pass
+      await new Promise((r) => setTimeout(r, REPEAT_INVALIDATION_MS + 200));
+      await eventually(async () => t.app.get(CacheBus).live);
+      expect((await visit(t, link.alias).expect(302)).headers.location).toBe(
+        'https://example.com/bus-1',
+      );
+      // a change behind the app's back: only the invalidation sent below would tell it
+      await t.db.query(`UPDATE links SET url = 'https://example.com/bus-2' WHERE id = $1`, [
+        link.id,
+      ]);
+      await t.redis.client.del(t.redis.key('link', link.alias));
+      expect((await visit(t, link.alias).expect(302)).headers.location).toBe(
+        'https://example.com/bus-1',
+      );
+      // the node the bus listens on drops its connection and, in the same transaction, the
+      // invalidation is published: it never reaches this app
+      let killed = false;
+      for (const port of cluster.ports) {
+        const conn = node(port);
+        const clients = (await conn.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
+        // the one subscribed connection of this private cluster: the bus's
+        const id = /^id=(\d+) .* sub=1 /m.exec(clients)?.[1];
+        if (id) {
+          const message = JSON.stringify({ c: 'link', k: [link.alias] });
+          await conn
+            .multi()
+            .client('KILL', 'ID', id)
+            .publish(t.app.get(CacheBus).channel, message)
+            .exec();
+          killed = true;
+        }
+        await conn.quit();
+      }
+      expect(killed).toBe(true);
+      await eventually(
+        async () => (await visit(t, link.alias)).headers.location === 'https://example.com/bus-2',
+        5000,
+        50,
+      );
+      await eventually(async () => t.app.get(CacheBus).live, 10_000);
+    }, 30_000);
+
+    it('a primary killed: requests keep answering (fail open, links from Postgres), readiness says so, and it all comes back', async () => {
+      const link = await addLink(t, user, { url: 'https://example.com/down' });
+      const down = cluster.ports[0];
+      cluster.kill(down);
+      try {
+        await eventually(async () => (await t.http().get('/health/ready')).status === 503, 10_000);
+        for (let i = 0; i < 3; i++) {
+          const res = await t.http().get('/api/account').set(user.auth);
+          expect(res.status).toBe(200);
+          expect(res.body.data.id).toBe(user.id);
+          expect((await visit(t, link.alias)).headers.location).toBe('https://example.com/down');
+        }
+      } finally {
+        await cluster.restart(down);
+      }
+      await eventually(async () => (await t.http().get('/health/ready')).status === 200, 20_000);
+      await eventually(async () => t.app.get(CacheBus).live, 10_000);
+      await worksIn(t, user, link, 'https://example.com/up-again');
+    }, 60_000);
+  });
+});
