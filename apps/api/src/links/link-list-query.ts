@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+import { likePattern } from '@app/links';
+
+/** What `GET /api/urls` narrows and sorts by. */
+export interface LinkListFilter {
+  userId: number;
+  /** keyword searched (case-insensitive, literally) in the target URL, title and alias */
+  q?: string;
+  /** exact alias */
+  short?: string;
+  order: 'date' | 'click';
+  offset: number;
+  limit: number;
+}
+
+/** One page of the list: the total matching (every page), and the ids of this page in order. */
+export interface LinkListPage {
+  total: number;
+  ids: number[];
+}
+
+/**
+ * The expression of the trigram index `links_search_trgm` (migration ListScale): url, title and
+ * alias in one text. Whatever one field contains, this contains: it narrows, the fields decide.
+ */
+const SEARCH_TEXT = `(l.url || ' ' || l.title::text || ' ' || l.alias::text)`;
+
+/**
+ * Whether a keyword gives pg_trgm a trigram to look up: three letters or digits in a row. A shorter
+ * word ('ab', 'a.b', '%') has none: the index would have to be read whole, so such a search reads the
+ * user's own links instead (links_user_idx), within the list's time budget.
+ */
+export function trigramSearchable(q: string): boolean {
+  return /[\p{L}\p{N}]{3}/u.test(q);
+}
+
+/**
+ * The list's one query (`GET /api/urls`), run in the caller's transaction (ListBudget), so that
+ * it can be routed as one piece. It answers the total and the page's ids in one statement (one
+ * snapshot: the total and the page agree):
+ * - no filter: the total is the maintained count (`link_counts`), the page an index-only scan of
+ *   `links_user_idx` (user, kind, id) to the page's offset: reading ids, not rows;
+ * - `q` or `short`: the matching ids are found once (the trigram index, the alias index, or the
+ *   user's links for a keyword without a trigram), counted exactly, and the page taken from them;
+ * - `order=click`: the same ids ordered by their folded click total, then newest first.
+ */
+@Injectable()
+export class LinkListQuery {
+  async page(em: EntityManager, f: LinkListFilter): Promise<LinkListPage> {
+    const params: unknown[] = [f.userId];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const where = ['l.user_id = $1', "l.kind = 'link'"];
+    if (f.short !== undefined) where.push(`l.alias = ${param(f.short)}`);
+    if (f.q) {
+      const pattern = param(likePattern(f.q));
+      if (trigramSearchable(f.q)) where.push(`${SEARCH_TEXT} ILIKE ${pattern}`);
+      where.push(
+        `(l.url ILIKE ${pattern} OR l.title ILIKE ${pattern} OR l.alias ILIKE ${pattern})`,
+      );
+    }
+    const filtered = where.length > 2;
+    const source = filtered ? 'm' : 'links l';
+    const sourceWhere = filtered ? '' : `WHERE ${where.join(' AND ')}`;
+    const id = filtered ? 'm.id' : 'l.id';
+    const order =
+      f.order === 'click'
+        ? `LEFT JOIN link_stats_total t ON t.link_id = ${id} ${sourceWhere} ORDER BY COALESCE(t.clicks, 0) DESC, ${id} DESC`
+        : `${sourceWhere} ORDER BY ${id} DESC`;
+    const pageSql = `SELECT ${id} FROM ${source} ${order} OFFSET ${param(f.offset)} LIMIT ${param(f.limit)}`;
+    const sql = filtered
+      ? `WITH m AS MATERIALIZED (SELECT l.id FROM links l WHERE ${where.join(' AND ')})
+         SELECT (SELECT count(*) FROM m)::int AS total, ARRAY(${pageSql}) AS ids`
+      : `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'link')::int AS total,
+                ARRAY(${pageSql}) AS ids`;
+    const [row]: Array<{ total: number; ids: number[] }> = await em.query(sql, params);
+    return { total: row.total, ids: row.ids };
+  }
+}

@@ -1,0 +1,116 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Lists and search that cost the same for a user with a million links as for one with a thousand.
+ *
+ * - `link_counts`: how many codes each user owns, by kind (`link`, `bio`, `qr` from `links.kind`;
+ *   `qr-link` for `qr_codes` of type link, which the plan's `links` count includes), kept by
+ *   triggers on `links` and `qr_codes`, so every writer (api, worker imports, SQL by hand) keeps it
+ *   exact in the writing transaction. A count is the sum of its rows: each writing connection adds
+ *   to one of 16 slots (`pg_backend_pid() % 16`), so concurrent creations of one user do not queue
+ *   on one counter row. INSERT and DELETE triggers are per statement (one upsert per user and kind
+ *   of a batch, through the transition table); a change of owner or kind is per row, and only
+ *   fires when one changes. A deletion of the user (cascading to its codes) leaves no row behind.
+ * - `links_search_trgm`: a trigram GIN index on url, title and alias together, for `q` searches
+ *   (`ILIKE '%word%'`). The list's query tests this expression first (a superset: whatever one of the
+ *   fields contains, their concatenation contains), then each field for the exact semantics.
+ */
+export class ListScale1732300020000 implements MigrationInterface {
+  name = 'ListScale1732300020000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+    await q.query(`
+      CREATE TABLE link_counts (
+        user_id int NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        kind varchar(8) NOT NULL,
+        slot smallint NOT NULL,
+        n bigint NOT NULL,
+        PRIMARY KEY (user_id, kind, slot)
+      )`);
+    // adds `delta` to (user, kind) in this connection's slot; skips a user being deleted
+    await q.query(`
+      CREATE FUNCTION link_counts_add(p_user int, p_kind varchar, p_delta bigint) RETURNS void
+      LANGUAGE sql AS $$
+        INSERT INTO link_counts AS c (user_id, kind, slot, n)
+        SELECT p_user, p_kind, pg_backend_pid() % 16, p_delta
+         WHERE p_kind IS NOT NULL AND EXISTS (SELECT 1 FROM users u WHERE u.id = p_user)
+        ON CONFLICT (user_id, kind, slot) DO UPDATE SET n = c.n + EXCLUDED.n
+      $$`);
+    await q.query(`
+      CREATE FUNCTION links_count_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          PERFORM link_counts_add(user_id, kind, count(*))
+             FROM (SELECT user_id, kind FROM new_rows ORDER BY user_id, kind) r GROUP BY user_id, kind
+            ORDER BY user_id, kind;
+        ELSIF TG_OP = 'DELETE' THEN
+          PERFORM link_counts_add(user_id, kind, -count(*))
+             FROM (SELECT user_id, kind FROM old_rows ORDER BY user_id, kind) r GROUP BY user_id, kind
+            ORDER BY user_id, kind;
+        ELSIF TG_OP = 'UPDATE' THEN
+          PERFORM link_counts_add(OLD.user_id, OLD.kind, -1);
+          PERFORM link_counts_add(NEW.user_id, NEW.kind, 1);
+        ELSE
+          DELETE FROM link_counts WHERE kind IN ('link', 'bio', 'qr');
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE FUNCTION qr_codes_count_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          PERFORM link_counts_add(user_id, 'qr-link', count(*))
+             FROM new_rows WHERE type = 'link' GROUP BY user_id ORDER BY user_id;
+        ELSIF TG_OP = 'DELETE' THEN
+          PERFORM link_counts_add(user_id, 'qr-link', -count(*))
+             FROM old_rows WHERE type = 'link' GROUP BY user_id ORDER BY user_id;
+        ELSIF TG_OP = 'UPDATE' THEN
+          IF OLD.type = 'link' THEN PERFORM link_counts_add(OLD.user_id, 'qr-link', -1); END IF;
+          IF NEW.type = 'link' THEN PERFORM link_counts_add(NEW.user_id, 'qr-link', 1); END IF;
+        ELSE
+          DELETE FROM link_counts WHERE kind = 'qr-link';
+        END IF;
+        RETURN NULL;
+      END $$`);
+    for (const [table, fn, moved] of [
+      ['links', 'links_count_rows', 'OLD.user_id <> NEW.user_id OR OLD.kind <> NEW.kind'],
+      ['qr_codes', 'qr_codes_count_rows', 'OLD.user_id <> NEW.user_id OR OLD.type <> NEW.type'],
+    ]) {
+      await q.query(`
+        CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table}
+          REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`);
+      await q.query(`
+        CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table}
+          REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`);
+      await q.query(`
+        CREATE TRIGGER ${table}_count_move AFTER UPDATE ON ${table}
+          FOR EACH ROW WHEN (${moved}) EXECUTE FUNCTION ${fn}()`);
+      await q.query(`
+        CREATE TRIGGER ${table}_count_truncate AFTER TRUNCATE ON ${table}
+          FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`);
+    }
+    // the counts of the rows already there (no writer runs between this and the commit)
+    await q.query(`LOCK TABLE links, qr_codes IN SHARE MODE`);
+    await q.query(`
+      INSERT INTO link_counts (user_id, kind, slot, n)
+      SELECT user_id, kind, 0, count(*) FROM links GROUP BY user_id, kind
+      UNION ALL
+      SELECT user_id, 'qr-link', 0, count(*) FROM qr_codes WHERE type = 'link' GROUP BY user_id`);
+    await q.query(`
+      CREATE INDEX links_search_trgm ON links
+        USING gin ((url || ' ' || title::text || ' ' || alias::text) gin_trgm_ops)`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP INDEX IF EXISTS links_search_trgm`);
+    for (const table of ['links', 'qr_codes']) {
+      for (const t of ['insert', 'delete', 'move', 'truncate'])
+        await q.query(`DROP TRIGGER IF EXISTS ${table}_count_${t} ON ${table}`);
+    }
+    await q.query(`DROP FUNCTION IF EXISTS qr_codes_count_rows()`);
+    await q.query(`DROP FUNCTION IF EXISTS links_count_rows()`);
+    await q.query(`DROP FUNCTION IF EXISTS link_counts_add(int, varchar, bigint)`);
+    await q.query(`DROP TABLE IF EXISTS link_counts`);
+  }
+}
