@@ -44,7 +44,8 @@ export function trigramSearchable(q: string): boolean {
  *   `links_user_idx` (user, kind, id) to the page's offset: reading ids, not rows;
  * - `q` or `short`: the matching ids are found once (the trigram index, the alias index, or the
  *   user's links for a keyword without a trigram), counted exactly, and the page taken from them;
- * - `order=click`: the same ids ordered by their folded click total, then newest first.
+ * - `order=click`: ordered by the folded click total, then newest first: without a filter from
+ *   two indexes (byClicks), with one the matching ids joined to their totals.
  */
 @Injectable()
 export class LinkListQuery {
@@ -61,6 +62,7 @@ export class LinkListQuery {
       );
     }
     const filtered = where.length > 2;
+    if (!filtered && f.order === 'click') return this.byClicks(em, f);
     const source = filtered ? 'm' : 'links l';
     const sourceWhere = filtered ? '' : `WHERE ${where.join(' AND ')}`;
     const id = filtered ? 'm.id' : 'l.id';
@@ -75,6 +77,31 @@ export class LinkListQuery {
       : `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'link')::int AS total,
                 ARRAY(${pageSql}) AS ids`;
     const [row]: Array<{ total: number; ids: number[] }> = await em.query(sql, params);
+    return { total: row.total, ids: row.ids };
+  }
+
+  /**
+   * All of a user's links, most clicked first (ties and links without clicks newest first), from
+   * two index scans merged: the clicked links from `link_stats_total_rank_idx` (clicks, id), the
+   * others from `links_user_idx` (id), each read no further than the page's end.
+   */
+  private async byClicks(em: EntityManager, f: LinkListFilter): Promise<LinkListPage> {
+    const [row]: Array<{ total: number; ids: number[] }> = await em.query(
+      `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'link')::int AS total,
+              ARRAY(
+                SELECT id FROM (
+                  (SELECT t.link_id AS id, t.clicks FROM link_stats_total t
+                    WHERE t.user_id = $1 AND t.kind = 'link' AND t.clicks > 0
+                    ORDER BY t.clicks DESC, t.link_id DESC LIMIT $2::int + $3::int)
+                  UNION ALL
+                  (SELECT l.id, 0 FROM links l
+                    WHERE l.user_id = $1 AND l.kind = 'link'
+                      AND NOT EXISTS (SELECT 1 FROM link_stats_total t WHERE t.link_id = l.id AND t.clicks > 0)
+                    ORDER BY l.id DESC LIMIT $2::int + $3::int)
+                ) ranked
+                ORDER BY clicks DESC, id DESC OFFSET $2 LIMIT $3) AS ids`,
+      [f.userId, f.offset, f.limit],
+    );
     return { total: row.total, ids: row.ids };
   }
 }

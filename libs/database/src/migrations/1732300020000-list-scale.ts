@@ -11,6 +11,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   on one counter row. INSERT and DELETE triggers are per statement (one upsert per user and kind
  *   of a batch, through the transition table); a change of owner or kind is per row, and only
  *   fires when one changes. A deletion of the user (cascading to its codes) leaves no row behind.
+ * - `link_stats_total.user_id`, `.kind` and `link_stats_total_rank_idx`: `order=click` reads the
+ *   user's clicked links from an index (clicks, then newest first), the others from links_user_idx.
+ *   A BEFORE INSERT trigger sets them from the link when the fold first writes its total (the fold's
+ *   SQL is unchanged), and a change of a link's owner moves them.
  * - `links_search_trgm`: a trigram GIN index on url, title and alias together, for `q` searches
  *   (`ILIKE '%word%'`). The list's query tests this expression first (a superset: whatever one of the
  *   fields contains, their concatenation contains), then each field for the exact semantics.
@@ -51,6 +55,7 @@ export class ListScale1732300020000 implements MigrationInterface {
         ELSIF TG_OP = 'UPDATE' THEN
           PERFORM link_counts_add(OLD.user_id, OLD.kind, -1);
           PERFORM link_counts_add(NEW.user_id, NEW.kind, 1);
+          UPDATE link_stats_total SET user_id = NEW.user_id, kind = NEW.kind WHERE link_id = NEW.id;
         ELSE
           DELETE FROM link_counts WHERE kind IN ('link', 'bio', 'qr');
         END IF;
@@ -97,6 +102,26 @@ export class ListScale1732300020000 implements MigrationInterface {
       SELECT user_id, kind, 0, count(*) FROM links GROUP BY user_id, kind
       UNION ALL
       SELECT user_id, 'qr-link', 0, count(*) FROM qr_codes WHERE type = 'link' GROUP BY user_id`);
+    // order=click from an index: a link's total carries its owner and kind (set when the fold
+    // first inserts it, moved with the link), indexed by clicks for the links that have any
+    await q.query(
+      `ALTER TABLE link_stats_total ADD COLUMN user_id int, ADD COLUMN kind varchar(8)`,
+    );
+    await q.query(`
+      CREATE FUNCTION link_stats_total_owner() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        SELECT l.user_id, l.kind INTO NEW.user_id, NEW.kind FROM links l WHERE l.id = NEW.link_id;
+        RETURN NEW;
+      END $$`);
+    await q.query(`
+      CREATE TRIGGER link_stats_total_owner BEFORE INSERT ON link_stats_total
+        FOR EACH ROW WHEN (NEW.user_id IS NULL) EXECUTE FUNCTION link_stats_total_owner()`);
+    await q.query(`LOCK TABLE link_stats_total IN SHARE MODE`);
+    await q.query(`
+      UPDATE link_stats_total t SET user_id = l.user_id, kind = l.kind FROM links l WHERE l.id = t.link_id`);
+    await q.query(`
+      CREATE INDEX link_stats_total_rank_idx ON link_stats_total (user_id, kind, clicks DESC, link_id DESC)
+        WHERE clicks > 0`);
     await q.query(`
       CREATE INDEX links_search_trgm ON links
         USING gin ((url || ' ' || title::text || ' ' || alias::text) gin_trgm_ops)`);
@@ -104,6 +129,11 @@ export class ListScale1732300020000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX IF EXISTS links_search_trgm`);
+    await q.query(`DROP TRIGGER IF EXISTS link_stats_total_owner ON link_stats_total`);
+    await q.query(`DROP FUNCTION IF EXISTS link_stats_total_owner()`);
+    await q.query(
+      `ALTER TABLE link_stats_total DROP COLUMN IF EXISTS user_id, DROP COLUMN IF EXISTS kind`,
+    );
     for (const table of ['links', 'qr_codes']) {
       for (const t of ['insert', 'delete', 'move', 'truncate'])
         await q.query(`DROP TRIGGER IF EXISTS ${table}_count_${t} ON ${table}`);
