@@ -69,6 +69,9 @@ interface Scale {
   prefix: string;
 }
 
+/** Lua: counts answers by status (reported when a run has errors). */
+const TALLY_STATUS = 'local k = tostring(status); tally[k] = (tally[k] or 0) + 1';
+
 const WORDS = [
   'spring',
   'sale',
@@ -91,7 +94,7 @@ function* linkRows(s: Scale, bigUser: number, firstFiller: number): Generator<st
     const word = WORDS[i % WORDS.length];
     const title =
       i % 10_000 === 5 ? `Our garden ${code}` : `${word} ${code} ${WORDS[(i >> 3) % 10]}`;
-    chunk += `${user}\ts${code}\thttps://host${i % 997}.example.com/${word}/${code}?utm_source=bench&id=${i}\t${title}\n`;
+    chunk += `${user}\tsc${code}\thttps://host${i % 997}.example.com/${word}/${code}?utm_source=bench&id=${i}\t${title}\n`;
     if (chunk.length > 1 << 16) {
       yield chunk;
       chunk = '';
@@ -154,11 +157,11 @@ async function seed(s: Scale, base: string) {
     );
     await db.query(`VACUUM ANALYZE`);
     const seconds = (performance.now() - t0) / 1000;
-    // aliases never asked for: distinct random rows of the COPY (alias s<i in base 36>)
+    // aliases never asked for: distinct random rows of the COPY (alias sc<i in base 36>: 3 characters or more, as aliases are)
     const picked = new Set<number>();
     while (picked.size < Math.min(COLD + WARM, s.links / 2))
       picked.add(Math.floor(Math.random() * s.links));
-    const aliases = [...picked].map((i) => `s${i.toString(36)}`);
+    const aliases = [...picked].map((i) => `sc${i.toString(36)}`);
     const [size] = (
       await db.query(
         `SELECT pg_database_size(current_database()) AS db, pg_total_relation_size('links') AS links,
@@ -195,7 +198,7 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
         url,
         connections: 4,
         seconds: SECONDS,
-        script: { headers: bigAuth, requests: [{ path }] },
+        script: { headers: bigAuth, requests: [{ path }], onResponse: TALLY_STATUS },
         serverPids,
       }),
   });
@@ -218,6 +221,7 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
               body: JSON.stringify({ url: `https://example.com/scale/${RUN}/${i}` }),
             })),
             limit: 2000,
+            onResponse: TALLY_STATUS,
           },
           serverPids,
         }),
@@ -232,6 +236,7 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
           script: {
             requests: seeded.cold.map((alias): WrkRequest => ({ path: `/${alias}` })),
             limit: seeded.cold.length,
+            onResponse: TALLY_STATUS,
           },
           serverPids,
         }),
@@ -253,6 +258,7 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
             requests: seeded.statIds.map((id) => ({
               path: `/api/url/${id}/stats?from=${day(364)}&to=${day(0)}`,
             })),
+            onResponse: TALLY_STATUS,
           },
           serverPids,
         }),
@@ -323,6 +329,7 @@ async function measure(s: Scale, results: Map<string, Map<string, RunResult>>, s
       byScale.set(s.name, r);
       results.set(op.name, byScale);
       console.log(line(`${s.name} ${op.name}`, r, 32));
+      if (r.errors) console.log(`  answers by status: ${JSON.stringify(r.tally)}`);
     }
   } finally {
     if (server) await stop(server);
