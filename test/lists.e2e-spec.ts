@@ -22,6 +22,7 @@ async function countsOf(t: TestApp, userId: number) {
   const counted: Array<{ kind: string; n: number }> = await t.db.query(
     `SELECT kind, count(*)::int AS n FROM links WHERE user_id = $1 GROUP BY kind
      UNION ALL SELECT 'qr-link', count(*)::int FROM qr_codes WHERE user_id = $1 AND type = 'link' HAVING count(*) > 0
+     UNION ALL SELECT 'qrcode', count(*)::int FROM qr_codes WHERE user_id = $1 HAVING count(*) > 0
      ORDER BY kind`,
     [userId],
   );
@@ -137,6 +138,30 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
       );
       await t.http().delete(`/api/url/${b.id}/delete`).set(u.auth).expect(200);
       await addLink(t, u, { url: 'https://cap.example/4' });
+    });
+
+    it('GET /api/qr: its total is the maintained count of QR codes, its pages newest first', async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const qrs = [];
+      for (let i = 0; i < 5; i++) qrs.push(await insertQr(t, u.id, { name: `qr${i}` }));
+      const qrList = async (query: Record<string, number>) => {
+        const res = await t.http().get('/api/qr').set(u.auth).query(query);
+        expect(res.status).toBe(200);
+        return res.body.data as { result: number; maxpage: number; qrs: Array<{ id: number }> };
+      };
+      const newest = qrs.map((q) => q.id).reverse();
+      const seen: number[] = [];
+      for (let page = 1; page <= 3; page++) {
+        const data = await qrList({ limit: 2, page });
+        expect(data).toMatchObject({ result: 5, maxpage: 3 });
+        seen.push(...data.qrs.map((q) => q.id));
+      }
+      expect(seen).toEqual(newest);
+      await t.http().delete(`/api/qr/${qrs[1].id}/delete`).set(u.auth).expect(200);
+      expect((await qrList({})).result).toBe(4);
+      expect((await qrList({ page: 3, limit: 2 })).qrs).toEqual([]);
+      const { kept, counted } = await countsOf(t, u.id);
+      expect(kept).toEqual(counted);
     });
 
     it("deleting a user leaves no count behind (the cascade to its links skips the user's counts)", async () => {

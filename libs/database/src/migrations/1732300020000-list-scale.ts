@@ -4,7 +4,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Lists and search that cost the same for a user with a million links as for one with a thousand.
  *
  * - `link_counts`: how many codes each user owns, by kind (`link`, `bio`, `qr` from `links.kind`;
- *   `qr-link` for `qr_codes` of type link, which the plan's `links` count includes), kept by
+ *   `qrcode` for every `qr_codes` row, the QR list's total, and `qr-link` for those of type link,
+ *   which the plan's `links` count includes), kept by
  *   triggers on `links` and `qr_codes`, so every writer (api, worker imports, SQL by hand) keeps it
  *   exact in the writing transaction. A count is the sum of its rows: each writing connection adds
  *   to one of 16 slots (`pg_backend_pid() % 16`), so concurrent creations of one user do not queue
@@ -73,20 +74,24 @@ export class ListScale1732300020000 implements MigrationInterface {
       BEGIN
         IF TG_OP = 'INSERT' THEN
           INSERT INTO link_counts AS c (user_id, kind, slot, n)
-          SELECT user_id, 'qr-link', pg_backend_pid() % 16, count(*) FROM new_rows
-           WHERE type = 'link' GROUP BY user_id ORDER BY user_id
+          SELECT user_id, k, pg_backend_pid() % 16, count(*)
+            FROM new_rows, LATERAL (VALUES ('qrcode'), (CASE WHEN type = 'link' THEN 'qr-link' END)) v(k)
+           WHERE k IS NOT NULL GROUP BY user_id, k ORDER BY user_id, k
           ${upsert};
         ELSIF TG_OP = 'DELETE' THEN
           INSERT INTO link_counts AS c (user_id, kind, slot, n)
-          SELECT o.user_id, 'qr-link', pg_backend_pid() % 16, -count(*) FROM old_rows o
-           WHERE o.type = 'link' AND EXISTS (SELECT 1 FROM users u WHERE u.id = o.user_id)
-           GROUP BY o.user_id ORDER BY o.user_id
+          SELECT o.user_id, k, pg_backend_pid() % 16, -count(*)
+            FROM old_rows o, LATERAL (VALUES ('qrcode'), (CASE WHEN o.type = 'link' THEN 'qr-link' END)) v(k)
+           WHERE k IS NOT NULL AND EXISTS (SELECT 1 FROM users u WHERE u.id = o.user_id)
+           GROUP BY o.user_id, k ORDER BY o.user_id, k
           ${upsert};
         ELSIF TG_OP = 'UPDATE' THEN
+          PERFORM link_counts_add(OLD.user_id, 'qrcode', -1);
+          PERFORM link_counts_add(NEW.user_id, 'qrcode', 1);
           IF OLD.type = 'link' THEN PERFORM link_counts_add(OLD.user_id, 'qr-link', -1); END IF;
           IF NEW.type = 'link' THEN PERFORM link_counts_add(NEW.user_id, 'qr-link', 1); END IF;
         ELSE
-          DELETE FROM link_counts WHERE kind = 'qr-link';
+          DELETE FROM link_counts WHERE kind IN ('qrcode', 'qr-link');
         END IF;
         RETURN NULL;
       END $$`);
@@ -113,7 +118,9 @@ export class ListScale1732300020000 implements MigrationInterface {
       INSERT INTO link_counts (user_id, kind, slot, n)
       SELECT user_id, kind, 0, count(*) FROM links GROUP BY user_id, kind
       UNION ALL
-      SELECT user_id, 'qr-link', 0, count(*) FROM qr_codes WHERE type = 'link' GROUP BY user_id`);
+      SELECT user_id, 'qr-link', 0, count(*) FROM qr_codes WHERE type = 'link' GROUP BY user_id
+      UNION ALL
+      SELECT user_id, 'qrcode', 0, count(*) FROM qr_codes GROUP BY user_id`);
     // order=click from an index: a link's total carries its owner and kind (set when the fold
     // first inserts it, moved with the link), indexed by clicks for the links that have any
     await q.query(
