@@ -21,6 +21,9 @@ export interface LinkListPage {
   ids: number[];
 }
 
+/** The user's maintained count of links ($1: the user). */
+const TOTAL = `(SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'link')::int`;
+
 /**
  * The expression of the trigram index `links_search_trgm` (migration ListScale): url, title and
  * alias in one text. Whatever one field contains, this contains: it narrows, the fields decide.
@@ -41,7 +44,7 @@ export function trigramSearchable(q: string): boolean {
  * it can be routed as one piece. It answers the total and the page's ids in one statement (one
  * snapshot: the total and the page agree):
  * - no filter: the total is the maintained count (`link_counts`), the page an index-only scan of
- *   `links_user_idx` (user, kind, id) to the page's offset: reading ids, not rows;
+ *   `links_user_idx` (user, kind, id) to the page's offset: reading ids, not rows (`newest`);
  * - `q` or `short`: the matching ids are found once (the trigram index, the alias index, or the
  *   user's links for a keyword without a trigram), counted exactly, and the page taken from them;
  * - `order=click`: ordered by the folded click total, then newest first: without a filter from
@@ -49,6 +52,7 @@ export function trigramSearchable(q: string): boolean {
  */
 @Injectable()
 export class LinkListQuery {
+  /** The total and the page's ids of `f`, in `em`'s transaction. */
   async page(em: EntityManager, f: LinkListFilter): Promise<LinkListPage> {
     const params: unknown[] = [f.userId];
     const param = (value: unknown) => `$${params.push(value)}`;
@@ -61,23 +65,29 @@ export class LinkListQuery {
         `(l.url ILIKE ${pattern} OR l.title ILIKE ${pattern} OR l.alias ILIKE ${pattern})`,
       );
     }
-    const filtered = where.length > 2;
-    if (!filtered && f.order === 'click') return this.byClicks(em, f);
-    const source = filtered ? 'm' : 'links l';
-    const sourceWhere = filtered ? '' : `WHERE ${where.join(' AND ')}`;
-    const id = filtered ? 'm.id' : 'l.id';
+    if (where.length === 2) return f.order === 'click' ? this.byClicks(em, f) : this.newest(em, f);
     const order =
       f.order === 'click'
-        ? `LEFT JOIN link_stats_total t ON t.link_id = ${id} ${sourceWhere} ORDER BY COALESCE(t.clicks, 0) DESC, ${id} DESC`
-        : `${sourceWhere} ORDER BY ${id} DESC`;
-    const pageSql = `SELECT ${id} FROM ${source} ${order} OFFSET ${param(f.offset)} LIMIT ${param(f.limit)}`;
-    const sql = filtered
-      ? `WITH m AS MATERIALIZED (SELECT l.id FROM links l WHERE ${where.join(' AND ')})
-         SELECT (SELECT count(*) FROM m)::int AS total, ARRAY(${pageSql}) AS ids`
-      : `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'link')::int AS total,
-                ARRAY(${pageSql}) AS ids`;
-    const [row]: Array<{ total: number; ids: number[] }> = await em.query(sql, params);
-    return { total: row.total, ids: row.ids };
+        ? 'LEFT JOIN link_stats_total t ON t.link_id = m.id ORDER BY COALESCE(t.clicks, 0) DESC, m.id DESC'
+        : 'ORDER BY m.id DESC';
+    return this.one(
+      em,
+      `WITH m AS MATERIALIZED (SELECT l.id FROM links l WHERE ${where.join(' AND ')})
+       SELECT (SELECT count(*) FROM m)::int AS total,
+              ARRAY(SELECT m.id FROM m ${order} OFFSET ${param(f.offset)} LIMIT ${param(f.limit)}) AS ids`,
+      params,
+    );
+  }
+
+  /** All of a user's links, newest first: the page's ids from an index-only scan of links_user_idx. */
+  private newest(em: EntityManager, f: LinkListFilter): Promise<LinkListPage> {
+    return this.one(
+      em,
+      `SELECT ${TOTAL} AS total,
+              ARRAY(SELECT l.id FROM links l WHERE l.user_id = $1 AND l.kind = 'link'
+                     ORDER BY l.id DESC OFFSET $2 LIMIT $3) AS ids`,
+      [f.userId, f.offset, f.limit],
+    );
   }
 
   /**
@@ -85,9 +95,10 @@ export class LinkListQuery {
    * two index scans merged: the clicked links from `link_stats_total_rank_idx` (clicks, id), the
    * others from `links_user_idx` (id), each read no further than the page's end.
    */
-  private async byClicks(em: EntityManager, f: LinkListFilter): Promise<LinkListPage> {
-    const [row]: Array<{ total: number; ids: number[] }> = await em.query(
-      `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'link')::int AS total,
+  private byClicks(em: EntityManager, f: LinkListFilter): Promise<LinkListPage> {
+    return this.one(
+      em,
+      `SELECT ${TOTAL} AS total,
               ARRAY(
                 SELECT id FROM (
                   (SELECT t.link_id AS id, t.clicks FROM link_stats_total t
@@ -102,6 +113,10 @@ export class LinkListQuery {
                 ORDER BY clicks DESC, id DESC OFFSET $2 LIMIT $3) AS ids`,
       [f.userId, f.offset, f.limit],
     );
+  }
+
+  private async one(em: EntityManager, sql: string, params: unknown[]): Promise<LinkListPage> {
+    const [row]: Array<{ total: number; ids: number[] }> = await em.query(sql, params);
     return { total: row.total, ids: row.ids };
   }
 }
