@@ -239,6 +239,24 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
       );
     });
 
+    it("order=click follows a link moved to another user (its total's owner moves with it)", async () => {
+      const from = await createUser(t, { planId: unlimited });
+      const to = await createUser(t, { planId: unlimited });
+      const moved = await insertLink(t, from.id);
+      const stays = await insertLink(t, from.id);
+      const theirs = await insertLink(t, to.id);
+      await t.db.query(
+        `INSERT INTO link_stats_total (link_id, clicks, uniques) VALUES ($1, 9, 1), ($2, 3, 1), ($3, 5, 1)`,
+        [moved.id, stays.id, theirs.id],
+      );
+      const ids = async (u: TestUser) =>
+        (await result(u, { order: 'click' })).urls.map((x) => x.id);
+      expect(await ids(from)).toEqual([moved.id, stays.id]);
+      await t.db.query(`UPDATE links SET user_id = $1 WHERE id = $2`, [to.id, moved.id]);
+      expect(await ids(from)).toEqual([stays.id]);
+      expect(await ids(to)).toEqual([moved.id, theirs.id]);
+    });
+
     it('short narrows to one alias with its own total', async () => {
       const [row] = await t.db.query(`SELECT alias FROM links WHERE id = $1`, [ids[5]]);
       const data = await result(u, { short: row.alias });
