@@ -92,23 +92,29 @@ export class LinkListQuery {
 
   /**
    * All of a user's links, most clicked first (ties and links without clicks newest first), from
-   * two index scans merged: the clicked links from `link_stats_total_rank_idx` (clicks, id), the
-   * others from `links_user_idx` (id), each read no further than the page's end.
+   * two index scans merged: the clicked links from `link_stats_total_rank_idx` (clicks, id), read
+   * no further than the page's end; then, only when they do not fill the page, the others from
+   * `links_user_idx` (id), as many as the page still needs (the scan skips at most the clicked
+   * links, fewer than the page's end): a page costs its depth, however many links have clicks.
    */
   private byClicks(em: EntityManager, f: LinkListFilter): Promise<LinkListPage> {
     return this.one(
       em,
-      `SELECT ${TOTAL} AS total,
+      `WITH clicked AS (
+         SELECT t.link_id AS id, t.clicks FROM link_stats_total t
+          WHERE t.user_id = $1 AND t.kind = 'link' AND t.clicks > 0
+          ORDER BY t.clicks DESC, t.link_id DESC LIMIT $2::int + $3::int
+       ),
+       need AS (SELECT $2::int + $3::int - (SELECT count(*)::int FROM clicked) AS n)
+       SELECT ${TOTAL} AS total,
               ARRAY(
                 SELECT id FROM (
-                  (SELECT t.link_id AS id, t.clicks FROM link_stats_total t
-                    WHERE t.user_id = $1 AND t.kind = 'link' AND t.clicks > 0
-                    ORDER BY t.clicks DESC, t.link_id DESC LIMIT $2::int + $3::int)
+                  SELECT id, clicks FROM clicked
                   UNION ALL
                   (SELECT l.id, 0 FROM links l
-                    WHERE l.user_id = $1 AND l.kind = 'link'
+                    WHERE (SELECT n FROM need) > 0 AND l.user_id = $1 AND l.kind = 'link'
                       AND NOT EXISTS (SELECT 1 FROM link_stats_total t WHERE t.link_id = l.id AND t.clicks > 0)
-                    ORDER BY l.id DESC LIMIT $2::int + $3::int)
+                    ORDER BY l.id DESC LIMIT (SELECT GREATEST(n, 0) FROM need))
                 ) ranked
                 ORDER BY clicks DESC, id DESC OFFSET $2 LIMIT $3) AS ids`,
       [f.userId, f.offset, f.limit],
