@@ -11,6 +11,7 @@ import {
 } from './support/app';
 import { addLink, uniq } from './support/links';
 import { insertLink, insertQr } from './support/resources';
+import { replicasCaughtUp } from './support/services';
 import { eventually } from './support/stats';
 
 /** What `link_counts` holds for a user, by kind, against a count of the rows themselves. */
@@ -37,8 +38,12 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
     unlimited = await createPlan(t, { links: 0, multiple: { enabled: '1' } });
   });
 
-  const list = (u: TestUser, query: Record<string, string | number> = {}) =>
-    t.http().get('/api/urls').set(u.auth).query(query);
+  // rows written here straight into Postgres carry no read-your-writes mark: with a replica
+  // (TEST_PG_REPLICA=1) the list waits for it to replay them
+  const list = async (u: TestUser, query: Record<string, string | number> = {}) => {
+    await replicasCaughtUp();
+    return t.http().get('/api/urls').set(u.auth).query(query);
+  };
 
   async function result(u: TestUser, query: Record<string, string | number> = {}) {
     const res = await list(u, query);
@@ -145,6 +150,7 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
       const qrs = [];
       for (let i = 0; i < 5; i++) qrs.push(await insertQr(t, u.id, { name: `qr${i}` }));
       const qrList = async (query: Record<string, number>) => {
+        await replicasCaughtUp();
         const res = await t.http().get('/api/qr').set(u.auth).query(query);
         expect(res.status).toBe(200);
         return res.body.data as { result: number; maxpage: number; qrs: Array<{ id: number }> };
@@ -367,6 +373,7 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
         `INSERT INTO links (user_id, alias, url, title) SELECT $1, $2 || g, 'https://budget.example/' || md5(g::text), md5((g * 3)::text) FROM generate_series(1, 150000) g`,
         [u.id, uniq('b')],
       );
+      await replicasCaughtUp();
       // a two-letter word has no trigram: it reads all 150 000 of the user's links
       const res = await slow.http().get('/api/urls').set(u.auth).query({ q: 'zq' });
       expectError(res, 503, /did not finish within its 100 ms budget/);
