@@ -16,6 +16,7 @@ import { AllExceptionsFilter } from './http/exception.filter';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
 import { RouteIndex } from './http/route-index';
 import { createValidationPipe } from './http/validation';
+import { ListBudget } from './pagination/list-budget';
 import { API_THROTTLER, RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { RedisThrottlerStorage } from './rate-limit/redis-throttler.storage';
 import { PublicUrls } from './urls/public-urls';
@@ -46,6 +47,7 @@ import { PublicUrls } from './urls/public-urls';
   providers: [
     AuthService,
     PlanService,
+    ListBudget,
     PrincipalCache,
     ClientAddress,
     PublicUrls,
@@ -57,7 +59,15 @@ import { PublicUrls } from './urls/public-urls';
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_INTERCEPTOR, useClass: WriterMarkInterceptor },
   ],
-  exports: [AuthService, PlanService, PrincipalCache, ClientAddress, PublicUrls, RouteIndex],
+  exports: [
+    AuthService,
+    PlanService,
+    ListBudget,
+    PrincipalCache,
+    ClientAddress,
+    PublicUrls,
+    RouteIndex,
+  ],
 })
 export class CommonModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -347,6 +347,26 @@ export class AppConfig {
   EXPORT_STALL_SECONDS = 30;
 
   /**
+   * List and search queries (`GET /api/urls`) one api process runs at once, on connections of
+   * DB_POOL_SIZE: the rest of the pool stays for redirects and every other request (at most
+   * DB_POOL_SIZE - 1 are used, however large this is). A list that finds every slot taken waits
+   * up to LIST_QUERY_MS for one, then gets 429 with Retry-After.
+   */
+  @IntSetting(1, 1000)
+  LIST_QUERIES = 4;
+
+  /** List and search queries one user may run at once in a process (past it: 429 with Retry-After). */
+  @IntSetting(1, 1000)
+  LIST_QUERIES_PER_USER = 2;
+
+  /**
+   * Milliseconds a list or search query may run (`SET LOCAL statement_timeout`); past it the
+   * request ends in 503 saying the search took too long.
+   */
+  @IntSetting(100, 600_000)
+  LIST_QUERY_MS = 2000;
+
+  /**
    * Seconds a connection with a request under way may go without a byte moving either way (a
    * client that stopped reading a response, a handler that hangs) before it is closed.
    */

@@ -72,7 +72,7 @@ export class LinksController {
     {
       summary: 'Your short links (list, key urls)',
       description:
-        'Newest first, or with order=click most clicked first (click totals as folded into Postgres by the worker every few seconds). q searches the target URL, title and alias; short is an exact alias.',
+        'Newest first, or with order=click most clicked first (click totals as folded into Postgres by the worker every few seconds). q searches the target URL, title and alias (case-insensitive, literally: % and _ match themselves); short is an exact alias. result is exact, with or without q and short. Each list or search runs within a time budget (LIST_QUERY_MS, default 2 s: past it 503 saying the search did not finish within its budget; a keyword without three letters or digits in a row is not indexed and may reach it for a user with hundreds of thousands of links) and a share of the connections: at most LIST_QUERIES_PER_USER (default 2) of one user at once, past it 429 with Retry-After.',
     },
     [400],
   )

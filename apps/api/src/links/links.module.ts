@@ -4,6 +4,7 @@ import { DestinationsModule } from '../destinations/destinations.module';
 import { LinkCacheModule } from '../link-cache/link-cache.module';
 import { ShortCodesModule } from '../short-codes/short-codes.module';
 import { TakedownsModule } from '../takedowns/takedowns.module';
+import { LinkListQuery } from './link-list-query';
 import { LinkReferences } from './link-references';
 import { LinkViews } from './link-views';
 import { LinksAdminController } from './links-admin.controller';
@@ -14,7 +15,7 @@ import { LinksService } from './links.service';
 @Module({
   imports: [LinkCacheModule, DestinationsModule, TakedownsModule, ShortCodesModule],
   controllers: [LinksController, LinksAdminController],
-  providers: [LinksService, LinkReferences, LinkViews],
+  providers: [LinksService, LinkReferences, LinkViews, LinkListQuery],
   exports: [LinksService],
 })
 export class LinksModule {}

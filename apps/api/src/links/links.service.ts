@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
 
 import {
   assertSendsAField,
   hashPassword,
+  ListBudget,
   mapError,
   NotFoundError,
   Paginated,
@@ -15,8 +16,8 @@ import {
   storedUrl,
   validateBody,
 } from '@app/common';
-import { ChannelItem, Domain, Link, LinkPixel, onManager, ReadReplicas } from '@app/database';
-import { DestinationPolicy, expiryDate, likePattern, linkEventData, ShortCodes } from '@app/links';
+import { ChannelItem, Domain, Link, LinkPixel } from '@app/database';
+import { DestinationPolicy, expiryDate, linkEventData, ShortCodes } from '@app/links';
 import { LinkStatistics, StatsReader } from '@app/stats';
 import { WebhookOutbox } from '@app/webhooks';
 
@@ -28,6 +29,7 @@ import { CreateLinkDto } from './dto/create-link.dto';
 import { BulkItemView, LinkDetailsView, LinkItemView } from './dto/link.view';
 import { ListLinksDto } from './dto/list-links.dto';
 import { UpdateLinkDto } from './dto/update-link.dto';
+import { LinkListQuery } from './link-list-query';
 import { destinationsOf, optionColumns } from './link-options';
 import { LinkReferences } from './link-references';
 import { LinkViews } from './link-views';
@@ -55,7 +57,8 @@ export class LinksService {
     private readonly outbox: WebhookOutbox,
     private readonly takedowns: Takedowns,
     private readonly codes: ShortCodes,
-    private readonly replicas: ReadReplicas,
+    private readonly budget: ListBudget,
+    private readonly listQuery: LinkListQuery,
   ) {}
 
   async create(auth: Principal, dto: CreateLinkDto): Promise<{ id: number; shorturl: string }> {
@@ -138,35 +141,32 @@ export class LinksService {
     return { data };
   }
 
+  /**
+   * `GET /api/urls`: the total and the page's ids from LinkListQuery (within ListBudget: the
+   * process's and the user's slots and the statement timeout), then the page's rows and views.
+   */
   async list(auth: Principal, query: ListLinksDto): Promise<Paginated<LinkItemView>> {
     const { limit, page, offset } = pageRequest(query);
-    const qb = this.links
-      .createQueryBuilder('l')
-      .where('l.user_id = :userId', { userId: auth.user.id })
-      .andWhere("l.kind = 'link'");
-    if (query.q) {
-      qb.andWhere(
-        "(l.url ILIKE :q ESCAPE '\\' OR l.title ILIKE :q ESCAPE '\\' OR l.alias ILIKE :q ESCAPE '\\')",
-        {
-          q: likePattern(query.q),
-        },
-      );
-    }
-    if (query.short !== undefined) qb.andWhere('l.alias = :short', { short: query.short });
-    if (query.order === 'click') {
-      qb.leftJoin('link_stats_total', 't', 't.link_id = l.id')
-        .orderBy('COALESCE(t.clicks, 0)', 'DESC')
-        .addOrderBy('l.id', 'DESC');
-    } else {
-      qb.orderBy('l.id', 'DESC');
-    }
-    qb.offset(offset).limit(limit);
-    // a read replica serves lists; a caller who wrote lately reads from the primary
-    const [rows, total] = await this.replicas.read((m) => onManager(qb, m).getManyAndCount(), {
-      caller: auth.user.id,
-    });
-    const items = await this.views.items(rows);
-    return new Paginated('urls', items, total, limit, page);
+    const userId = auth.user.id;
+    const { total, ids } = await this.budget.run(
+      userId,
+      query.q ? 'The search' : 'The list',
+      (em) =>
+        this.listQuery.page(em, {
+          userId,
+          q: query.q,
+          short: query.short,
+          order: query.order ?? 'date',
+          offset,
+          limit,
+        }),
+      // a read replica serves lists; a caller who wrote lately reads from the primary
+      { replica: true },
+    );
+    const rows = ids.length ? await this.links.find({ where: { id: In(ids), userId } }) : [];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const ordered = ids.map((id) => byId.get(id)).filter((r): r is Link => r !== undefined);
+    return new Paginated('urls', await this.views.items(ordered), total, limit, page);
   }
 
   async get(

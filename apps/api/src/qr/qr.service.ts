@@ -6,9 +6,10 @@ import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity
 import {
   formatDateTime,
   InvalidFieldError,
+  ListBudget,
   NotFoundError,
   PageQueryDto,
-  paginateOwn,
+  pageRequest,
   Paginated,
   Principal,
   PublicUrls,
@@ -58,13 +59,31 @@ export class QrService {
     private readonly destinations: DestinationPolicy,
     private readonly codes: ShortCodes,
     private readonly outbox: WebhookOutbox,
+    private readonly budget: ListBudget,
   ) {}
 
   // ---- reads -----------------------------------------------------------------------------
 
+  /**
+   * `GET /api/qr`: like the links list (ListBudget), the total is the maintained count
+   * (`link_counts` kind `qrcode`) and the page's ids an index-only scan of `qr_codes_user_idx`,
+   * in one statement; then only the page's rows are read.
+   */
   async list(auth: Principal, query: PageQueryDto): Promise<Paginated<QrItemView>> {
-    const page = await paginateOwn(this.qrs, auth.user.id, query, 'qrs', (qr) => qr);
-    const linkIds = page.items.map((qr) => qr.linkId);
+    const { limit, page, offset } = pageRequest(query);
+    const userId = auth.user.id;
+    const { total, ids } = await this.budget.run(userId, 'The list', async (em) => {
+      const [row]: Array<{ total: number; ids: number[] }> = await em.query(
+        `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'qrcode')::int AS total,
+                ARRAY(SELECT id FROM qr_codes WHERE user_id = $1 ORDER BY id DESC OFFSET $2 LIMIT $3) AS ids`,
+        [userId, offset, limit],
+      );
+      return row;
+    });
+    const rows = ids.length ? await this.qrs.find({ where: { id: In(ids), userId } }) : [];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const qrs = ids.map((id) => byId.get(id)).filter((r): r is QrCode => r !== undefined);
+    const linkIds = qrs.map((qr) => qr.linkId);
     const [links, totals] = await Promise.all([
       linkIds.length
         ? this.links.find({ where: { id: In(linkIds) }, select: { id: true, alias: true } })
@@ -72,10 +91,10 @@ export class QrService {
       this.stats.totals(linkIds),
     ]);
     const codes = new Map(links.map((l) => [l.id, l.alias]));
-    const items = page.items.map((qr) =>
+    const items = qrs.map((qr) =>
       qrItemView(qr, codes.get(qr.linkId) ?? '', totals.get(qr.linkId)?.clicks ?? 0, this.urls),
     );
-    return new Paginated('qrs', items, page.total, page.perpage, page.page);
+    return new Paginated('qrs', items, total, limit, page);
   }
 
   async get(

@@ -137,13 +137,15 @@ export class PlanService {
   /**
    * What a user owns as the plan's `links` count sees it: short links, bio pages (a short code
    * served at `/<alias>` like a link), and QR codes of type link (their image encodes a short
-   * link that forwards like one). Call it inside the
-   * transaction that holds the user's row lock, with that transaction's manager.
+   * link that forwards like one). Read from the counts the database keeps (`link_counts`, kept by
+   * triggers on `links` and `qr_codes` in every writer's transaction): a few rows, whatever the
+   * user owns. Call it inside the transaction that holds the user's row lock, with that
+   * transaction's manager: its statement then sees every creation that held the lock before.
    */
   async linksOwned(em: EntityManager, userId: number): Promise<number> {
     const [row] = await em.query(
-      `SELECT (SELECT count(*) FROM links WHERE user_id = $1 AND kind IN ('link', 'bio'))
-            + (SELECT count(*) FROM qr_codes WHERE user_id = $1 AND type = 'link') AS n`,
+      `SELECT COALESCE(sum(n), 0) AS n FROM link_counts
+        WHERE user_id = $1 AND kind IN ('link', 'bio', 'qr-link')`,
       [userId],
     );
     return Number(row.n);

@@ -1,2 +1,3 @@
+export * from './list-budget';
 export * from './page-query.dto';
 export * from './paginate';

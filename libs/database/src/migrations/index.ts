@@ -7,6 +7,7 @@ import { StatsRanges1732200005000 } from './1732200005000-stats-ranges';
 import { WebhooksImport1732200006000 } from './1732200006000-webhooks-import';
 import { StatsMonthDims1732200007000 } from './1732200007000-stats-month-dims';
 import { Takedowns1732200010000 } from './1732200010000-takedowns';
+import { ListScale1732300020000 } from './1732300020000-list-scale';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   WebhooksImport1732200006000,
   StatsMonthDims1732200007000,
   Takedowns1732200010000,
+  ListScale1732300020000,
 ];

@@ -1,0 +1,384 @@
+/**
+ * `npm run bench:scale`: the same operations against a small database and a large one, in one run,
+ * to show which costs grow with the data. The built api runs pinned to core 0 (LINK_CACHE_SIZE=0:
+ * no in-process cache), wrk pinned to core 1 (its CPU is reported: the generator's headroom).
+ *
+ *   small   BENCH_SMALL_LINKS links (default 10 000)
+ *   large   BENCH_LINKS links (default 10 000 000)
+ *
+ * In each, one user ("big") owns the same share as BENCH_BIG_USER_LINKS of BENCH_LINKS (default
+ * 1 000 000: 10 %), and BENCH_STATS_LINKS of the links (default 10 000, the big user's newest) have a
+ * year of daily statistics. The links are written with COPY (the trigram index built after it, as a
+ * bulk load does), one word in 10 000 titles is "garden", and the database is vacuumed and analyzed.
+ * Then, for each database (BENCH_SECONDS per time-bound run, default 10):
+ *
+ *   url/add             POST /api/url/add, 10 clients, 2 000 creations
+ *   cold redirect       GET /<alias> of 5 000 aliases never asked before (not in Redis, no LRU), 50 clients
+ *   list page 1         GET /api/urls?limit=15&page=1 of the big user
+ *   list page 1000      GET /api/urls?limit=15&page=1000
+ *   list by clicks      GET /api/urls?limit=15&order=click, page 1 and page 1000
+ *   search              GET /api/urls?q=garden
+ *   365-day statistics  GET /api/url/:id/stats?from=…&to=… (a year) of the links with statistics
+ *
+ * List runs use 4 clients of the one user (LIST_QUERIES_PER_USER=4 for the run: the default 2 would
+ * refuse half of them with 429). Reported: req/s, p50, p99, the api's CPU per request, wrk's CPU,
+ * the large/small ratio of each p50 and p99 (goal ≤ 1.3), and Postgres's size per million links.
+ */
+import { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+
+import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+
+import { runMigrations } from '../libs/database/src/data-source';
+import {
+  checkHeadroom,
+  ensureWrk,
+  HEADER,
+  line,
+  RunResult,
+  runWrk,
+  SERVER_CORE,
+  spawnPinned,
+  stop,
+  waitHealthy,
+  WrkRequest,
+} from './lib/harness';
+import { adminClient, createUsers, freePort, removeRun, RUN, runBench } from './lib/run';
+
+const LINKS = Number(process.env.BENCH_LINKS ?? 10_000_000);
+const BIG = Number(process.env.BENCH_BIG_USER_LINKS ?? 1_000_000);
+const SMALL = Number(process.env.BENCH_SMALL_LINKS ?? 10_000);
+const STATS_LINKS = Number(process.env.BENCH_STATS_LINKS ?? 10_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ADMIN_KEY = `adminscalekey${process.pid}`.padEnd(40, 'x');
+/** Links of each filler user (everyone but the big user). */
+const PER_FILLER = 1000;
+const COLD = 5000;
+/** Redirects of other aliases before the measured runs (the api's code compiled). */
+const WARM = 500;
+
+interface Scale {
+  name: string;
+  links: number;
+  big: number;
+  url: string;
+  prefix: string;
+}
+
+/** Lua: counts answers by status (reported when a run has errors). */
+const TALLY_STATUS = 'local k = tostring(status); tally[k] = (tally[k] or 0) + 1';
+
+const WORDS = [
+  'spring',
+  'sale',
+  'docs',
+  'news',
+  'offer',
+  'blog',
+  'video',
+  'shop',
+  'event',
+  'press',
+];
+
+/** The `links` rows of a scale, as COPY text: (user_id, alias, url, title), the big user's first. */
+function* linkRows(s: Scale, bigUser: number, firstFiller: number): Generator<string> {
+  let chunk = '';
+  for (let i = 0; i < s.links; i++) {
+    const user = i < s.big ? bigUser : firstFiller + Math.floor((i - s.big) / PER_FILLER);
+    const code = i.toString(36);
+    const word = WORDS[i % WORDS.length];
+    const title =
+      i % 10_000 === 5 ? `Our garden ${code}` : `${word} ${code} ${WORDS[(i >> 3) % 10]}`;
+    chunk += `${user}\tsc${code}\thttps://host${i % 997}.example.com/${word}/${code}?utm_source=bench&id=${i}\t${title}\n`;
+    if (chunk.length > 1 << 16) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+/** Seeds a scale's database: users, links (COPY), a year of statistics; answers the big user's key and ids. */
+async function seed(s: Scale, base: string) {
+  const db = new Client({ connectionString: s.url });
+  await db.connect();
+  try {
+    const [pro] = (await db.query(`SELECT id FROM plans WHERE name = 'Pro'`)).rows;
+    const api = adminClient(base, ADMIN_KEY);
+    const [bigKey, adderKey] = await createUsers(
+      api,
+      `scale${s.prefix}`,
+      2,
+      pro.id,
+      'scale-pass-1',
+    );
+    const { rows: users } = await db.query(
+      `SELECT id FROM users WHERE username LIKE $1 ORDER BY username`,
+      [`scale${s.prefix}u%`],
+    );
+    const bigUser = users[0].id as number;
+    const fillers = Math.ceil((s.links - s.big) / PER_FILLER);
+    const { rows: filler } = await db.query(
+      `INSERT INTO users (email, username, password_hash, plan_id, api_key_hash, api_key_enc)
+       SELECT 'f' || g || '@scale.bench', 'f' || g, 'x', $1, md5('f' || g) || md5('g' || g), 'x'
+         FROM generate_series(1, $2::int) g RETURNING id`,
+      [pro.id, fillers],
+    );
+    const firstFiller = Math.min(...filler.map((r: { id: number }) => r.id));
+    const t0 = performance.now();
+    await db.query(`DROP INDEX links_search_trgm`);
+    const copy = db.query(copyFrom(`COPY links (user_id, alias, url, title) FROM STDIN`));
+    await pipeline(Readable.from(linkRows(s, bigUser, firstFiller)), copy);
+    await db.query(`
+      CREATE INDEX links_search_trgm ON links
+        USING gin ((url || ' ' || title::text || ' ' || alias::text) gin_trgm_ops)`);
+    // a year of daily statistics for STATS_LINKS links: the big user's newest, then others
+    const { rows: statIds } = await db.query(
+      `(SELECT id FROM links WHERE user_id = $1 ORDER BY id DESC LIMIT $2)
+       UNION ALL
+       (SELECT id FROM links WHERE user_id <> $1 ORDER BY id DESC LIMIT GREATEST(0, $2 - $3))`,
+      [bigUser, STATS_LINKS, s.big],
+    );
+    const ids = statIds.map((r: { id: number }) => r.id);
+    await db.query(
+      `INSERT INTO link_stats_daily (link_id, day, clicks, uniques)
+       SELECT l, d::date, 1 + (l + extract(doy FROM d)::int) % 50, 1 + (l + extract(doy FROM d)::int) % 20
+         FROM unnest($1::int[]) l, generate_series(current_date - 364, current_date, interval '1 day') d`,
+      [ids],
+    );
+    await db.query(
+      `INSERT INTO link_stats_total (link_id, clicks, uniques)
+       SELECT link_id, sum(clicks), sum(uniques) FROM link_stats_daily GROUP BY link_id`,
+    );
+    await db.query(`VACUUM ANALYZE`);
+    const seconds = (performance.now() - t0) / 1000;
+    // aliases never asked for: distinct random rows of the COPY (alias sc<i in base 36>: 3 characters or more, as aliases are)
+    const picked = new Set<number>();
+    while (picked.size < Math.min(COLD + WARM, s.links / 2))
+      picked.add(Math.floor(Math.random() * s.links));
+    const aliases = [...picked].map((i) => `sc${i.toString(36)}`);
+    const [size] = (
+      await db.query(
+        `SELECT pg_database_size(current_database()) AS db, pg_total_relation_size('links') AS links,
+                pg_total_relation_size('link_stats_daily') AS daily`,
+      )
+    ).rows;
+    return {
+      bigKey,
+      adderKey,
+      statIds: ids.slice(0, Math.min(100, s.big)) as number[],
+      warm: aliases.slice(0, WARM),
+      cold: aliases.slice(WARM),
+      seconds,
+      size: { db: Number(size.db), links: Number(size.links), daily: Number(size.daily) },
+    };
+  } finally {
+    await db.end();
+  }
+}
+
+interface Op {
+  name: string;
+  run: (base: string, pids: number[]) => Promise<RunResult>;
+}
+
+function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
+  const bigAuth = { Authorization: `Bearer ${seeded.bigKey}` };
+  const day = (offset: number) =>
+    new Date(Date.now() - offset * 86_400_000).toISOString().slice(0, 10);
+  const list = (name: string, path: string): Op => ({
+    name,
+    run: (url, serverPids) =>
+      runWrk({
+        url,
+        connections: 4,
+        seconds: SECONDS,
+        script: { headers: bigAuth, requests: [{ path }], onResponse: TALLY_STATUS },
+        serverPids,
+      }),
+  });
+  return [
+    {
+      name: 'url/add',
+      run: (url, serverPids) =>
+        runWrk({
+          url,
+          connections: 10,
+          seconds: 600,
+          script: {
+            headers: {
+              Authorization: `Bearer ${seeded.adderKey}`,
+              'Content-Type': 'application/json',
+            },
+            requests: Array.from({ length: 2000 }, (_, i) => ({
+              method: 'POST',
+              path: '/api/url/add',
+              body: JSON.stringify({ url: `https://example.com/scale/${RUN}/${i}` }),
+            })),
+            limit: 2000,
+            onResponse: TALLY_STATUS,
+          },
+          serverPids,
+        }),
+    },
+    {
+      name: 'cold redirect',
+      run: (url, serverPids) =>
+        runWrk({
+          url,
+          connections: 50,
+          seconds: 600,
+          script: {
+            requests: seeded.cold.map((alias): WrkRequest => ({ path: `/${alias}` })),
+            limit: seeded.cold.length,
+            onResponse: TALLY_STATUS,
+          },
+          serverPids,
+        }),
+    },
+    list('list page 1', '/api/urls?limit=15&page=1'),
+    list('list page 1000', '/api/urls?limit=15&page=1000'),
+    list('list by clicks page 1', '/api/urls?limit=15&order=click&page=1'),
+    list('list by clicks page 1000', '/api/urls?limit=15&order=click&page=1000'),
+    list('search q=garden', '/api/urls?q=garden'),
+    {
+      name: '365-day statistics',
+      run: (url, serverPids) =>
+        runWrk({
+          url,
+          connections: 4,
+          seconds: SECONDS,
+          script: {
+            headers: bigAuth,
+            requests: seeded.statIds.map((id) => ({
+              path: `/api/url/${id}/stats?from=${day(364)}&to=${day(0)}`,
+            })),
+            onResponse: TALLY_STATUS,
+          },
+          serverPids,
+        }),
+    },
+  ];
+}
+
+async function measure(s: Scale, results: Map<string, Map<string, RunResult>>, sizes: string[]) {
+  await runMigrations(s.url);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  let server: ChildProcess | undefined;
+  try {
+    server = spawnPinned(
+      SERVER_CORE,
+      process.execPath,
+      [join(__dirname, '..', 'dist', 'apps', 'api', 'main.js')],
+      {
+        env: {
+          ...process.env,
+          NODE_ENV: 'production',
+          APP_SECRET: 'scale-bench-secret-scale-bench-secret',
+          PORT: String(port),
+          DATABASE_URL: s.url,
+          REDIS_URL,
+          REDIS_PREFIX: s.prefix,
+          PUBLIC_URL: 'http://scale.test',
+          DOMAIN_VERIFY: 'off',
+          LOG_LEVEL: 'warn',
+          RATE_LIMIT: '100000000',
+          LINK_CACHE_SIZE: '0',
+          LIST_QUERIES_PER_USER: '4',
+          ADMIN_EMAIL: `scale-admin-${s.prefix}@example.com`,
+          ADMIN_API_KEY: ADMIN_KEY,
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    await waitHealthy(base, 120_000, server);
+    console.log(`\n${s.name}: seeding ${s.links} links (big user ${s.big}) …`);
+    const seeded = await seed(s, base);
+    const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
+    const line1 = `${s.name}: ${s.links} links seeded in ${seeded.seconds.toFixed(0)} s; database ${mb(seeded.size.db)} MB (links ${mb(seeded.size.links)} MB with indexes, ${mb((seeded.size.links / s.links) * 1e6)} MB per million links; daily statistics ${mb(seeded.size.daily)} MB)`;
+    sizes.push(line1);
+    console.log(line1);
+    const pids = [server.pid as number];
+    // warm-up (not counted): the api's code compiled, the big user's key cached
+    await runWrk({
+      url: base,
+      connections: 2,
+      seconds: 2,
+      script: {
+        headers: { Authorization: `Bearer ${seeded.bigKey}` },
+        requests: [{ path: '/api/urls?limit=15&page=2' }, { path: '/api/urls?q=spring' }],
+      },
+      serverPids: pids,
+    });
+    await runWrk({
+      url: base,
+      connections: 10,
+      seconds: 600,
+      script: { requests: seeded.warm.map((alias) => ({ path: `/${alias}` })), limit: WARM },
+      serverPids: pids,
+    });
+    for (const op of ops(seeded)) {
+      const r = await op.run(base, pids);
+      const byScale = results.get(op.name) ?? new Map<string, RunResult>();
+      byScale.set(s.name, r);
+      results.set(op.name, byScale);
+      console.log(line(`${s.name} ${op.name}`, r, 32));
+      if (r.errors) console.log(`  answers by status: ${JSON.stringify(r.tally)}`);
+    }
+  } finally {
+    if (server) await stop(server);
+    await removeRun({ DATABASE_URL: s.url, REDIS_URL, REDIS_PREFIX: s.prefix });
+  }
+}
+
+async function main(): Promise<void> {
+  ensureWrk();
+  const scales: Scale[] = [
+    {
+      name: 'small',
+      links: SMALL,
+      big: Math.round((SMALL * BIG) / LINKS),
+      url: `postgres://postgres@127.0.0.1:5432/linkmgmt_scale_small_${RUN}`,
+      prefix: `scs${process.pid}`,
+    },
+    {
+      name: 'large',
+      links: LINKS,
+      big: BIG,
+      url: `postgres://postgres@127.0.0.1:5432/linkmgmt_scale_large_${RUN}`,
+      prefix: `scl${process.pid}`,
+    },
+  ];
+  console.log(
+    `bench:scale: ${SMALL} against ${LINKS} links (big user ${BIG}), ${STATS_LINKS} links with a year of statistics; api on core 0, wrk on core 1\n${HEADER}`,
+  );
+  const results = new Map<string, Map<string, RunResult>>();
+  const sizes: string[] = [];
+  for (const s of scales) await measure(s, results, sizes);
+
+  const ok = checkHeadroom(
+    [...results.entries()].map(([name, byScale]) => [name, [...byScale.values()]]),
+  );
+  console.log(`\n${sizes.join('\n')}`);
+  console.log('\nlarge / small (goal ≤ 1.3)');
+  let errors = 0;
+  for (const [name, byScale] of results) {
+    const small = byScale.get('small');
+    const large = byScale.get('large');
+    if (!small || !large) continue;
+    errors += small.errors + large.errors;
+    console.log(
+      `  ${name.padEnd(26)} p50 ${small.p50Ms.toFixed(2).padStart(7)} → ${large.p50Ms.toFixed(2).padStart(7)} ms (${(large.p50Ms / small.p50Ms).toFixed(2)}×)  p99 ${small.p99Ms.toFixed(2).padStart(7)} → ${large.p99Ms.toFixed(2).padStart(7)} ms (${(large.p99Ms / small.p99Ms).toFixed(2)}×)  ${small.rps.toFixed(0)} → ${large.rps.toFixed(0)} req/s  wrk ${(Math.max(small.generatorUtil, large.generatorUtil) * 100).toFixed(0)} %`,
+    );
+  }
+  console.log(`\nerrors (non-2xx/3xx, socket errors): ${errors}`);
+  process.exitCode = ok && errors === 0 ? 0 : 1;
+}
+
+runBench(main);

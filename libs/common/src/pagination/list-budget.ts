@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { AppConfig } from '@app/config';
+import { ReadReplicas } from '@app/database';
+
+import { ServiceUnavailableError, TooManyRequestsError } from '../http/errors';
+
+/** Seconds a list refused for want of a slot is told to wait (Retry-After). */
+export const LIST_RETRY_AFTER_SECONDS = 1;
+
+/** Postgres's `query_canceled`: what `statement_timeout` raises. */
+const QUERY_CANCELED = '57014';
+
+/**
+ * The budget of list and search queries, which can read many rows for a user with many links: at
+ * most LIST_QUERIES of them run at once in a process (never more than DB_POOL_SIZE - 1, so
+ * redirects and every other request keep connections of the pool), at most LIST_QUERIES_PER_USER
+ * of one user (past it: 429 with Retry-After at once), and each within LIST_QUERY_MS
+ * (`SET LOCAL statement_timeout` in its transaction; past it: 503 saying so, never a 500).
+ * A list that finds the process's slots taken waits for one in turn, up to LIST_QUERY_MS.
+ */
+@Injectable()
+export class ListBudget {
+  private readonly slots: number;
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly perUser = new Map<number, number>();
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly config: AppConfig,
+    private readonly replicas: ReadReplicas,
+  ) {
+    this.slots = Math.max(1, Math.min(config.LIST_QUERIES, config.DB_POOL_SIZE - 1));
+  }
+
+  /**
+   * Runs `work` for `userId` in a transaction of its own with the list's statement timeout,
+   * within the process's and the user's slots. `what` names the query in the 503. With
+   * `replica`, the transaction is a read replica's snapshot (ReadReplicas.read: the primary when
+   * none is usable or the caller wrote lately).
+   */
+  async run<T>(
+    userId: number,
+    what: string,
+    work: (em: EntityManager) => Promise<T>,
+    options: { replica?: boolean } = {},
+  ): Promise<T> {
+    const mine = this.perUser.get(userId) ?? 0;
+    if (mine >= this.config.LIST_QUERIES_PER_USER)
+      throw new TooManyRequestsError(
+        `Too many lists or searches at once: at most ${this.config.LIST_QUERIES_PER_USER} of yours run together`,
+        LIST_RETRY_AFTER_SECONDS,
+      );
+    this.perUser.set(userId, mine + 1);
+    try {
+      await this.slot();
+      try {
+        return await (options.replica
+          ? this.replicas.read((em) => this.bounded(em, work), { caller: userId })
+          : this.bounded(this.db.manager, work));
+      } catch (err) {
+        if ((err as { code?: string }).code === QUERY_CANCELED)
+          throw new ServiceUnavailableError(
+            `${what} did not finish within its ${this.config.LIST_QUERY_MS} ms budget`,
+          );
+        throw err;
+      } finally {
+        this.release();
+      }
+    } finally {
+      const left = (this.perUser.get(userId) ?? 1) - 1;
+      if (left > 0) this.perUser.set(userId, left);
+      else this.perUser.delete(userId);
+    }
+  }
+
+  /**
+   * `work` under the statement timeout: in `em`'s transaction when it has one (a replica's
+   * snapshot), else in a new one.
+   */
+  private bounded<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
+    const timed = async (m: EntityManager) => {
+      await m.query(`SET LOCAL statement_timeout = ${this.config.LIST_QUERY_MS}`);
+      return work(m);
+    };
+    return em.queryRunner ? timed(em) : em.transaction('READ COMMITTED', timed);
+  }
+
+  /** Takes one of the process's slots, waiting in turn up to LIST_QUERY_MS (then 429). */
+  private slot(): Promise<void> {
+    if (this.running < this.slots) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const take = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiting.indexOf(take);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(
+          new TooManyRequestsError(
+            'The service is running as many lists and searches as it can: try again shortly',
+            LIST_RETRY_AFTER_SECONDS,
+          ),
+        );
+      }, this.config.LIST_QUERY_MS);
+      this.waiting.push(take);
+    });
+  }
+
+  /** Hands the slot to the next list waiting for one, or frees it. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+}
