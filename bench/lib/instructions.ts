@@ -77,9 +77,9 @@ export async function startCounted(
 }
 
 /**
- * Sends exactly `count` requests (the `requests` in turn) over `connections` keep-alive
- * connections, one at a time on each; resolves with the number answered with `status`.
- * Answers must have no body or a Content-Length (redirects, not-modified): what the bench sends.
+ * Sends exactly `count` requests (the `requests` in turn, with their bodies) over `connections`
+ * keep-alive connections, one at a time on each; resolves with the number answered with `status`.
+ * Answers must have no body or a Content-Length (redirects, not-modified, the api's JSON).
  */
 export function sendCounted(
   port: number,
@@ -90,9 +90,12 @@ export function sendCounted(
   status = 302,
 ): Promise<{ ok: number; other: number }> {
   const wire = requests.map((r) => {
-    const headers = { ...common, ...r.headers };
+    const headers: Record<string, string> = { ...common, ...r.headers };
+    if (r.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(r.body));
     const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
-    return Buffer.from(`${r.method ?? 'GET'} ${r.path} HTTP/1.1\r\n${lines.join('')}\r\n`);
+    return Buffer.from(
+      `${r.method ?? 'GET'} ${r.path} HTTP/1.1\r\n${lines.join('')}\r\n${r.body ?? ''}`,
+    );
   });
   const expect = `HTTP/1.1 ${status} `;
   let sent = 0;
@@ -170,20 +173,23 @@ export async function countInstructions(
   server: CountedServer,
   requests: WrkRequest[],
   common: Record<string, string>,
-  o: { warm: number; window: number; windows: number },
+  o: { warm: number; window: number; windows: number; connections?: number; status?: number },
 ): Promise<Counted> {
   const pid = String(server.child.pid);
   const control = (...a: string[]) =>
     execFileSync('callgrind_control', [...a, pid], { stdio: ['ignore', 'pipe', 'pipe'] });
   const seen = new Set(readdirSync(server.dir));
   const check = (r: { ok: number; other: number }, n: number) => {
-    if (r.ok !== n) throw new Error(`callgrind: ${r.other} of ${n} answers were not redirects`);
+    if (r.ok !== n)
+      throw new Error(`callgrind: ${r.other} of ${n} answers were not ${o.status ?? 302}`);
   };
-  check(await sendCounted(server.port, requests, common, o.warm), o.warm);
+  const send = (n: number) =>
+    sendCounted(server.port, requests, common, n, o.connections, o.status);
+  check(await send(o.warm), o.warm);
   const windows: number[] = [];
   for (let w = 0; w < o.windows; w++) {
     control('-i', 'on');
-    const r = await sendCounted(server.port, requests, common, o.window);
+    const r = await send(o.window);
     control('-i', 'off');
     control('-d');
     check(r, o.window);

@@ -53,11 +53,12 @@ import { PublicUrls } from './urls/public-urls';
     PublicUrls,
     RateLimitMiddleware,
     RouteIndex,
+    // run by EnvelopeInterceptor, around the handler
+    WriterMarkInterceptor,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: WriterMarkInterceptor },
   ],
   exports: [
     AuthService,

@@ -112,3 +112,18 @@ describe('validation messages', () => {
     );
   });
 });
+
+describe('the rules kept per class', () => {
+  it('answers the same as ever, and sees a rule added after a validation', async () => {
+    class Late {
+      @IsString()
+      name: string;
+    }
+    await expect(validateBody(Late, { name: 'x' })).resolves.toBeInstanceOf(Late);
+    await expect(validateBody(Late, { name: 1 })).rejects.toThrow('name: must be a string');
+    // a rule registered now (a decorator applied late) counts from the next validation on
+    MaxLength(2)(Late.prototype, 'name');
+    await expect(validateBody(Late, { name: 'xyz' })).rejects.toThrow('name');
+    await expect(validateBody(Late, { name: 'xy' })).resolves.toBeInstanceOf(Late);
+  });
+});

@@ -1,8 +1,59 @@
 import { Type, ValidationError, ValidationPipe } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
+import { getMetadataStorage, validate } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 
 import { BadRequestError } from './errors';
+
+/**
+ * class-validator works out a class's rules on every validation: it filters every rule of the
+ * class and its parents, then groups them by property (a create's body: ~100 rules, every
+ * request). Both depend only on the rules registered, which decorators add when the classes load:
+ * here they are kept per class and options, and forgotten whenever a rule is added.
+ */
+function memoizeValidationMetadata(): void {
+  const storage = getMetadataStorage();
+  type Storage = typeof storage;
+  let rules = new Map<unknown, Map<string, ValidationMetadata[]>>();
+  let grouped = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]>>();
+  const forget = () => {
+    rules = new Map();
+    grouped = new WeakMap();
+  };
+  const targetRules = storage.getTargetValidationMetadatas.bind(storage);
+  const group = storage.groupByPropertyName.bind(storage);
+  const addRule = storage.addValidationMetadata.bind(storage);
+  const addConstraint = storage.addConstraintMetadata.bind(storage);
+  const addSchema = storage.addValidationSchema.bind(storage);
+  storage.addValidationMetadata = (metadata) => {
+    forget();
+    addRule(metadata);
+  };
+  storage.addConstraintMetadata = (metadata) => {
+    forget();
+    addConstraint(metadata);
+  };
+  storage.addValidationSchema = (schema) => {
+    forget();
+    addSchema(schema);
+  };
+  storage.getTargetValidationMetadatas = ((target, schema, always, strictGroups, groups) => {
+    const key = `${schema}\u0000${always}\u0000${strictGroups}\u0000${groups?.join('\u0000') ?? ''}\u0000${groups?.length ?? -1}`;
+    let byOptions = rules.get(target);
+    if (!byOptions) rules.set(target, (byOptions = new Map()));
+    let found = byOptions.get(key);
+    if (!found)
+      byOptions.set(key, (found = targetRules(target, schema, always, strictGroups, groups)));
+    return found;
+  }) as Storage['getTargetValidationMetadatas'];
+  storage.groupByPropertyName = (metadata) => {
+    let found = grouped.get(metadata);
+    if (!found) grouped.set(metadata, (found = group(metadata)));
+    return found;
+  };
+}
+
+memoizeValidationMetadata();
 
 /** `urls[3].geotarget[2].location`: array indexes in brackets, properties after dots. */
 function pathOf(parent: string, property: string): string {

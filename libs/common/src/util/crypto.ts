@@ -9,14 +9,29 @@ export function sha256(value: string, encoding: 'hex' | 'base64url' = 'hex'): st
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+/**
+ * CSPRNG bytes taken RANDOM_POOL at a time: a short random string (a drawn alias, per creation)
+ * then costs no call into OpenSSL and no Buffer of its own. Each byte is handed out once.
+ */
+const RANDOM_POOL = 4096;
+let pool = Buffer.alloc(0);
+let taken = 0;
+
+function randomByte(): number {
+  if (taken === pool.length) {
+    pool = randomBytes(RANDOM_POOL);
+    taken = 0;
+  }
+  return pool[taken++];
+}
+
 /** A CSPRNG string over [A-Za-z0-9] without modulo bias. */
 export function randomString(length: number, alphabet = ALPHABET): string {
+  const limit = 256 - (256 % alphabet.length);
   let out = '';
   while (out.length < length) {
-    for (const b of randomBytes(length * 2)) {
-      if (b < 256 - (256 % alphabet.length)) out += alphabet[b % alphabet.length];
-      if (out.length === length) break;
-    }
+    const b = randomByte();
+    if (b < limit) out += alphabet[b % alphabet.length];
   }
   return out;
 }

@@ -21,10 +21,20 @@ const db = {
   manager: {},
 } as unknown as DataSource;
 
-/** An EntityManager answering each statement by `answer` (rows), recording what it ran. */
+/**
+ * An EntityManager (in a transaction: its query runner's pg client takes named statements)
+ * answering each statement by `answer` (rows), recording what it ran and under which name.
+ */
 function manager(answer: (sql: string, params: unknown[]) => unknown[]) {
-  const ran: Array<{ sql: string; params: unknown[] }> = [];
+  const ran: Array<{ sql: string; params: unknown[]; name?: string }> = [];
+  const client = {
+    query: async (q: { name?: string; text: string; values: unknown[] }) => {
+      ran.push({ sql: q.text, params: q.values, name: q.name });
+      return { rows: answer(q.text, q.values) };
+    },
+  };
   const em = {
+    queryRunner: { isReleased: false, connect: async () => client },
     query: async (sql: string, params: unknown[]) => {
       ran.push({ sql, params });
       return answer(sql, params);
@@ -73,6 +83,19 @@ describe('ShortCodes', () => {
       title: 'T',
       domain: null,
     });
+  });
+
+  it('sends the insert as a named prepared statement: one name per statement text', async () => {
+    const { em, ran } = manager(() => [{ id: 41 }]);
+    await codes.insert(em, { ...link, custom: null });
+    await codes.insert(em, { ...link, custom: null });
+    await codes.insert(em, { ...link, values: { ...link.values, title: undefined }, custom: null });
+    expect(ran[0].name).toMatch(/^short_codes_insert_\d+$/);
+    expect(ran[1].name).toBe(ran[0].name);
+    expect(ran[1].sql).toBe(ran[0].sql);
+    expect(ran[2].sql).not.toBe(ran[0].sql);
+    expect(ran[2].name).toMatch(/^short_codes_insert_\d+$/);
+    expect(ran[2].name).not.toBe(ran[0].name);
   });
 
   it('draws again, longer, when a drawn alias is taken; refuses a chosen one (409)', async () => {

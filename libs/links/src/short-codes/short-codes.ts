@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
+import { DataSource, EntityManager, EntityMetadata, QueryFailedError } from 'typeorm';
+import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 
 import {
   AppError,
@@ -31,6 +33,21 @@ export const GENERATE_ATTEMPTS = 8;
  * 62^8 ≈ 2·10^14 codes, short enough to keep the QR image small.
  */
 export const QR_CODE_LENGTH = 8;
+
+/**
+ * Distinct insert statements (column sets, riders) kept as named prepared statements, each
+ * parsed once per pooled connection; statements beyond these are sent unnamed.
+ */
+export const PREPARED_INSERTS = 64;
+
+/** A pg client's query with a named statement (`{name, text, values}`). */
+interface PgQueryable {
+  query(config: {
+    name?: string;
+    text: string;
+    values: unknown[];
+  }): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
 
 /** The body field a client names an alias with: `custom` (links, imports) or `alias` (bio pages). */
 export type AliasField = 'custom' | 'alias';
@@ -83,6 +100,8 @@ export interface NewBatchLink {
 @Injectable()
 export class ShortCodes {
   private linkMeta?: EntityMetadata;
+  /** statement text → its prepared statement's name (PREPARED_INSERTS at most) */
+  private readonly prepared = new Map<string, string>();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -218,13 +237,42 @@ export class ShortCodes {
           JSON.stringify(linkEvent(this.urls, { ...text, alias }, code.domain, date)),
         );
       if (rider) args.push(...rider.params);
-      const rows: Array<Record<string, unknown> & { id: number }> = await em.query(sql, args);
+      const rows = await this.queryPrepared(em, sql, args);
       return new Map(rows.length ? [[alias, rows[0]]] : []);
     });
     if (refused.length)
       throw await this.refusal(code.field, code.custom as string, code.userId, em);
     const { alias, row } = placed[0];
     return { id: row.id as number, alias, row };
+  }
+
+  /**
+   * `sql` as a named prepared statement (parsed and planned once per pooled connection, where
+   * `em.query` would send and parse the whole text on every creation), on `em`'s connection when
+   * it has one (a transaction), else on one of the pool's. A failure is the QueryFailedError
+   * `em.query` throws (pg-errors reads it).
+   */
+  private async queryPrepared(
+    em: EntityManager,
+    sql: string,
+    args: unknown[],
+  ): Promise<Array<Record<string, unknown> & { id: number }>> {
+    let name = this.prepared.get(sql);
+    if (name === undefined && this.prepared.size < PREPARED_INSERTS) {
+      name = `short_codes_insert_${this.prepared.size}`;
+      this.prepared.set(sql, name);
+    }
+    const runner = em.queryRunner;
+    const client: PgQueryable =
+      runner && !runner.isReleased
+        ? ((await (runner as PostgresQueryRunner).connect()) as PgQueryable)
+        : ((this.db.driver as PostgresDriver).master as PgQueryable);
+    try {
+      const result = await client.query({ name, text: sql, values: args });
+      return result.rows as Array<Record<string, unknown> & { id: number }>;
+    } catch (err) {
+      throw new QueryFailedError(sql, args, err as Error);
+    }
   }
 
   /**
