@@ -537,9 +537,23 @@ export class TestRedisSentinel {
     return Number(answer.trim().split('\n')[1]);
   }
 
-  /** Forces a failover and waits until the replica is the primary and the old one follows it. */
+  /**
+   * Forces a failover and waits until the replica is the primary and the old one follows it.
+   * First waits for the replica to acknowledge every write the primary has: SENTINEL FAILOVER
+   * does not, and a replica behind would lose the last writes (replication is asynchronous).
+   */
   async failover(): Promise<void> {
     const before = await this.primaryPort();
+    await waitFor(
+      async () => {
+        const info = await this.cli(before, 'info', 'replication');
+        const own = Number(/master_repl_offset:(\d+)/.exec(info)?.[1] ?? NaN);
+        const acked = Number(/slave0:[^\r\n]*offset=(\d+)/.exec(info)?.[1] ?? NaN);
+        return acked >= own;
+      },
+      10_000,
+      'redis replica caught up',
+    );
     await this.cli(this.ports.sentinel, 'sentinel', 'failover', this.name);
     await waitFor(
       async () => {
