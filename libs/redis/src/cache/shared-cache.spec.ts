@@ -1,7 +1,13 @@
 import type { RedisService } from '../redis.service';
 import { keySlot } from '../key-slot';
 import { InvalidationLog } from './invalidation-log';
-import { BusMember, InvalidationBus, SharedCache } from './shared-cache';
+import {
+  BusMember,
+  cacheBucket,
+  CACHE_BUCKETS,
+  InvalidationBus,
+  SharedCache,
+} from './shared-cache';
 
 /** A bus without Redis: invalidations reach the members directly, `live` is set by the test. */
 class FakeBus implements InvalidationBus {
@@ -12,6 +18,7 @@ class FakeBus implements InvalidationBus {
     ready: false,
     client: { on: () => undefined },
     key: (...parts: string[]) => parts.join(':'),
+    slotKey: (tag: string[], ...parts: string[]) => `{${tag.join(':')}}:${parts.join(':')}`,
   } as unknown as RedisService;
 
   join(name: string, member: BusMember): void {
@@ -59,6 +66,13 @@ describe('InvalidationLog', () => {
     expect(log.unchangedSince(old, ['z'])).toBe(false);
     expect(log.unchangedSince(middle, ['z'])).toBe(true);
     expect(log.unchangedSince(middle, ['b'])).toBe(false);
+  });
+
+  it('spreads keys evenly over its buckets', () => {
+    const counts = new Array<number>(CACHE_BUCKETS).fill(0);
+    for (let i = 0; i < 16_000; i++) counts[cacheBucket(`a${i.toString(36)}`)]++;
+    expect(Math.min(...counts)).toBeGreaterThan(800);
+    expect(Math.max(...counts)).toBeLessThan(1200);
   });
 });
 
@@ -142,6 +156,13 @@ describe('SharedCache (in-process layer)', () => {
     expect(cache.peek('k')).toBeUndefined();
     cache.close();
   });
+
+  it('spreads keys evenly over its buckets', () => {
+    const counts = new Array<number>(CACHE_BUCKETS).fill(0);
+    for (let i = 0; i < 16_000; i++) counts[cacheBucket(`a${i.toString(36)}`)]++;
+    expect(Math.min(...counts)).toBeGreaterThan(800);
+    expect(Math.max(...counts)).toBeLessThan(1200);
+  });
 });
 
 describe('SharedCache invalidation on a Redis Cluster', () => {
@@ -177,17 +198,26 @@ describe('SharedCache invalidation on a Redis Cluster', () => {
         decode: JSON.parse,
       },
     });
-    const names = ['{u1}a', '{u1}b', 'x', 'y'];
+    // entries spread over CACHE_BUCKETS hash tags by their key (a turn's reads share few slots)
+    const names = ['a', 'b', 'x', 'y', 'zz', 'link-7'];
     await cache.invalidate(names);
     cache.close();
+    const keys = names.map((n) => `{owners:${cacheBucket(n)}}:${n}`);
     const dels = calls.filter((c) => c.command === 'del');
-    expect(dels.flatMap((c) => c.args).sort()).toEqual(names.map((n) => `owners:${n}`).sort());
-    expect(dels).toContainEqual({ command: 'del', args: ['owners:{u1}a', 'owners:{u1}b'] });
-    expect(dels).toHaveLength(new Set(names.map((n) => keySlot(`owners:${n}`))).size);
+    expect(dels.flatMap((c) => c.args).sort()).toEqual([...keys].sort());
+    for (const del of dels) expect(new Set(del.args.map(keySlot)).size).toBe(1);
+    expect(dels).toHaveLength(new Set(keys.map(keySlot)).size);
     // the message last, once the entries are gone
     expect(calls[calls.length - 1]).toEqual({
       command: 'publish',
       args: ['test:cache:bus', JSON.stringify({ c: 'owners', k: names })],
     });
+  });
+
+  it('spreads keys evenly over its buckets', () => {
+    const counts = new Array<number>(CACHE_BUCKETS).fill(0);
+    for (let i = 0; i < 16_000; i++) counts[cacheBucket(`a${i.toString(36)}`)]++;
+    expect(Math.min(...counts)).toBeGreaterThan(800);
+    expect(Math.max(...counts)).toBeLessThan(1200);
   });
 });

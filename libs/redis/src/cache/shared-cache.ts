@@ -67,6 +67,16 @@ const MISSING_VALUE = '-';
 const MISSING = Object.freeze({ missing: true as const });
 type Missing = typeof MISSING;
 
+/** Hash slots a cache's entries spread over on a Redis Cluster (several per primary). */
+export const CACHE_BUCKETS = 16;
+
+/** The bucket of a cache key (FNV-1a over its UTF-16 code units). */
+export function cacheBucket(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % CACHE_BUCKETS;
+}
+
 /**
  * A read-through cache whose entries stay consistent across api replicas: in-process LRU →
  * (optionally) Redis → the loader (Postgres). The rules, in one place:
@@ -226,8 +236,17 @@ export class SharedCache<V extends object> implements BusMember {
     }
   }
 
+  /**
+   * `<prefix>:<name>:<key>`; on a Redis Cluster `<prefix>:{<name>:<bucket>}:<key>`, one of
+   * CACHE_BUCKETS hash slots by the key's hash: a turn's reads then fall into a few slots, and
+   * the batched GET sends a few MGETs per primary instead of one GET per key
+   * (docs/scaling.md#key-layout-and-hash-tags).
+   */
   private remoteKey(key: string): string {
-    return this.bus.redis.key(this.options.name, key);
+    const redis = this.bus.redis;
+    return isCluster(redis.client)
+      ? redis.slotKey([this.options.name, cacheBucket(key)], key)
+      : redis.key(this.options.name, key);
   }
 
   /** A Redis read that never fails: null (ask the loader) when Redis is down or errs. */
