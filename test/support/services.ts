@@ -327,6 +327,18 @@ export async function queryPrimaryAndReplicas(
   return (await Promise.all(urls.map((url) => queryOnce(url, sql)))).flat();
 }
 
+/** SIGKILL to the process whose pid a daemonized server wrote to `file` (none, or gone: nothing). */
+function killByPidFile(file: string): void {
+  const pid = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0;
+  if (pid > 0) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
 /**
  * A Redis Cluster of the test's own: `primaries` servers with `--cluster-enabled yes` on free
  * ports in a temp folder, joined by `redis-cli --cluster create` (no replicas), about 2 s.
@@ -427,8 +439,7 @@ export class TestRedisCluster {
 
   /** Kills one node (SIGKILL): its slots are down until it is started again. */
   kill(port: number): void {
-    const pid = Number(readFileSync(join(this.dir, String(port), 'redis.pid'), 'utf8').trim());
-    process.kill(pid, 'SIGKILL');
+    killByPidFile(join(this.dir, String(port), 'redis.pid'));
   }
 
   /** Starts a killed node again (it rejoins with its nodes.conf) and waits for the cluster. */
@@ -445,17 +456,7 @@ export class TestRedisCluster {
   }
 
   async stop(): Promise<void> {
-    for (const port of this.ports) {
-      const pidFile = join(this.dir, String(port), 'redis.pid');
-      const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
-      if (pid > 0) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    }
+    for (const port of this.ports) killByPidFile(join(this.dir, String(port), 'redis.pid'));
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
@@ -616,17 +617,8 @@ export class TestRedisSentinel {
       'sentinel.pid',
       `redis-${this.ports.primary}.pid`,
       `redis-${this.ports.replica}.pid`,
-    ]) {
-      const file = join(this.dir, name);
-      const pid = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0;
-      if (pid > 0) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    }
+    ])
+      killByPidFile(join(this.dir, name));
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
