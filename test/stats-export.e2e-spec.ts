@@ -140,32 +140,35 @@ describe('CSV export streaming (built api process)', () => {
       )
     ).reduce((sum, r) => sum + Number(r.n), 0);
 
-  it('100 000 links stream out with the api’s memory flat (no growth with the number of rows)', async () => {
+  it('300 000 links stream out with the api’s memory flat (no growth with the number of rows)', async () => {
     await insertLinks(10_000, 'w');
     await download(); // warm-up: code paths compiled, pool connected
     const idle = memory(api.child.pid as number).rss;
     const small = await download();
     expect(small).toMatchObject({ status: 200, lines: 10_001 });
-    await insertLinks(90_000, 'm');
+    await insertLinks(290_000, 'm');
     const big = await download();
-    expect(big).toMatchObject({ status: 200, lines: 100_001 });
+    expect(big).toMatchObject({ status: 200, lines: 300_001 });
     const growth = big.rss - small.rss;
     console.log(
-      `export of 100 000 links: ${(big.bytes / 1e6).toFixed(1)} MB in ${big.ms} ms ` +
-        `(${Math.round(100_000 / (big.ms / 1000))} rows/s); api RSS ${idle.toFixed(0)} MB idle, ` +
+      `export of 300 000 links: ${(big.bytes / 1e6).toFixed(1)} MB in ${big.ms} ms ` +
+        `(${Math.round(300_000 / (big.ms / 1000))} rows/s); api RSS ${idle.toFixed(0)} MB idle, ` +
         `at most ${small.rss.toFixed(0)} MB during the 10 000-row export and ` +
-        `${big.rss.toFixed(0)} MB during the 100 000-row one (+${growth.toFixed(1)} MB)`,
+        `${big.rss.toFixed(0)} MB during the 300 000-row one (+${growth.toFixed(1)} MB)`,
     );
-    // holding the rows (or the 13 MB of CSV text) would add several times this
-    expect(growth).toBeLessThan(25);
-    expect(big.rss - idle).toBeLessThan(50);
+    // Streaming costs about the same whatever the rows (V8's young generation growing under the
+    // allocation rate, the socket buffers, garbage not yet collected): seen +7 to +33 MB here,
+    // with and without a loaded core. Holding the 40 MB of CSV costs about twice that text: seen
+    // +76 to +83 MB with the export collected and sent in one piece (the check fails with it).
+    // 100 000 rows did not tell the two apart: +13 to +26 MB streaming, +28 MB held.
+    expect(growth).toBeLessThan(55);
+    expect(big.rss - idle).toBeLessThan(70);
   }, 120_000);
 
   it('a client that disconnects stops the query and frees its connection', async () => {
-    // 300 000 rows (~40 MB of CSV): far more than the socket buffers between the api and a
-    // paused client hold (~10 MB on loopback). With the 13 MB of 100 000 rows, a fast machine
-    // buffered nearly all of it and the query could end before the client stopped reading.
-    await insertLinks(200_000, 'd');
+    // the 300 000 rows above (~40 MB of CSV): far more than the socket buffers between the api
+    // and a paused client hold (~10 MB on loopback). With the 13 MB of 100 000 rows, a fast
+    // machine buffered nearly all of it and the query could end before the client stopped reading.
     for (let round = 0; round < 3; round++) {
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
         httpGet(
