@@ -1,5 +1,5 @@
 import { Global, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 
 import { AppConfig } from '@app/config';
@@ -7,8 +7,10 @@ import { RedisService } from '@app/redis';
 
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthService } from './auth/auth.service';
+import { KeyUsage } from './auth/key-usage';
 import { PlanService } from './auth/plan.service';
 import { PrincipalCache } from './auth/principal-cache';
+import { RouteRules } from './auth/route-rules';
 import { WriterMarkInterceptor } from './auth/writer-mark.interceptor';
 import { ClientAddress } from './http/client-address';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
@@ -30,6 +32,7 @@ import { PublicUrls } from './urls/public-urls';
 @Global()
 @Module({
   imports: [
+    DiscoveryModule,
     ThrottlerModule.forRootAsync({
       inject: [AppConfig, RedisService],
       useFactory: (config: AppConfig, redis: RedisService) => ({
@@ -46,6 +49,8 @@ import { PublicUrls } from './urls/public-urls';
   ],
   providers: [
     AuthService,
+    KeyUsage,
+    RouteRules,
     PlanService,
     ListBudget,
     PrincipalCache,
@@ -62,6 +67,8 @@ import { PublicUrls } from './urls/public-urls';
   ],
   exports: [
     AuthService,
+    KeyUsage,
+    RouteRules,
     PlanService,
     ListBudget,
     PrincipalCache,

@@ -8,6 +8,7 @@ import {
   ApiOkFields,
   Auth,
   MessageRoute,
+  Needs,
   Principal,
   RotatedKeyView,
 } from '@app/common';
@@ -18,6 +19,7 @@ import { UpdateAccountDto } from './dto/update-account.dto';
 
 @ApiTags('account')
 @ApiBearerAuth()
+@Needs('owner')
 @Controller('api/account')
 export class AccountController {
   constructor(private readonly account: AccountService) {}

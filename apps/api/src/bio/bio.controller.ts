@@ -5,6 +5,7 @@ import {
   ApiErrors,
   ApiOkFields,
   Auth,
+  ForArea,
   IdParam,
   ListRoute,
   MessageRoute,
@@ -26,6 +27,7 @@ const PAGE_DOC =
 
 @ApiTags('bio pages')
 @ApiBearerAuth()
+@ForArea('bio')
 @Controller('api')
 export class BioController {
   constructor(private readonly bio: BioService) {}

@@ -5,6 +5,7 @@ import {
   ApiErrors,
   ApiOkFields,
   Auth,
+  ForArea,
   IdParam,
   ListRoute,
   MessageRoute,
@@ -24,6 +25,7 @@ const SAVED_SHAPE =
 
 @ApiTags('campaigns')
 @ApiBearerAuth()
+@ForArea('campaigns')
 @Controller('api')
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignsService) {}

@@ -5,6 +5,7 @@ import {
   ApiErrors,
   ApiOkFields,
   Auth,
+  ForArea,
   IdParam,
   ListRoute,
   MessageRoute,
@@ -22,6 +23,7 @@ import { UpdateChannelDto } from './dto/update-channel.dto';
 
 @ApiTags('channels')
 @ApiBearerAuth()
+@ForArea('channels')
 @Controller('api')
 export class ChannelsController {
   constructor(private readonly channels: ChannelsService) {}

@@ -5,6 +5,7 @@ import {
   ApiErrors,
   ApiOkFields,
   Auth,
+  ForArea,
   IdParam,
   ListRoute,
   MessageRoute,
@@ -20,6 +21,7 @@ import { UpdateDomainDto } from './dto/update-domain.dto';
 
 @ApiTags('branded domains')
 @ApiBearerAuth()
+@ForArea('domains')
 @Controller('api')
 export class DomainsController {
   constructor(private readonly domains: DomainsService) {}

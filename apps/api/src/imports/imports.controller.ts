@@ -13,6 +13,7 @@ import {
   ApiOkData,
   ApiOkFields,
   Auth,
+  ForArea,
   IdParam,
   Principal,
 } from '@app/common';
@@ -38,6 +39,7 @@ user may wait or run at once: past it, 429 with Retry-After.`;
 @ApiExtraModels(ImportLinksDto)
 @ApiTags('import')
 @ApiBearerAuth()
+@ForArea('import')
 @Controller('api')
 export class ImportsController {
   constructor(private readonly imports: ImportsService) {}

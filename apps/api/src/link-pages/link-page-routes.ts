@@ -8,6 +8,7 @@ import {
   ApiOkList,
   ApiOkMessage,
   Auth,
+  ForArea,
   IdParam,
   PageQueryDto,
   Principal,
@@ -51,6 +52,7 @@ export function LinkPagesController<R extends LinkPageRow, B, V, D>(
 
   @ApiTags(routes.tag)
   @ApiBearerAuth()
+  @ForArea('pages')
   @Controller('api')
   class LinkPageRoutesController {
     constructor(private readonly pages: LinkPages) {}

@@ -5,6 +5,7 @@ import {
   ApiErrors,
   ApiOkFields,
   Auth,
+  ForArea,
   IdParam,
   ListRoute,
   MessageRoute,
@@ -37,6 +38,7 @@ that fires the pixels, shows the splash page, or frames the target (frame, overl
 
 @ApiTags('links')
 @ApiBearerAuth()
+@ForArea('links')
 @Controller('api')
 export class LinksController {
   constructor(private readonly links: LinksService) {}

@@ -5,6 +5,7 @@ import {
   ApiErrors,
   ApiOkFields,
   Auth,
+  ForArea,
   IdParam,
   ListRoute,
   MessageRoute,
@@ -20,6 +21,7 @@ import { PixelsService } from './pixels.service';
 
 @ApiTags('pixels')
 @ApiBearerAuth()
+@ForArea('pixels')
 @Controller('api')
 export class PixelsController {
   constructor(private readonly pixels: PixelsService) {}

@@ -5,6 +5,7 @@ import {
   ApiErrors,
   ApiOkFields,
   Auth,
+  ForArea,
   IdParam,
   ListRoute,
   MessageRoute,
@@ -19,6 +20,7 @@ import { QrService } from './qr.service';
 
 @ApiTags('qr')
 @ApiBearerAuth()
+@ForArea('qr')
 @Controller('api')
 export class QrController {
   constructor(private readonly qr: QrService) {}

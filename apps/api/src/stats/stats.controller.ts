@@ -2,7 +2,7 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Response } from 'express';
 
-import { ApiErrors, ApiOkData, Auth, IdParam, Principal } from '@app/common';
+import { ApiErrors, ApiOkData, Auth, ForArea, IdParam, Principal } from '@app/common';
 
 import { StatsQueryDto } from './dto/stats-query.dto';
 import { AccountStatsView, RangeStatsView } from './dto/stats.view';
@@ -28,6 +28,7 @@ const CSV_RESPONSE = (example: string) =>
 
 @ApiTags('statistics')
 @ApiBearerAuth()
+@ForArea('stats')
 @Controller('api')
 export class StatsController {
   constructor(

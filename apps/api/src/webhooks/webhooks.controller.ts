@@ -5,6 +5,7 @@ import {
   ApiErrors,
   ApiOkFields,
   Auth,
+  ForArea,
   IdParam,
   ListRoute,
   MessageRoute,
@@ -33,6 +34,7 @@ delivery per webhook per second, bots never included.`;
 
 @ApiTags('webhooks')
 @ApiBearerAuth()
+@ForArea('webhooks')
 @Controller('api')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}

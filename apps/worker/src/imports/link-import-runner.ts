@@ -232,6 +232,6 @@ export class LinkImportRunner {
     const user = await this.users.findOne({ where: { id: userId }, relations: { plan: true } });
     if (!user) return null;
     const plan = await this.plans.effectivePlan(user);
-    return { user, plan, isAdmin: user.isAdmin };
+    return { user, plan, isAdmin: user.isAdmin, actor: user, role: 'owner', key: null };
   }
 }

@@ -1,40 +1,54 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 
-import { ForbiddenError, UnauthorizedError } from '../http/errors';
+import { AppError, ForbiddenError, UnauthorizedError } from '../http/errors';
+import { leastRole, roleAllows, scopesAllow } from './access';
 import { AuthService } from './auth.service';
-import { ADMIN_ONLY, IS_PUBLIC, WITHOUT_API_ACCESS } from './decorators';
-import { AUTH_MESSAGES } from './principal';
+import { AUTH_MESSAGES, WORKSPACE_FAILURES } from './principal';
+import { needOf, RouteRules } from './route-rules';
 
 /**
- * Global guard, fail-closed: every route needs a valid API key unless marked `@Public()`.
- * Then `@AdminOnly()` routes need an admin, and a plan with `api.enabled = "0"` only reaches
- * routes marked `@AllowWithoutApiAccess()`.
+ * Global guard, fail-closed: every route needs a valid API key unless marked `@Public()`. Then,
+ * in the workspace the request acts in (AuthService): the route's need (RouteRules) against the
+ * caller's role and, with a named key, its scopes; `@AdminOnly()` routes need an admin owner;
+ * and a plan with `api.enabled = "0"` only reaches routes marked `@AllowWithoutApiAccess()`.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
-    private readonly reflector: Reflector,
+    private readonly rules: RouteRules,
     private readonly auth: AuthService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const rule = this.rules.of(context.getHandler(), context.getClass());
+    if (rule.public) return true;
+    const req = context.switchToHttp().getRequest();
 
-    const result = await this.auth.resolve(context.switchToHttp().getRequest());
-    if ('failure' in result) throw new UnauthorizedError(AUTH_MESSAGES[result.failure]);
+    const result = await this.auth.resolve(req);
+    if ('failure' in result) {
+      const workspace = WORKSPACE_FAILURES[result.failure as keyof typeof WORKSPACE_FAILURES];
+      if (workspace) throw new AppError(workspace.status, workspace.message);
+      throw new UnauthorizedError(AUTH_MESSAGES[result.failure as keyof typeof AUTH_MESSAGES]);
+    }
     const { principal } = result;
 
-    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && !principal.isAdmin) {
+    // fail closed: a route without a declaration (RouteRules refuses to start with one) is the owner's
+    const need = needOf(rule, req.method) ?? 'owner';
+    if (!roleAllows(principal.role, need))
+      throw new ForbiddenError(
+        `This needs the role ${leastRole(need)} in this workspace; yours is ${principal.role}`,
+      );
+    if (principal.key && !scopesAllow(principal.key.scopes, need))
+      throw new ForbiddenError(
+        need === 'owner'
+          ? 'This key lacks the scope *: only a key with every scope may do this'
+          : `This key lacks the scope ${need}`,
+      );
+    if (rule.adminOnly && !principal.isAdmin) {
       throw new ForbiddenError('Admin privileges are required');
     }
     const apiEnabled = principal.plan.limits.api?.enabled === '1';
-    if (
-      !principal.isAdmin &&
-      !apiEnabled &&
-      !this.reflector.getAllAndOverride<boolean>(WITHOUT_API_ACCESS, targets)
-    ) {
+    if (!principal.isAdmin && !apiEnabled && !rule.withoutApiAccess) {
       throw new ForbiddenError('Your plan does not include API access');
     }
     return true;

@@ -1,3 +1,4 @@
+export * from './access';
 export * from './api-key.guard';
 export * from './auth.service';
 export * from './decorators';
@@ -5,3 +6,5 @@ export * from './plan.service';
 export * from './principal';
 export * from './principal-cache';
 export * from './rotated-key.view';
+export * from './key-usage';
+export * from './route-rules';

@@ -1,20 +1,54 @@
 import { Plan, User } from '@app/database';
 
-/** The authenticated caller, as every controller receives it through `@Auth()`. */
-export interface Principal {
-  user: User;
-  /** The plan in force now: the user's plan, or the free plan once a paid membership expired. */
-  plan: Plan;
-  isAdmin: boolean;
+import { Role } from './access';
+
+/** A named key the request came with (null: the personal key or a session). */
+export interface NamedKeyRef {
+  id: number;
+  scopes: string[];
 }
 
-/** Why a request has no principal. */
-export type AuthFailure = 'missing' | 'invalid' | 'expired';
+/**
+ * The authenticated caller, as every controller receives it through `@Auth()`.
+ *
+ * `user` is the owner of the workspace the request acts in: services take it as the owner of
+ * what they read and write, so ownership checks, plan limits and statistics are the owner's
+ * inside a workspace, unchanged from a caller's own account. `actor` is who called.
+ */
+export interface Principal {
+  /** The workspace's owner (the workspace's id is `user.id`). */
+  user: User;
+  /** The plan in force now for the owner: its plan, or the free plan once a paid membership expired. */
+  plan: Plan;
+  /** The workspace's owner is an admin: unlimited plan; admin routes also need role `owner`. */
+  isAdmin: boolean;
+  /** Who sent the request: the owner, or a member. */
+  actor: User;
+  /** The actor's role in the workspace (`owner` in its own). */
+  role: Role;
+  /** The named key used, or null. */
+  key: NamedKeyRef | null;
+}
+
+/** Why a request has no principal: no valid key (401), or no workspace it may act in. */
+export type AuthFailure = 'missing' | 'invalid' | 'expired' | 'no-workspace' | 'bad-workspace';
 
 export type AuthResult = { principal: Principal } | { failure: AuthFailure };
 
-export const AUTH_MESSAGES: Record<AuthFailure, string> = {
+export const AUTH_MESSAGES: Record<'missing' | 'invalid' | 'expired', string> = {
   missing: 'Missing API key: send the header Authorization: Bearer <API_KEY> (or Token <API_KEY>)',
   invalid: 'Invalid API key',
   expired: 'API key has expired',
+};
+
+/** The workspace failures: the header names no workspace of the caller (404), or no id (400). */
+export const WORKSPACE_FAILURES: Record<
+  'no-workspace' | 'bad-workspace',
+  { status: number; message: string }
+> = {
+  'no-workspace': { status: 404, message: 'Workspace not found (X-Workspace)' },
+  'bad-workspace': {
+    status: 400,
+    message: 'X-Workspace must be the id of a workspace (a positive integer)',
+  },
 };

@@ -16,3 +16,6 @@ export * from './user.entity';
 export * from './link-import.entity';
 export * from './webhook-delivery.entity';
 export * from './webhook.entity';
+export * from './api-key.entity';
+export * from './audit-entry.entity';
+export * from './workspace-member.entity';

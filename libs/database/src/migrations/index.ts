@@ -8,6 +8,7 @@ import { WebhooksImport1732200006000 } from './1732200006000-webhooks-import';
 import { StatsMonthDims1732200007000 } from './1732200007000-stats-month-dims';
 import { Takedowns1732200010000 } from './1732200010000-takedowns';
 import { ListScale1732300020000 } from './1732300020000-list-scale';
+import { Teams1732300030000 } from './1732300030000-teams';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   StatsMonthDims1732200007000,
   Takedowns1732200010000,
   ListScale1732300020000,
+  Teams1732300030000,
 ];
