@@ -5,6 +5,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '@app/config';
 import { RedisService } from '@app/redis';
 
+import { AuditLog } from './audit/audit-log';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthService } from './auth/auth.service';
 import { KeyUsage } from './auth/key-usage';
@@ -48,6 +49,7 @@ import { PublicUrls } from './urls/public-urls';
     }),
   ],
   providers: [
+    AuditLog,
     AuthService,
     KeyUsage,
     RouteRules,
@@ -66,6 +68,7 @@ import { PublicUrls } from './urls/public-urls';
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
   ],
   exports: [
+    AuditLog,
     AuthService,
     KeyUsage,
     RouteRules,

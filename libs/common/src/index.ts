@@ -1,3 +1,4 @@
+export * from './audit';
 export * from './auth';
 export * from './common.module';
 export * from './events';

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { Principal } from '../auth/principal';
+
+/** One change to record: `link.update` of `{type: 'link', id: 7}`, fields `['url', 'title']`. */
+export interface AuditChange {
+  /** `<resource>.<verb>`: `link.create`, `link.update`, `link.delete`, `member.add`, … */
+  action: string;
+  resource: { type: string; id: number | string | null };
+  /** Names of the fields set or changed; never values. */
+  changes?: readonly string[];
+}
+
+/** The field names a body sets (its keys whose value is not undefined), sorted: an update's `changes`. */
+export function fieldsOf(body: object | null | undefined): string[] {
+  if (!body) return [];
+  return Object.keys(body)
+    .filter((k) => (body as Record<string, unknown>)[k] !== undefined)
+    .sort();
+}
+
+const INSERT = `INSERT INTO audit_log
+  (workspace_id, actor_id, actor_email, key_id, action, resource_type, resource_id, changes)
+  SELECT $1, $2, $3, $4, a.action, a.type, a.id, a.changes
+    FROM jsonb_to_recordset($5::jsonb) AS a(action varchar, type varchar, id varchar, changes text[])`;
+
+/**
+ * The audit log's one writer (CONTRACT "Teams, workspaces and API keys": every successful change
+ * in a workspace writes one entry in the same transaction). A service calls `record` with the
+ * EntityManager of the transaction that makes the change, so the entry exists exactly when the
+ * change committed (the outbox pattern of the webhooks); `change` opens that transaction for a
+ * service that has none. The actor, key and workspace come from the principal.
+ */
+@Injectable()
+export class AuditLog {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  record(em: EntityManager, auth: Principal, change: AuditChange): Promise<void> {
+    return this.recordMany(em, auth, [change]);
+  }
+
+  /** Many entries of one request (a bulk change), in one statement. */
+  async recordMany(
+    em: EntityManager,
+    auth: Principal,
+    changes: readonly AuditChange[],
+  ): Promise<void> {
+    if (!changes.length) return;
+    const rows = changes.map((c) => ({
+      action: c.action,
+      type: c.resource.type,
+      id: c.resource.id === null ? null : String(c.resource.id),
+      changes: [...new Set(c.changes ?? [])].sort(),
+    }));
+    await em.query(INSERT, [
+      auth.user.id,
+      auth.actor.id,
+      auth.actor.email,
+      auth.key?.id ?? null,
+      JSON.stringify(rows),
+    ]);
+  }
+
+  /** Runs `work` in a transaction and records the change in it (its id from work's result when `id` is a function). */
+  change<T>(
+    auth: Principal,
+    change: Omit<AuditChange, 'resource'> & {
+      resource: { type: string; id: number | string | null | ((result: T) => number | string) };
+    },
+    work: (em: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction(async (em) => {
+      const result = await work(em);
+      const { id } = change.resource;
+      await this.record(em, auth, {
+        ...change,
+        resource: { type: change.resource.type, id: typeof id === 'function' ? id(result) : id },
+      });
+      return result;
+    });
+  }
+}
