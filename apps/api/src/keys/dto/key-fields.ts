@@ -21,6 +21,8 @@ function unknownScope(args: ValidationArguments): string {
   return `unknown scope ${JSON.stringify(bad)}; ${SCOPE_RULE}`;
 }
 
+const NAME_MESSAGE = 'name must be 1 to 64 characters, not only spaces';
+
 const LIST_RULE = `must be a non-empty list of scopes (at most ${SCOPES.length}); ${SCOPE_RULE}`;
 
 /**
@@ -38,8 +40,8 @@ export const KeyField = {
   name: () =>
     Stacked(
       IsString(),
-      Length(1, 64, { message: 'name must be 1 to 64 characters' }),
-      Matches(/\S/, { message: 'name must not be blank' }),
+      Length(1, 64, { message: NAME_MESSAGE }),
+      Matches(/\S/, { message: NAME_MESSAGE }),
     ),
   scopes: () =>
     Stacked(
