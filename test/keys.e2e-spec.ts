@@ -202,7 +202,17 @@ describe('named API keys', () => {
       [
         'blank name',
         { name: '   ', scopes: ['links:read'] },
-        /^name: must be 1 to 64 characters, not only spaces$/,
+        /^name: must be 1 to 64 characters, not only spaces, no control characters$/,
+      ],
+      [
+        'a control character in name',
+        { name: 'a\u0000b', scopes: ['links:read'] },
+        /^name: must be 1 to 64 characters, not only spaces, no control characters$/,
+      ],
+      [
+        'a line break in name',
+        { name: 'a\nb', scopes: ['links:read'] },
+        /^name: must be 1 to 64 characters, not only spaces, no control characters$/,
       ],
       ['name a number', { name: 5, scopes: ['links:read'] }, /^name: must be a string/],
       ['missing scopes', { name: 'n' }, /^scopes: required/],
@@ -218,6 +228,11 @@ describe('named API keys', () => {
         'an unknown area',
         { name: 'n', scopes: ['users:read'] },
         /^scopes: unknown scope "users:read"/,
+      ],
+      [
+        'a long unknown scope',
+        { name: 'n', scopes: ['x'.repeat(5000)] },
+        /^scopes: unknown scope "x{40}…"; each scope/,
       ],
       [
         'too many scopes',
@@ -441,7 +456,7 @@ describe('named API keys', () => {
       expectError(await links(k.auth), 401, /^API key has expired$/);
     });
 
-    it('a scope lowered or an expiry moved is in force at once', async () => {
+    it('a scope lowered is in force at once, and raised again', async () => {
       const u = await createUser(a);
       const k = await makeKey(u.auth, ['links:write']);
       await addLink(k.auth).expect(200);

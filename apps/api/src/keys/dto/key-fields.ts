@@ -17,11 +17,16 @@ const SCOPE_RULE = `each scope is * or <area>:read or <area>:write (write includ
 /** `scopes: unknown scope links:admin; each scope is …`: the first value that is no scope, named. */
 function unknownScope(args: ValidationArguments): string {
   const values = Array.isArray(args.value) ? (args.value as unknown[]) : [args.value];
-  const bad = values.find((v) => !SCOPES.includes(v as never));
-  return `unknown scope ${JSON.stringify(bad)}; ${SCOPE_RULE}`;
+  const bad = String(values.find((v) => !SCOPES.includes(v as never)));
+  // named, but not echoed at any length
+  const shown = bad.length > 40 ? `${bad.slice(0, 40)}…` : bad;
+  return `unknown scope ${JSON.stringify(shown)}; ${SCOPE_RULE}`;
 }
 
-const NAME_MESSAGE = 'name must be 1 to 64 characters, not only spaces';
+/** A name with something visible in it and no control characters (it is shown in lists). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it rejects
+const NAME_PATTERN = /^(?=.*\S)[^\u0000-\u001f\u007f]*$/s;
+const NAME_MESSAGE = 'name must be 1 to 64 characters, not only spaces, no control characters';
 
 const LIST_RULE = `must be a non-empty list of scopes (at most ${SCOPES.length}); ${SCOPE_RULE}`;
 
@@ -41,7 +46,7 @@ export const KeyField = {
     Stacked(
       IsString(),
       Length(1, 64, { message: NAME_MESSAGE }),
-      Matches(/\S/, { message: NAME_MESSAGE }),
+      Matches(NAME_PATTERN, { message: NAME_MESSAGE }),
     ),
   scopes: () =>
     Stacked(
