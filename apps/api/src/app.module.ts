@@ -19,6 +19,7 @@ import { DestinationsModule } from './destinations/destinations.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
 import { ImportsModule } from './imports/imports.module';
+import { KeysModule } from './keys/keys.module';
 import { LinksModule } from './links/links.module';
 import { loggerParams } from './logging';
 import { LoginLinksModule } from './login-links/login-links.module';
@@ -56,6 +57,7 @@ const FEATURES = [
   QrModule,
   BioModule,
   StatsApiModule,
+  KeysModule,
 ];
 
 @Module({
