@@ -51,7 +51,7 @@ function env(label: string, extra: Record<string, string> = {}): NodeJS.ProcessE
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: `guard${label}${RUN}`.slice(0, 32),
     PUBLIC_URL: 'http://short.bench',
-    APP_SECRET: 'bench-secret-bench-secret-bench',
+    APP_SECRET: 'bench-secret-bench-secret-bench-secret',
     LOG_LEVEL: 'silent',
     RATE_LIMIT: '100000000',
     DOMAIN_VERIFY: 'off',
