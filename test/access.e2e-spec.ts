@@ -412,7 +412,8 @@ describe('access: X-Workspace', () => {
 
   const urls = (u: TestUser, workspace?: string | string[]) => {
     const req = t.http().get('/api/urls').set(u.auth);
-    return workspace === undefined ? req : req.set('X-Workspace', workspace);
+    // a list: the header sent once per item (supertest types only Cookie as a list)
+    return workspace === undefined ? req : req.set('X-Workspace', workspace as string);
   };
 
   it('a workspace the caller is not a member of, or that does not exist: 404', async () => {
