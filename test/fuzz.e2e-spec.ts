@@ -255,9 +255,10 @@ describe('fuzz: hostile input on every route', () => {
             async ({ ids, who, workspace }) => {
               let path = route.template;
               route.params.forEach((p, i) => (path = path.replace(`{${p}}`, ids[i])));
-              let req = t
-                .http()
-                [route.method](path)
+              let req = call(
+                t,
+                route.method,
+              )(path)
                 .set(who === 'key' ? key.auth : member.auth)
                 // a list: the header sent once per item (supertest types only Cookie as a list)
                 .set('X-Workspace', workspace as string);

@@ -1,5 +1,5 @@
 import { addMember } from './support/access';
-import { TestUser, useSuite } from './support/app';
+import { call, TestUser, useSuite } from './support/app';
 import { insertLink, insertQr, uniq } from './support/resources';
 
 /**
@@ -188,9 +188,10 @@ describe('tenant isolation', () => {
           for (const [resource, list] of Object.entries(attempts)) {
             const [status, message] = expected(resource);
             for (const [method, path, body] of list) {
-              let req = t
-                .http()
-                [method](path())
+              let req = call(
+                t,
+                method,
+              )(path())
                 .set(member.auth)
                 .set('X-Workspace', String(workspace()));
               if (body) req = req.send(body);
