@@ -3,6 +3,7 @@ import request from 'supertest';
 
 import { isoDay } from '@app/stats';
 
+import { addKey, addMember, NamedTestKey } from './support/access';
 import { createTestApp, createUser, TestApp, TestUser } from './support/app';
 import {
   anyDateText,
@@ -11,10 +12,12 @@ import {
   hostileId,
   hostileQuery,
   hostileValue,
+  hostileWorkspace,
   LEAK,
   LONE_SURROGATES,
   loneSurrogateString,
   nestingDepth,
+  workspaceNamed,
 } from './support/fuzz';
 import { insertLink, insertQr } from './support/resources';
 
@@ -31,8 +34,9 @@ const wellFormed = (s: string) => s.replace(/[\uD800-\uDFFF]/gu, '\uFFFD');
  * Property-based hostile input against every route the OpenAPI document lists (so a new route is
  * fuzzed the day it is added) and against the public short-link paths. Each request must get a
  * documented success or a 4xx `{error: 1, message}`: never a 500, a stack trace or SQL text, and a
- * rejected request must leave every table unchanged. CI runs a fixed seed; `npm run fuzz` runs
- * more (FUZZ_RUNS, FUZZ_SEED).
+ * rejected request must leave every table unchanged. Requests carry hostile `X-Workspace` values
+ * too (the caller's own workspace, one it is a member of, others, malformed ones, the header
+ * twice). CI runs a fixed seed; `npm run fuzz` runs more (FUZZ_RUNS, FUZZ_SEED).
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
@@ -55,6 +59,8 @@ const TABLES = [
   'qr_codes',
   'blocklist',
   'bio_pages',
+  'workspace_members',
+  'api_keys',
 ];
 
 interface Route {
@@ -103,6 +109,8 @@ describe('fuzz: hostile input on every route', () => {
   let t: TestApp;
   let user: TestUser;
   let admin: TestUser;
+  /** A workspace `user` is an editor of. */
+  let team: TestUser;
   let routes: Route[];
   const tally = { requests: 0, rejected: 0, accepted: 0 };
 
@@ -140,9 +148,13 @@ describe('fuzz: hostile input on every route', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // failures the guard refuses (a bad X-Workspace among them) count per client address: a
+    // limit no run reaches, so that every answer is the route's or the guard's, not a 429
+    t = await createTestApp({ RATE_LIMIT: '1000000' });
     user = await createUser(t);
     admin = await createUser(t, { admin: true });
+    team = await createUser(t);
+    await addMember(t, team.id, user.id, 'editor');
     const doc = (await t.http().get('/docs-json')).body;
     routes = routesFrom(doc).filter(
       (r) =>
@@ -176,20 +188,26 @@ describe('fuzz: hostile input on every route', () => {
             query: hostileQuery(route.query),
             body: hostileBody(route.fields),
             who: fc.constantFrom('user', 'user', 'admin', 'none'),
+            workspace: fc.option(hostileWorkspace([user.id, admin.id, team.id]), {
+              nil: undefined,
+              freq: 3,
+            }),
           }),
-          async ({ ids, query, body, who }) => {
+          async ({ ids, query, body, who, workspace }) => {
             let path = route.template;
             route.params.forEach((p, i) => (path = path.replace(`{${p}}`, ids[i])));
             const before = await checksum();
             let req = t.http()[route.method](path).query(query);
             if (who !== 'none') req = req.set((who === 'admin' ? admin : user).auth);
+            // a list: the header sent once per item (supertest types only Cookie as a list)
+            if (workspace !== undefined) req = req.set('X-Workspace', workspace as string);
             if (route.method === 'post' || route.method === 'put') {
               req = req.set('Content-Type', 'application/json');
               req =
                 body.raw !== undefined ? req.send(body.raw) : req.send(JSON.stringify(body.json));
             }
             const res = await req;
-            const what = `${route.method.toUpperCase()} ${path} ${JSON.stringify(body).slice(0, 200)}`;
+            const what = `${route.method.toUpperCase()} ${path} ${JSON.stringify(body).slice(0, 200)} X-Workspace ${JSON.stringify(workspace)?.slice(0, 40)}`;
             check(res, what);
             if (res.status >= 400) {
               tally.rejected += 1;
@@ -209,6 +227,74 @@ describe('fuzz: hostile input on every route', () => {
     }
     // every route of the OpenAPI document, RUNS requests each, two table checksums per request
   }, 300_000);
+
+  it(
+    "a hostile X-Workspace on every /api route: 400 naming it, 404 for a workspace not the caller's, else the route's own answer",
+    async () => {
+      // callers of their own: a member of one workspace, and a named key made for it
+      const owner = await createUser(t);
+      const member = await createUser(t);
+      await addMember(t, owner.id, member.id, 'viewer');
+      const key: NamedTestKey = await addKey(t, {
+        workspace: owner.id,
+        user: member.id,
+        scopes: ['*'],
+      });
+      const secured = routes.filter((r) => r.template.startsWith('/api/'));
+      for (const route of secured) {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.record({
+              ids: fc.array(hostileId, {
+                minLength: route.params.length,
+                maxLength: route.params.length,
+              }),
+              who: fc.constantFrom('member', 'key'),
+              workspace: hostileWorkspace([owner.id, member.id, admin.id]),
+            }),
+            async ({ ids, who, workspace }) => {
+              let path = route.template;
+              route.params.forEach((p, i) => (path = path.replace(`{${p}}`, ids[i])));
+              let req = call(
+                t,
+                route.method,
+              )(path)
+                .set(who === 'key' ? key.auth : member.auth)
+                // a list: the header sent once per item (supertest types only Cookie as a list)
+                .set('X-Workspace', workspace as string);
+              if (route.method === 'post' || route.method === 'put')
+                req = req.set('Content-Type', 'application/json').send('{}');
+              const res = await req;
+              const what = `${who} ${route.method.toUpperCase()} ${path} X-Workspace ${JSON.stringify(workspace).slice(0, 60)}`;
+              check(res, what);
+              const named = workspaceNamed(workspace);
+              // a member acts in its own workspace and the owner's; the key in the owner's only
+              const mayAct = who === 'key' ? [owner.id] : [owner.id, member.id];
+              if (Number.isNaN(named))
+                expect([what, res.status, res.body.message]).toEqual([
+                  what,
+                  400,
+                  'X-Workspace must be the id of a workspace (a positive integer)',
+                ]);
+              else if (!mayAct.includes(named))
+                expect([what, res.status, res.body.message]).toEqual([
+                  what,
+                  404,
+                  'Workspace not found (X-Workspace)',
+                ]);
+              else
+                expect([what, /X-Workspace/.test(String(res.body?.message))]).toEqual([
+                  what,
+                  false,
+                ]);
+            },
+          ),
+          { seed: SEED, numRuns: RUNS, endOnFailure: true },
+        );
+      }
+    },
+    FUZZ_TIMEOUT,
+  );
 
   it(
     'a lone UTF-16 surrogate in any body field is a 400 naming the field, on every route',

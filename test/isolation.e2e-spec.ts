@@ -1,4 +1,5 @@
-import { TestUser, useSuite } from './support/app';
+import { addMember } from './support/access';
+import { call, TestUser, useSuite } from './support/app';
 import { insertLink, insertQr, uniq } from './support/resources';
 
 /**
@@ -7,9 +8,17 @@ import { insertLink, insertQr, uniq } from './support/resources';
  * splash pages. Every attempt is a
  * 404 naming the resource (never "Route not found": the route exists) and nothing changes; the
  * attacker's lists never show the owner's rows; admin routes refuse a user key with 403.
+ * Workspaces: an editor and an admin of the attacker's workspace (A) try the same on the owner's
+ * ids (B): acting in A, the same 404 naming the resource (an editor's domain changes stop at the
+ * role, 403); naming B in `X-Workspace`, 404 workspace not found; nothing changes either way.
  */
 describe('tenant isolation', () => {
-  const { t, owner, attacker } = useSuite({ owner: {}, attacker: {} });
+  const { t, owner, attacker, editor, admin } = useSuite({
+    owner: {},
+    attacker: {},
+    editor: {},
+    admin: {},
+  });
   const ids: Record<string, number> = {};
   const mine: Record<string, number> = {};
 
@@ -69,6 +78,9 @@ describe('tenant isolation', () => {
       bag.splash = await add(user, '/api/splash/add', { name: 's' });
       bag.qr = (await insertQr(t, user.id)).id;
     }
+    // an editor and an admin of the attacker's workspace (A); not members of the owner's (B)
+    await addMember(t, attacker.id, editor.id, 'editor');
+    await addMember(t, attacker.id, admin.id, 'admin');
     await t
       .http()
       .post(`/api/campaign/${ids.campaign}/assign/${ids.link}`)
@@ -164,6 +176,80 @@ describe('tenant isolation', () => {
       }
     });
   }
+
+  describe.each(['editor', 'admin'] as const)(
+    "a member of the attacker's workspace (%s, X-Workspace)",
+    (role) => {
+      const attemptsAs =
+        (workspace: () => number, expected: (resource: string) => [number, RegExp]) => async () => {
+          const member = role === 'editor' ? editor : admin;
+          const before = await snapshot();
+          const wrong: string[] = [];
+          for (const [resource, list] of Object.entries(attempts)) {
+            const [status, message] = expected(resource);
+            for (const [method, path, body] of list) {
+              let req = call(
+                t,
+                method,
+              )(path())
+                .set(member.auth)
+                .set('X-Workspace', String(workspace()));
+              if (body) req = req.send(body);
+              const res = await req;
+              if (res.status !== status || !message.test(String(res.body.message)))
+                wrong.push(
+                  `${resource}: ${method.toUpperCase()} ${path()} → ${res.status} ${res.body.message}`,
+                );
+            }
+          }
+          expect(wrong).toEqual([]);
+          expect(await snapshot()).toEqual(before);
+        };
+
+      it(
+        "acting in A, every attempt on B's ids is a 404 naming the resource (an editor's domain changes: 403), and nothing changes",
+        attemptsAs(
+          () => attacker.id,
+          (resource) =>
+            role === 'editor' && resource === 'Domain'
+              ? [403, /^This needs the role admin in this workspace; yours is editor$/]
+              : [404, /^(?!Workspace)[\w ]+ not found$/],
+        ),
+      );
+
+      it(
+        'naming B in X-Workspace, every attempt is a 404 workspace not found, and nothing changes',
+        attemptsAs(
+          () => owner.id,
+          () => [404, /^Workspace not found \(X-Workspace\)$/],
+        ),
+      );
+
+      it("acting in A, the lists show A's rows and never B's", async () => {
+        const lists: Array<[string, string, number, number]> = [
+          ['/api/domains', 'domains', ids.domain, mine.domain],
+          ['/api/campaigns', 'campaigns', ids.campaign, mine.campaign],
+          ['/api/channels', 'channels', ids.channel, mine.channel],
+          ['/api/pixels', 'pixels', ids.pixel, mine.pixel],
+          ['/api/urls', 'urls', ids.link, mine.link],
+          ['/api/qr', 'qrs', ids.qr, mine.qr],
+          ['/api/bio', 'bios', ids.bio, mine.bio],
+          ['/api/overlay', 'cta', ids.overlay, mine.overlay],
+          ['/api/splash', 'splash', ids.splash, mine.splash],
+        ];
+        for (const [path, key, theirs, ours] of lists) {
+          const res = await t
+            .http()
+            .get(`${path}?limit=100`)
+            .set((role === 'editor' ? editor : admin).auth)
+            .set('X-Workspace', String(attacker.id))
+            .expect(200);
+          const seen = (res.body.data[key] as Array<{ id: number }>).map((x) => x.id);
+          expect([path, seen.includes(theirs), seen.includes(ours)]).toEqual([path, false, true]);
+        }
+      });
+    },
+  );
 
   it("the attacker's lists never show the owner's rows", async () => {
     const lists: Array<[string, string, number]> = [

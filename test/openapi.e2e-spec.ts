@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 
 import request from 'supertest';
 
+import { RouteRules, SCOPES } from '@app/common';
+
 import { call, createTestApp, createUser, TestApp, TestUser } from './support/app';
 import { compileStrict, moduleBin as bin, runNode as run } from './support/compile';
 import {
@@ -320,6 +322,77 @@ if (require.main === module) {
         const refusedBody =
           unknown.status === 400 && !op.params.some((p) => unknown.body.message.startsWith(p));
         expect([op.template, refusedBody ? 404 : unknown.status]).toEqual([op.template, 404]);
+      }
+    });
+
+    it('every secured operation says what it needs (x-needs, as its decorators do), takes X-Workspace and documents its 400, 403 and 404', () => {
+      const needs = t.app.get(RouteRules).operationNeeds();
+      const raw = doc as unknown as {
+        paths: Record<string, Record<string, Record<string, unknown>>>;
+        components: {
+          parameters: Record<string, unknown>;
+          securitySchemes: Record<string, { description: string }>;
+        };
+      };
+      const wrong: string[] = [];
+      for (const op of ops.filter((o) => o.secured)) {
+        const o = raw.paths[op.template][op.method] as {
+          'x-needs'?: string;
+          description?: string;
+          parameters?: Array<{ $ref?: string }>;
+          responses: Record<string, { description: string }>;
+        };
+        const key = `${op.method} ${op.template}`;
+        const expected = needs[key]?.need;
+        if (!expected || o['x-needs'] !== expected)
+          wrong.push(`${key}: x-needs ${o['x-needs']}, decorators ${expected}`);
+        if (!String(o.description).includes('Needs'))
+          wrong.push(`${key}: the description does not say what it needs`);
+        if (!o.parameters?.some((p) => p.$ref === '#/components/parameters/XWorkspace'))
+          wrong.push(`${key}: no X-Workspace parameter`);
+        for (const status of ['400', '403', '404'])
+          if (!/X-Workspace|role/.test(o.responses[status]?.description ?? ''))
+            wrong.push(`${key}: ${status} does not mention the workspace`);
+      }
+      expect(wrong).toEqual([]);
+      // public operations take no key, so no workspace either
+      for (const op of ops.filter((o) => !o.secured))
+        expect([op.template, raw.paths[op.template][op.method]['x-needs']]).toEqual([
+          op.template,
+          undefined,
+        ]);
+      expect(raw.components.parameters.XWorkspace).toMatchObject({
+        name: 'X-Workspace',
+        in: 'header',
+        required: false,
+      });
+      const scheme = raw.components.securitySchemes.apiKey.description;
+      for (const scope of SCOPES)
+        expect([scope, scheme.includes(`\`${scope}\``)]).toEqual([scope, true]);
+      expect(scheme).toMatch(/viewer.*editor.*admin/s);
+    });
+
+    it('400 for a malformed X-Workspace and 404 for a workspace not the caller, on every secured route', async () => {
+      const stranger = await createUser(t);
+      for (const op of ops.filter((o) => o.secured)) {
+        const path = fill(op.template, '1');
+        const bad = await call(t, op.method)(path).set(user.auth).set('X-Workspace', 'abc');
+        const foreign = await call(
+          t,
+          op.method,
+        )(path)
+          .set(user.auth)
+          .set('X-Workspace', String(stranger.id));
+        expect([op.template, bad.status, bad.body.message]).toEqual([
+          op.template,
+          400,
+          expect.stringMatching(/^X-Workspace /),
+        ]);
+        expect([op.template, foreign.status, foreign.body.message]).toEqual([
+          op.template,
+          404,
+          'Workspace not found (X-Workspace)',
+        ]);
       }
     });
 

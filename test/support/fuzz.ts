@@ -191,3 +191,78 @@ export const anyDateText: fc.Arbitrary<string> = fc.oneof(
     '-0001-01-01',
   ),
 );
+
+/** What an HTTP client can put in a header value: no control characters, Latin-1 only. */
+const headerSafe = (s: string) => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
+
+/**
+ * `X-Workspace` values: `ids` (real workspaces: the caller's own, one it is a member of, one it
+ * is not), numbers of every size and sign, texts that are not numbers, a huge value, and the
+ * header sent twice or three times (a list).
+ */
+export function hostileWorkspace(ids: number[]): fc.Arbitrary<string | string[]> {
+  const one = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...ids.map(String)) },
+    { weight: 2, arbitrary: fc.integer({ min: -5, max: 5000 }).map(String) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        '0',
+        '-0',
+        '-1',
+        '+1',
+        '01',
+        '007',
+        '1.0',
+        '1.5',
+        '1e3',
+        '0x1F',
+        '2147483647',
+        '2147483648',
+        '4294967297',
+        '99999999999',
+        '9'.repeat(400),
+        '',
+        ' ',
+        '\t',
+        'abc',
+        'null',
+        'undefined',
+        'NaN',
+        'Infinity',
+        'true',
+        '[]',
+        '{}',
+        '[1]',
+        '{"id":1}',
+        '1,2',
+        '1, 2',
+        "1' OR '1'='1",
+        '1; DROP TABLE users; --',
+        '%31',
+        '\t1\t',
+        '1\u00a0',
+        '\u00b9',
+        '<script>alert(1)</script>',
+        '../../etc/passwd',
+      ),
+    },
+    { weight: 1, arbitrary: fc.constant('7'.repeat(4000)) },
+    { weight: 2, arbitrary: fc.string({ maxLength: 40 }).map(headerSafe) },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map(headerSafe) },
+  );
+  return fc.oneof(
+    { weight: 5, arbitrary: one },
+    { weight: 1, arbitrary: fc.array(one, { minLength: 2, maxLength: 3 }) },
+  );
+}
+
+/**
+ * The workspace an `X-Workspace` value names, as CONTRACT reads it: a positive 32-bit id, spaces
+ * around it allowed; NaN for anything else (a list, the header sent more than once, included).
+ */
+export function workspaceNamed(value: string | string[]): number {
+  if (Array.isArray(value)) return NaN;
+  const text = value.trim();
+  return /^[1-9][0-9]*$/.test(text) && Number(text) <= 2_147_483_647 ? Number(text) : NaN;
+}

@@ -5,7 +5,13 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 
-import { compileTrust, corsDelegate, finishOpenApiDocument, RouteIndex } from '@app/common';
+import {
+  compileTrust,
+  corsDelegate,
+  finishOpenApiDocument,
+  RouteIndex,
+  RouteRules,
+} from '@app/common';
 import { AppConfig } from '@app/config';
 
 import { AppModule } from './app.module';
@@ -22,13 +28,15 @@ const API_DESCRIPTION = `Link Management Service API, version 3.
 
 Every request carries \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`). Success bodies carry \`error: 0\`
 (lists: the string \`"0"\`); failures are \`{error: 1, message}\` with a real HTTP status
-(400 invalid field, 401 key, 403 admin / plan, 404 unknown or foreign id, 405 a method the path
-does not have, with \`Allow\`, 409 duplicate, 410 expired, 413 body over 1 MB, 429 rate limit,
+(400 invalid field, 401 key, 403 admin / plan / role / scope, 404 unknown or foreign id, 405 a
+method the path does not have, with \`Allow\`, 409 duplicate, 410 expired, 413 body over 1 MB, 429 rate limit,
 503 dependency down). Lists take \`limit\` (default 15, max 100) and \`page\` (default 1),
 newest first; \`nextpage\` is 0 on the last page.
 Every /api response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset
 (Unix epoch seconds); past 3000 requests per 60 s per key: 429 with Retry-After.
-Date-times are UTC \`YYYY-MM-DD HH:MM:SS\`.`;
+Date-times are UTC \`YYYY-MM-DD HH:MM:SS\`.
+A member of another user's workspace acts in it with \`X-Workspace: <id>\`; what each operation
+needs (\`x-needs\`: a role, a named key's scope) is in its description and in the security scheme.`;
 
 /** Builds the api exactly as production runs it; used by main.ts, the e2e tests and the benchmarks. */
 export async function createApi(options: { logger?: boolean } = {}): Promise<ApiApp> {
@@ -57,6 +65,7 @@ export async function createApi(options: { logger?: boolean } = {}): Promise<Api
         .build(),
     ),
     config.publicUrl,
+    app.get(RouteRules).operationNeeds(),
   );
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'docs-json' });
   // a request no route matches is told the routes of its path (405 with Allow) and the one it meant

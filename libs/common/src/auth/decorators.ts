@@ -16,8 +16,6 @@ export const ADMIN_ONLY = 'auth:admin';
 export const WITHOUT_API_ACCESS = 'auth:without-api-access';
 export const NEEDS = 'auth:needs';
 export const AREA = 'auth:area';
-/** The OpenAPI extension naming what an operation needs (`links:write`, `owner`). */
-export const NEEDS_EXTENSION = 'x-needs';
 export const PRINCIPAL = Symbol('principal');
 
 /**

@@ -2,6 +2,7 @@ import { Injectable, OnApplicationBootstrap, RequestMethod, Type } from '@nestjs
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 
+import { OperationNeeds } from '../http/openapi-document';
 import { Area, Need } from './access';
 import { ADMIN_ONLY, AREA, IS_PUBLIC, NEEDS, WITHOUT_API_ACCESS } from './decorators';
 
@@ -83,6 +84,21 @@ export class RouteRules implements OnApplicationBootstrap {
           rule: this.of(handler, metatype as Type<unknown>),
         });
       }
+    }
+    return out;
+  }
+
+  /**
+   * What every non-public route needs, keyed as the OpenAPI document names its operation
+   * (`get /api/url/{id}`), for finishOpenApiDocument (`x-needs`, the operation's description).
+   */
+  operationNeeds(): OperationNeeds {
+    const out: OperationNeeds = {};
+    for (const { route, method, rule } of this.routes()) {
+      const need = needOf(rule, method);
+      if (rule.public || !need) continue;
+      const path = route.slice(method.length + 1).replace(/:(\w+)/g, '{$1}');
+      out[`${method.toLowerCase()} ${path}`] = { need, adminOnly: rule.adminOnly };
     }
     return out;
   }

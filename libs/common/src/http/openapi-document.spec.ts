@@ -1,6 +1,12 @@
 import { OpenAPIObject } from '@nestjs/swagger';
 
-import { BODY_CONTENT_MARKER, finishOpenApiDocument } from './openapi-document';
+import { SCOPES } from '../auth/access';
+import {
+  BODY_CONTENT_MARKER,
+  finishOpenApiDocument,
+  NEEDS_EXTENSION,
+  PUBLIC_MARKER,
+} from './openapi-document';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -95,5 +101,68 @@ describe('finishOpenApiDocument', () => {
     expect(doc.components?.schemas?.Links).toEqual(
       expect.objectContaining({ additionalProperties: false }),
     );
+  });
+
+  it('says what each secured operation needs, and the X-Workspace header with its 400 and 404', () => {
+    const doc = finishOpenApiDocument(
+      {
+        openapi: '3.0.0',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/api/thing/{id}': {
+            get: { description: 'Reads it.', responses: { '200': { description: 'ok' } } },
+            put: { responses: { '200': { description: 'ok' } } },
+          },
+          '/api/admin/thing': { get: { responses: { '200': { description: 'ok' } } } },
+          '/health': { get: { responses: { '200': {} }, [PUBLIC_MARKER]: true } },
+        },
+      } as unknown as OpenAPIObject,
+      'http://x.test',
+      {
+        'get /api/thing/{id}': { need: 'links:read', adminOnly: false },
+        'put /api/thing/{id}': { need: 'domains:write', adminOnly: false },
+        'get /api/admin/thing': { need: 'owner', adminOnly: true },
+      },
+    );
+    const op = (path: string, method: string) =>
+      (doc.paths[path] as Record<string, Record<string, unknown>>)[method] as {
+        description?: string;
+        parameters?: unknown[];
+        responses: Record<string, { description: string }>;
+        [key: string]: unknown;
+      };
+    const read = op('/api/thing/{id}', 'get');
+    expect(read[NEEDS_EXTENSION]).toBe('links:read');
+    expect(read.description).toBe(
+      'Reads it.\n\nNeeds `links:read`: the role viewer or above in the workspace; a named key needs the scope `links:read`, `links:write`, `*`.',
+    );
+    expect(op('/api/thing/{id}', 'put').description).toBe(
+      'Needs `domains:write`: the role admin or above in the workspace; a named key needs the scope `domains:write`, `*`.',
+    );
+    expect(op('/api/admin/thing', 'get')[NEEDS_EXTENSION]).toBe('owner');
+    expect(op('/api/admin/thing', 'get').description).toMatch(/^Needs: an admin/);
+    for (const [path, method] of [
+      ['/api/thing/{id}', 'get'],
+      ['/api/admin/thing', 'get'],
+    ]) {
+      const o = op(path, method);
+      expect(o.parameters).toEqual([{ $ref: '#/components/parameters/XWorkspace' }]);
+      expect(o.responses['404'].description).toMatch(/X-Workspace/);
+      expect(o.responses['400'].description).toMatch(/X-Workspace/);
+      expect(o.responses['403'].description).toMatch(/role .* scopes/);
+    }
+    const open = op('/health', 'get');
+    expect([open[NEEDS_EXTENSION], open.parameters, open.responses['404']]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(doc.components?.parameters?.XWorkspace).toMatchObject({
+      name: 'X-Workspace',
+      in: 'header',
+      required: false,
+    });
+    const scheme = doc.components?.securitySchemes?.apiKey as { description: string };
+    for (const scope of SCOPES) expect(scheme.description).toContain(`\`${scope}\``);
   });
 });

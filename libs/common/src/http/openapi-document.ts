@@ -1,10 +1,52 @@
 import { OpenAPIObject } from '@nestjs/swagger';
 
+import { leastRole, Need, SCOPES } from '../auth/access';
+
 /** The API key scheme: an opaque key in the Authorization header (`Bearer <key>` or `Token <key>`). */
 export const API_KEY_SCHEME = 'apiKey';
 
 /** Operation markers set by decorators (see `@Public()`), read and removed here. */
 export const PUBLIC_MARKER = 'x-lm-public';
+
+/** The OpenAPI extension naming what an operation needs (`links:write`, `owner`; access.ts). */
+export const NEEDS_EXTENSION = 'x-needs';
+
+/** The header a member names the workspace it acts in with (a global parameter, `XWorkspace`). */
+export const WORKSPACE_PARAMETER = 'XWorkspace';
+
+/**
+ * What a route needs, as RouteRules reads it from its decorators: `{'get /api/url/{id}':
+ * {need: 'links:read', adminOnly: false}}` (method in lower case, the document's path template).
+ */
+export type OperationNeeds = Record<string, { need: Need; adminOnly: boolean }>;
+
+/** What the workspace layer adds to the failures of every secured /api operation. */
+const WORKSPACE_ERRORS: Record<string, string> = {
+  '400': '; or an `X-Workspace` that is not a positive integer',
+  '403':
+    "; or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed)",
+  '404':
+    '; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`)',
+};
+
+const SCHEME_DESCRIPTION = `The API key, sent as \`Authorization: Bearer <API_KEY>\` or \`Authorization: Token <API_KEY>\` (the scheme word in any case). An opaque random key, not a JWT.
+
+Two kinds of key: the personal key of a user (full access to their own workspace, and their role in the workspaces they are a member of, chosen with the \`X-Workspace\` header), and named keys (\`/api/keys\`), made for one workspace with scopes, never beyond their creator's role there.
+
+Every operation says what it needs in \`x-needs\` and its description: \`<area>:read\` or \`<area>:write\`, or \`owner\`. Roles: \`viewer\` reads every area but \`keys\` and \`audit\`; \`editor\` also writes \`links\`, \`qr\`, \`bio\`, \`pages\` (overlays, splash pages), \`campaigns\`, \`channels\`, \`pixels\`, \`stats\`, \`import\`; \`admin\` also writes \`domains\`, \`webhooks\`, \`team\`, and reads and writes \`keys\` and \`audit\`; the owner also \`owner\` (account, plan, key rotation). Admin routes need an admin acting in their own workspace. Beyond the role: 403 \`This needs the role <role> in this workspace; yours is <role>\`.
+
+Scopes of a named key: \`<area>:write\` covers \`<area>:read\`; \`*\` is everything its creator's role allows, and the only scope that reaches \`owner\` operations. Outside its scopes: 403 \`This key lacks the scope <scope>\`. The scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}.`;
+
+/** The sentence an operation's description gets about what it needs. */
+function needsText({ need, adminOnly }: { need: Need; adminOnly: boolean }): string {
+  if (adminOnly)
+    return 'Needs: an admin, acting in their own workspace (`x-needs: owner`); a named key needs the scope `*`.';
+  if (need === 'owner')
+    return "Needs: the workspace's owner (`x-needs: owner`); a named key needs the scope `*`.";
+  const [area, access] = need.split(':');
+  const scopes = access === 'read' ? [need, `${area}:write`, '*'] : [need, '*'];
+  return `Needs \`${need}\`: the role ${leastRole(need)} or above in the workspace; a named key needs the scope ${scopes.map((s) => `\`${s}\``).join(', ')}.`;
+}
 
 /**
  * A request body with one schema per media type (see `ApiBodyPerType`), read and removed here:
@@ -36,7 +78,7 @@ type Schema = Record<string, unknown>;
 type Operation = {
   responses: Record<string, Record<string, unknown>>;
   requestBody?: { content?: Record<string, { schema?: Schema }> };
-  parameters?: Array<{ in: string; schema?: Schema }>;
+  parameters?: Array<{ in?: string; schema?: Schema; $ref?: string }>;
   security?: Array<Record<string, string[]>>;
   [key: string]: unknown;
 };
@@ -68,7 +110,11 @@ function walk(node: unknown, visit: (schema: Schema) => void): void {
  *   scalars carries `nullable` on one typed branch: `nullable` always beside a `type` (redocly), and
  *   no null-only branch without a type (orval renders one as an empty member, `X |  | null`).
  */
-export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): OpenAPIObject {
+export function finishOpenApiDocument(
+  doc: OpenAPIObject,
+  serverUrl: string,
+  needs: OperationNeeds = {},
+): OpenAPIObject {
   doc.servers = [{ url: serverUrl, description: 'This deployment (PUBLIC_URL)' }];
   const components = (doc.components ??= {});
   components.securitySchemes = {
@@ -76,8 +122,18 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
       type: 'apiKey',
       in: 'header',
       name: 'Authorization',
+      description: SCHEME_DESCRIPTION,
+    },
+  };
+  components.parameters = {
+    ...components.parameters,
+    [WORKSPACE_PARAMETER]: {
+      name: 'X-Workspace',
+      in: 'header',
+      required: false,
       description:
-        'The API key, sent as `Authorization: Bearer <API_KEY>` or `Authorization: Token <API_KEY>` (the scheme word in any case). An opaque random key, not a JWT.',
+        "The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400.",
+      schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
     },
   };
   const schemas = (components.schemas ??= {}) as Record<string, Schema>;
@@ -134,13 +190,32 @@ export function finishOpenApiDocument(doc: OpenAPIObject, serverUrl: string): Op
       const isPublic = op[PUBLIC_MARKER] === true;
       delete op[PUBLIC_MARKER];
       op.security = isPublic ? [] : [{ [API_KEY_SCHEME]: [] }];
+      const needed = isPublic ? undefined : needs[`${method} ${path}`];
+      if (needed) {
+        op[NEEDS_EXTENSION] = needed.need;
+        const said = needsText(needed);
+        op.description = op.description ? `${String(op.description)}\n\n${said}` : said;
+      }
+      if (!isPublic && isApi) {
+        op.parameters = [
+          ...(op.parameters ?? []),
+          { $ref: `#/components/parameters/${WORKSPACE_PARAMETER}` },
+        ];
+      }
 
       const statuses = ['500', '503'];
       if (!isPublic) statuses.push('401');
       if (isApi) statuses.push('403', '429');
       if (op.requestBody) statuses.push('400', '413', '415');
       if (/\{\w+\}/.test(path)) statuses.push('400', '404');
+      if (!isPublic && isApi) statuses.push('400', '404');
       for (const status of statuses) op.responses[status] ??= errorResponse(status);
+      if (!isPublic && isApi)
+        for (const [status, said] of Object.entries(WORKSPACE_ERRORS)) {
+          const response = op.responses[status];
+          const text = String(response.description ?? ERROR_TEXT[status]);
+          if (!text.includes(said)) response.description = `${text}${said}`;
+        }
       for (const [status, response] of Object.entries(op.responses)) {
         if (Number(status) >= 400 && !response.content)
           Object.assign(response, errorResponse(status));
