@@ -28,6 +28,7 @@ import { PublicModule } from './public/public.module';
 import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
 import { StatsApiModule } from './stats/stats.module';
+import { TeamModule } from './team/team.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -56,6 +57,7 @@ const FEATURES = [
   QrModule,
   BioModule,
   StatsApiModule,
+  TeamModule,
 ];
 
 @Module({
