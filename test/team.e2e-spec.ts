@@ -2,15 +2,20 @@ import { createHash, randomBytes } from 'node:crypto';
 
 import request from 'supertest';
 
+import { PrincipalCache, sha256 } from '@app/common';
+
 import {
   createPlan,
+  createTestApp,
   createUser,
   DATE_TIME,
   expectError,
+  TestApp,
   TestUser,
   useTestApp,
 } from './support/app';
 import { apiRoutes, expectPagination, insertLink, onePage } from './support/resources';
+import { eventually } from './support/stats';
 
 const ROUTES = apiRoutes({
   'GET /api/team': { list: 'members' },
@@ -605,6 +610,50 @@ describe('team', () => {
         entry(o, null, 'member.remove', mid, []),
       ]);
       expect(await auditOf(a.id)).toEqual([]);
+    });
+  });
+  describe('on another replica', () => {
+    /** A second api whose cached entries would live five minutes without invalidation. */
+    let b: TestApp;
+
+    beforeAll(async () => {
+      b = await createTestApp({ AUTH_CACHE_SECONDS: '300' });
+      // subscribed to the invalidation bus
+      await eventually(async () => {
+        const probe = await createUser(t);
+        await b.http().get('/api/account').set(probe.auth).expect(200);
+        return b.app.get(PrincipalCache).get(sha256(probe.apiKey)) !== undefined;
+      }, 5000);
+    });
+    afterAll(() => b?.close());
+
+    /** `u`'s GET /api/urls in workspace `ws` on replica b: its status (unchecked, see above). */
+    const statusOnB = async (headers: Record<string, string>) =>
+      (await request(b.server).get('/api/urls').set(headers)).status;
+
+    it('a removal holds there within a second, for the member and its keys', async () => {
+      const o = await owner();
+      const m = await createUser(t);
+      const id = await join(o, m, 'viewer');
+      const key = await insertKey(m, o.id, ['links:read']);
+      expect(await statusOnB(inWs(m, o.id))).toBe(200);
+      expect(await statusOnB(key.auth)).toBe(200);
+      await remove(o, id).expect(200);
+      const removed = Date.now();
+      await eventually(async () => (await statusOnB(inWs(m, o.id))) === 404, 1000, 20);
+      await eventually(async () => (await statusOnB(key.auth)) === 401, 1000, 20);
+      expect(Date.now() - removed).toBeLessThan(1000);
+    });
+
+    it('a lowered role holds there within a second', async () => {
+      const o = await owner();
+      const m = await createUser(t);
+      const id = await join(o, m, 'editor');
+      const create = () =>
+        b.http().post('/api/url/add').set(inWs(m, o.id)).send({ url: 'https://example.com/b' });
+      await create().expect(200);
+      await update(o, id, { role: 'viewer' }).expect(200);
+      await eventually(async () => (await create()).status === 403, 1000, 20);
     });
   });
 });
