@@ -524,6 +524,22 @@ if (require.main === module) {
         .send({ name: 'px2', tag: '67890' })
         .expect(200);
 
+      // team members, workspaces
+      const colleague = await createUser(t);
+      const member = await http()
+        .post('/api/team/add')
+        .set(u.auth)
+        .send({ email: colleague.email, role: 'viewer' })
+        .expect(200);
+      await http().get('/api/team').set(u.auth).expect(200);
+      await http()
+        .put(`/api/team/${member.body.id}/update`)
+        .set(u.auth)
+        .send({ role: 'editor' })
+        .expect(200);
+      await http().get('/api/workspaces').set(colleague.auth).expect(200);
+      await http().delete(`/api/team/${member.body.id}/delete`).set(u.auth).expect(200);
+
       // links, every option set
       const link = await http()
         .post('/api/url/add')
@@ -625,6 +641,7 @@ const VALID_BODIES: Record<string, object> = {
   '/api/campaign/{id}/update': { name: 'x' },
   '/api/channel/{id}/update': { name: 'x' },
   '/api/pixel/{id}/update': { tag: '123' },
+  '/api/team/{id}/update': { role: 'viewer' },
   '/api/url/{id}/update': { title: 'x' },
   '/api/qr/{id}/update': { data: 'x' },
 };

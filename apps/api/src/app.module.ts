@@ -29,6 +29,7 @@ import { PublicModule } from './public/public.module';
 import { QrModule } from './qr/qr.module';
 import { SplashModule } from './splash/splash.module';
 import { StatsApiModule } from './stats/stats.module';
+import { TeamModule } from './team/team.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -58,6 +59,7 @@ const FEATURES = [
   BioModule,
   StatsApiModule,
   KeysModule,
+  TeamModule,
 ];
 
 @Module({

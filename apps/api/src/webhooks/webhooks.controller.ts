@@ -27,6 +27,7 @@ exponential backoff (2 s, 4 s, 8 s, … up to 4 h) for about a day. A webhook wh
 a day is disabled (its list entry says so; update with active true re-enables it). Events are sent after
 the change is committed, at least once. data: link.created / link.updated {id, alias, shorturl, longurl, title,
 description, domain, date}; link.deleted {id, alias, shorturl}; qr.created {id, name, type, link, date};
+member.added / member.removed {id, userid, email, username, role, date} (the member's GET /api/team entry);
 link.clicked {id, alias, shorturl, visits}; qr.scanned {id, link, visits}, where visits holds up to 100
 visits of that link [{date, country, referrer, browser, os, device, language}] (date: the visit's UTC day;
 device: mobile, tablet, desktop or other; language: ISO 639-1 or Unknown; never an address), at most one

@@ -14,6 +14,8 @@ export const WEBHOOK_EVENTS = [
   'link.clicked',
   'qr.created',
   'qr.scanned',
+  'member.added',
+  'member.removed',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
