@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-import request from 'supertest';
-
 import { PrincipalCache, sha256 } from '@app/common';
 
 import {
@@ -51,14 +49,10 @@ describe('team', () => {
     t.http().put(`/api/team/${id}/update`).set(o.auth).send(body);
   const remove = (o: TestUser, id: number | string) =>
     t.http().delete(`/api/team/${id}/delete`).set(o.auth);
-  /**
-   * `GET path` acting in workspace `ws`, expecting the 404 of a workspace the caller is not a
-   * member of. Sent past the OpenAPI response check: that 404 comes with `X-Workspace`, whose
-   * documentation on every operation is another branch's (the keys and header work).
-   */
+  /** `GET path` acting in workspace `ws`, expecting the 404 of a workspace the caller is not a member of. */
   const expectNotInWorkspace = async (u: TestUser, ws: number, path = '/api/urls') =>
     expectError(
-      await request(t.server).get(path).set(inWs(u, ws)),
+      await t.http().get(path).set(inWs(u, ws)),
       404,
       /^Workspace not found \(X-Workspace\)$/,
     );
@@ -627,9 +621,9 @@ describe('team', () => {
     });
     afterAll(() => b?.close());
 
-    /** `u`'s GET /api/urls in workspace `ws` on replica b: its status (unchecked, see above). */
+    /** `u`'s GET /api/urls in workspace `ws` on replica b: its status. */
     const statusOnB = async (headers: Record<string, string>) =>
-      (await request(b.server).get('/api/urls').set(headers)).status;
+      (await b.http().get('/api/urls').set(headers)).status;
 
     it('a removal holds there within a second, for the member and its keys', async () => {
       const o = await owner();
