@@ -37,6 +37,37 @@ const INSERT = `INSERT INTO audit_log
 export class AuditLog {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  /**
+   * A CTE writing one entry per row of `source` (its `id` is the resource's id), for a statement
+   * that creates the resource (ShortCodes' link insert): the change and its entry in one round
+   * trip. Its parameters, from `first` on, are `AuditLog.cteParams` (7 of them).
+   */
+  static createdCte(source: string, first: number): string {
+    const p = (i: number) => `$${first + i}`;
+    return `audit AS (
+      INSERT INTO audit_log
+        (workspace_id, actor_id, actor_email, key_id, action, resource_type, resource_id, changes)
+      SELECT ${p(0)}::int, ${p(1)}::int, ${p(2)}::varchar, ${p(3)}::int, ${p(4)}::varchar,
+             ${p(5)}::varchar, c.id::text, ${p(6)}::text[]
+        FROM ${source} c)`;
+  }
+
+  /** The parameters of `createdCte`: the workspace, actor and key of `auth`, the action, type and fields. */
+  static cteParams(
+    auth: Principal,
+    change: { action: string; type: string; changes?: readonly string[] },
+  ): unknown[] {
+    return [
+      auth.user.id,
+      auth.actor.id,
+      auth.actor.email,
+      auth.key?.id ?? null,
+      change.action,
+      change.type,
+      [...new Set(change.changes ?? [])].sort(),
+    ];
+  }
+
   record(em: EntityManager, auth: Principal, change: AuditChange): Promise<void> {
     return this.recordMany(em, auth, [change]);
   }
@@ -61,6 +92,20 @@ export class AuditLog {
       auth.key?.id ?? null,
       JSON.stringify(rows),
     ]);
+  }
+
+  /** A `then` for PlanService.createCounted: records `<type>.create` of the saved row, in its transaction. */
+  created(
+    auth: Principal,
+    type: string,
+    changes: readonly string[],
+  ): (em: EntityManager, saved: { id: number }) => Promise<void> {
+    return (em, saved) =>
+      this.record(em, auth, {
+        action: `${type}.create`,
+        resource: { type, id: saved.id },
+        changes,
+      });
   }
 
   /** Runs `work` in a transaction and records the change in it (its id from work's result when `id` is a function). */
