@@ -2,7 +2,29 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { EFFECTIVE_LIMITS_SQL } from '../auth/plan.service';
 import { Principal } from '../auth/principal';
+
+/** Entries one pruning statement deletes at most (`AuditLog.prune` repeats until fewer go). */
+export const AUDIT_PRUNE_BATCH = 5000;
+
+/**
+ * One batch of entries older than their workspace's retention: the `retention` (days; 0 =
+ * forever) of the owner's effective plan (EFFECTIVE_LIMITS_SQL: admins have no row, so keep
+ * everything). The oldest bound narrows the scan to `audit_log_created_idx`.
+ */
+const PRUNE = `WITH kept AS (
+    SELECT e.user_id, (e.limits ->> 'retention')::int AS days
+      FROM (${EFFECTIVE_LIMITS_SQL}) e
+     WHERE COALESCE((e.limits ->> 'retention')::int, 0) > 0
+  ),
+  gone AS (
+    SELECT a.id FROM audit_log a JOIN kept k ON k.user_id = a.workspace_id
+     WHERE a.created_at < now() - make_interval(days => k.days)
+       AND a.created_at < now() - make_interval(days => (SELECT min(days) FROM kept))
+     LIMIT $1
+  )
+  DELETE FROM audit_log WHERE id IN (SELECT id FROM gone)`;
 
 /** One change to record: `link.update` of `{type: 'link', id: 7}`, fields `['url', 'title']`. */
 export interface AuditChange {
@@ -92,6 +114,20 @@ export class AuditLog {
       auth.key?.id ?? null,
       JSON.stringify(rows),
     ]);
+  }
+
+  /**
+   * Deletes the entries older than each workspace's plan keeps, AUDIT_PRUNE_BATCH a statement
+   * (short transactions, never one huge DELETE); the worker runs it hourly beside statistics
+   * retention. Answers how many went.
+   */
+  async prune(batch = AUDIT_PRUNE_BATCH): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [, deleted] = (await this.db.query(PRUNE, [batch])) as [unknown, number];
+      total += deleted;
+      if (deleted < batch) return total;
+    }
   }
 
   /** A `then` for PlanService.createCounted: records `<type>.create` of the saved row, in its transaction. */
