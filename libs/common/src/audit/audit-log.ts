@@ -117,6 +117,20 @@ export class AuditLog {
   }
 
   /**
+   * Takes back the entry of a change that was undone after it committed (a creation whose job
+   * could not be queued, an update put back: the client gets a 503 and nothing stays, the entry
+   * included): the newest entry of that action on that resource.
+   */
+  async withdraw(auth: Principal, change: AuditChange): Promise<void> {
+    await this.db.query(
+      `DELETE FROM audit_log WHERE id = (
+         SELECT max(id) FROM audit_log
+          WHERE workspace_id = $1 AND action = $2 AND resource_type = $3 AND resource_id = $4)`,
+      [auth.user.id, change.action, change.resource.type, String(change.resource.id)],
+    );
+  }
+
+  /**
    * Deletes the entries older than each workspace's plan keeps, AUDIT_PRUNE_BATCH a statement
    * (short transactions, never one huge DELETE); the worker runs it hourly beside statistics
    * retention. Answers how many went.
