@@ -184,8 +184,11 @@ export class QrService {
     try {
       await this.jobs.render(userId, qr.qr_id, qr.render_version, { code, ...look });
     } catch (err) {
-      // The client gets a 503: a rejected request leaves nothing behind.
+      // The client gets a 503: a rejected request leaves nothing behind (its audit entry neither).
       await this.links.delete({ id: qr.id }).catch(() => undefined);
+      await this.audit
+        .withdraw(auth, { action: 'qr.create', resource: { type: 'qr', id: qr.qr_id } })
+        .catch(() => undefined);
       throw err;
     }
     // no cache invalidation: a random 8-character code cannot have been asked for (and a
@@ -240,6 +243,9 @@ export class QrService {
       await this.restore(before, after.renderVersion as number).catch((e: Error) =>
         this.logger.error(`qr ${id}: could not restore after a failed enqueue: ${e.message}`),
       );
+      await this.audit
+        .withdraw(auth, { action: 'qr.update', resource: { type: 'qr', id } })
+        .catch(() => undefined);
       await this.resolver.evict(code);
       throw err;
     }
