@@ -111,6 +111,9 @@ export class ImportsService {
         );
       } catch {
         await this.imports.delete({ id: saved.id });
+        await this.audit
+          .withdraw(auth, { action: 'import.create', resource: { type: 'import', id: saved.id } })
+          .catch(() => undefined);
         await unlink(importFile(this.config.STORAGE_DIR, saved.id, format)).catch(() => undefined);
         throw new ServiceUnavailableError('The import queue is unavailable, try again later');
       }
