@@ -2,6 +2,7 @@ import { AuditLog, sha256 } from '@app/common';
 
 import {
   createPlan,
+  createTestWorker,
   createUser,
   DATE_TIME,
   expectError,
@@ -458,5 +459,28 @@ describe('audit log', () => {
       expect(await left(admin)).toBe(3);
       expect(await t.app.get(AuditLog).prune()).toBe(0);
     });
+
+    it('the worker prunes in its hourly retention slot, after statistics retention', async () => {
+      const u = await createUser(t, {
+        planId: await createPlan(t, { retention: 7 }),
+        planType: 'lifetime',
+      });
+      await post(u, '/api/url/add', { url: 'https://example.com/w' }).expect(200);
+      await t.db.query(
+        `UPDATE audit_log SET created_at = now() - interval '9 days' WHERE workspace_id = $1`,
+        [u.id],
+      );
+      // the slot is free: the worker's next fold job takes it
+      await t.redis.client.del(t.redis.key('st', 'retention'));
+      const worker = await createTestWorker();
+      try {
+        const deadline = Date.now() + 20_000;
+        while ((await count(u)) > 0 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 200));
+        expect(await count(u)).toBe(0);
+      } finally {
+        await worker.close();
+      }
+    }, 30_000);
   });
 });
