@@ -55,6 +55,7 @@ const TABLES = [
   'qr_codes',
   'blocklist',
   'bio_pages',
+  'audit_log',
 ];
 
 interface Route {
