@@ -201,6 +201,39 @@ describe('audit log', () => {
     });
   });
 
+  describe('members', () => {
+    it('a member’s change is the workspace’s entry with the member as actor; admins read the log, editors may not', async () => {
+      const owner = await createUser(t);
+      const editor = await createUser(t);
+      const admin = await createUser(t);
+      for (const [m, role] of [
+        [editor, 'editor'],
+        [admin, 'admin'],
+      ] as const)
+        await t.db.query(
+          `INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, $3)`,
+          [owner.id, m.id, role],
+        );
+      const inOwner = (m: TestUser) => ({ ...m.auth, 'X-Workspace': String(owner.id) });
+      const res = await http()
+        .post('/api/url/add')
+        .set(inOwner(editor))
+        .send({ url: 'https://example.com/member' })
+        .expect(200);
+      await post(owner, '/api/url/add', { url: 'https://example.com/owner' }).expect(200);
+      const list = await http().get('/api/audit').set(inOwner(admin)).expect(200);
+      expect(list.body.data.entries[1]).toEqual(
+        entry(editor, 'link.create', 'link', res.body.id, ['url']),
+      );
+      expect(
+        (await http().get(`/api/audit?actor=${editor.id}`).set(inOwner(admin)).expect(200)).body
+          .data.entries,
+      ).toEqual([entry(editor, 'link.create', 'link', res.body.id, ['url'])]);
+      expect(await entries(editor)).toEqual([]);
+      expectError(await http().get('/api/audit').set(inOwner(editor)), 403, /admin/);
+    });
+  });
+
   describe('more changes of each feature', () => {
     it('records campaigns, channels, bio pages, overlays, splash pages, QR updates and deletions, domains and webhooks', async () => {
       const u = await createUser(t, { plan: 'Pro' });
