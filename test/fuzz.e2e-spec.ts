@@ -61,6 +61,7 @@ const TABLES = [
   'bio_pages',
   'workspace_members',
   'api_keys',
+  'audit_log',
 ];
 
 interface Route {
@@ -382,7 +383,10 @@ describe('fuzz: hostile input on every route', () => {
   it(
     'from / to of every statistics route, across the whole YYYY-MM-DD space: 200, or a prompt 400 naming the field',
     async () => {
-      const ranged = routes.filter((r) => r.method === 'get' && r.query.includes('from'));
+      // the audit log's from / to (days or date-times, no bounds) have a property of their own
+      const ranged = routes.filter(
+        (r) => r.method === 'get' && r.query.includes('from') && r.template !== '/api/audit',
+      );
       expect(ranged.map((r) => r.template).sort()).toEqual([
         '/api/qr/{id}/stats',
         '/api/stats',
@@ -443,6 +447,44 @@ describe('fuzz: hostile input on every route', () => {
           { seed: SEED, numRuns: RUNS * 10, endOnFailure: true },
         );
       }
+    },
+    FUZZ_TIMEOUT,
+  );
+
+  it(
+    'from / to of the audit log, any date text: 200, or a prompt 400 naming the field; a day the calendar has not is refused',
+    async () => {
+      const owner = await createUser(t);
+      const real = (s: string) => {
+        const [y, m, d] = s.split('-').map(Number);
+        const at = new Date(0);
+        at.setUTCFullYear(y, m - 1, d);
+        return at.toISOString().slice(0, 10) === s && y >= 100;
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({ from: anyDateText, to: anyDateText }, { requiredKeys: [] }),
+          async (query) => {
+            const what = `GET /api/audit ${JSON.stringify(query)}`;
+            const started = Date.now();
+            const res = await t.http().get('/api/audit').query(query).set(owner.auth);
+            check(res, what);
+            expect([what, Date.now() - started < 2000]).toEqual([what, true]);
+            expect([what, [200, 400]]).toEqual([what, expect.arrayContaining([res.status])]);
+            if (res.status === 400)
+              expect([what, res.body.message]).toEqual([
+                what,
+                expect.stringMatching(/^(from|to): /),
+              ]);
+            for (const field of ['from', 'to'] as const) {
+              const value = query[field];
+              if (value !== undefined && !real(value))
+                expect([what, res.status]).toEqual([what, 400]);
+            }
+          },
+        ),
+        { seed: SEED, numRuns: RUNS * 10, endOnFailure: true },
+      );
     },
     FUZZ_TIMEOUT,
   );

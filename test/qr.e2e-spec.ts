@@ -41,7 +41,8 @@ describe('QR codes: API and the public /q/ handler', () => {
   };
   const counts = async () => {
     const [row] = await t.db.query(
-      `SELECT (SELECT count(*)::int FROM qr_codes) AS qrs, (SELECT count(*)::int FROM links) AS links`,
+      `SELECT (SELECT count(*)::int FROM qr_codes) AS qrs, (SELECT count(*)::int FROM links) AS links,
+              (SELECT count(*)::int FROM audit_log) AS audited`,
     );
     return row;
   };
@@ -567,6 +568,12 @@ describe('QR codes: API and the public /q/ handler', () => {
         url: 'https://example.com/old',
       });
       expect((await pub().get(`/q/${code}`)).headers.location).toBe('https://example.com/old');
+      // the undone update leaves no audit entry; the creation's stays
+      const audited = await t.db.query(
+        `SELECT action FROM audit_log WHERE resource_type = 'qr' AND resource_id = $1`,
+        [String(id)],
+      );
+      expect(audited).toEqual([{ action: 'qr.create' }]);
     });
 
     it("404 for an unknown id and another user's code, which stays unchanged", async () => {

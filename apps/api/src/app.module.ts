@@ -12,6 +12,7 @@ import { WebhooksLibModule } from '@app/webhooks';
 
 import { AccountModule } from './account/account.module';
 import { AdminPlansModule } from './admin-plans/admin-plans.module';
+import { AuditModule } from './audit/audit.module';
 import { BioModule } from './bio/bio.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { ChannelsModule } from './channels/channels.module';
@@ -60,6 +61,7 @@ const FEATURES = [
   StatsApiModule,
   KeysModule,
   TeamModule,
+  AuditModule,
 ];
 
 @Module({

@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
-import { assertSendsAField, hashPassword, Principal, PrincipalCache } from '@app/common';
+import {
+  assertSendsAField,
+  AuditLog,
+  fieldsOf,
+  hashPassword,
+  Principal,
+  PrincipalCache,
+} from '@app/common';
 import { User } from '@app/database';
 
 import { AccountView, UsersService } from '../users/users.service';
@@ -14,6 +21,7 @@ export class AccountService {
     @InjectRepository(User) private readonly repo: Repository<User>,
     private readonly users: UsersService,
     private readonly owners: PrincipalCache,
+    private readonly audit: AuditLog,
   ) {}
 
   get(auth: Principal): Promise<AccountView> {
@@ -21,7 +29,13 @@ export class AccountService {
   }
 
   rotateKey(auth: Principal): Promise<string> {
-    return this.users.rotateKey(auth.user.id);
+    return this.users.rotateKey(auth.user.id, (em) =>
+      this.audit.record(em, auth, {
+        action: 'account.rotate_key',
+        resource: { type: 'account', id: auth.user.id },
+        changes: ['apikey'],
+      }),
+    );
   }
 
   async update(auth: Principal, dto: UpdateAccountDto): Promise<void> {
@@ -32,7 +46,13 @@ export class AccountService {
       changes.email = dto.email;
     }
     if (dto.password !== undefined) changes.passwordHash = await hashPassword(dto.password);
-    await this.repo.update({ id: auth.user.id }, changes);
+    // field names only: `password` when it changes, never its value
+    const audited = {
+      action: 'account.update',
+      resource: { type: 'account', id: auth.user.id },
+      changes: fieldsOf(dto),
+    };
+    await this.audit.change(auth, audited, (em) => em.update(User, { id: auth.user.id }, changes));
     await this.owners.forgetUser(auth.user.id);
   }
 }

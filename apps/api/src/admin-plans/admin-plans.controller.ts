@@ -1,7 +1,15 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { AdminOnly, ApiErrors, ApiOkData, IdParam, MessageRoute } from '@app/common';
+import {
+  AdminOnly,
+  ApiErrors,
+  ApiOkData,
+  Auth,
+  IdParam,
+  MessageRoute,
+  Principal,
+} from '@app/common';
 
 import { PlanResponse } from './dto/plan.view';
 import { SubscribePlanDto } from './dto/subscribe-plan.dto';
@@ -33,11 +41,12 @@ export class AdminPlansController {
       'falls back to the free plan (status `free`). Unknown plan or user: 404.',
   })
   async subscribe(
+    @Auth() auth: Principal,
     @IdParam('planid') planId: number,
     @IdParam('userid') userId: number,
     @Body() dto: SubscribePlanDto,
   ) {
-    await this.plans.subscribe(planId, userId, dto);
+    await this.plans.subscribe(auth, planId, userId, dto);
     return { message: 'User has been subscribed to the plan successfully.' };
   }
 }

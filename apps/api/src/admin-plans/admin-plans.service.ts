@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
-import { addMonths, NotFoundError, PrincipalCache } from '@app/common';
+import {
+  addMonths,
+  AuditLog,
+  fieldsOf,
+  NotFoundError,
+  Principal,
+  PrincipalCache,
+} from '@app/common';
 import { Plan, PlanType, User } from '@app/database';
 
 import { parseExpiration } from '../users/expiration';
@@ -26,6 +33,7 @@ export class AdminPlansService {
     @InjectRepository(Plan) private readonly plans: Repository<Plan>,
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly owners: PrincipalCache,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Every plan, newest first (the list is short and not paginated). */
@@ -36,17 +44,30 @@ export class AdminPlansService {
 
   /**
    * Puts a user on a plan: an explicit `expiration` wins, else it follows `type`
-   * (monthly +1 month, yearly +12 months, lifetime never). A free plan never expires.
+   * (monthly +1 month, yearly +12 months, lifetime never). A free plan never expires. Audited
+   * as `user.subscribe` of the user (fields `planid` and the body's) in the admin's workspace.
    */
-  async subscribe(planId: number, userId: number, dto: SubscribePlanDto): Promise<void> {
+  async subscribe(
+    auth: Principal,
+    planId: number,
+    userId: number,
+    dto: SubscribePlanDto,
+  ): Promise<void> {
     const expiration = dto.expiration === undefined ? undefined : parseExpiration(dto.expiration);
     const plan = await this.plans.findOneBy({ id: planId });
     if (!plan) throw new NotFoundError('Plan');
     const changes: Pick<User, 'planId' | 'planType' | 'expires'> = plan.free
       ? { planId: plan.id, planType: null, expires: null }
       : { planId: plan.id, planType: dto.type, expires: expiration ?? defaultExpiry(dto.type) };
-    const result = await this.users.update({ id: userId }, changes);
-    if (!result.affected) throw new NotFoundError('User');
+    const audited = {
+      action: 'user.subscribe',
+      resource: { type: 'user', id: userId },
+      changes: ['planid', ...fieldsOf(dto)],
+    };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.update(User, { id: userId }, changes);
+      if (!result.affected) throw new NotFoundError('User');
+    });
     await this.owners.forgetUser(userId);
   }
 }

@@ -3,6 +3,8 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
 import {
+  AuditLog,
+  fieldsOf,
   assertSendsAField,
   NotFoundError,
   PageQueryDto,
@@ -43,6 +45,7 @@ export class BioService {
     private readonly urls: PublicUrls,
     private readonly destinations: DestinationPolicy,
     private readonly takedowns: Takedowns,
+    private readonly audit: AuditLog,
   ) {}
 
   // ---- reads -----------------------------------------------------------------------------
@@ -112,6 +115,7 @@ export class BioService {
         custom: dto.alias ?? null,
         field: 'alias',
         values: { url: '', title: dto.title ?? '', description: dto.description ?? '' },
+        audit: { auth, action: 'bio.create', type: 'bio', changes: fieldsOf(dto) },
       });
       await em.insert(BioPage, {
         linkId: id,
@@ -177,6 +181,11 @@ export class BioService {
         pageChanges.updatedAt = new Date();
         await em.update(BioPage, { linkId: id }, pageChanges);
       }
+      await this.audit.record(em, auth, {
+        action: 'bio.update',
+        resource: { type: 'bio', id },
+        changes: fieldsOf(dto),
+      });
       return current;
     });
 
@@ -198,6 +207,7 @@ export class BioService {
       const rows = result.raw as Array<{ alias: string }>;
       if (!rows.length) throw new NotFoundError('Bio page');
       await em.delete(ChannelItem, { itemType: 'bio', itemId: id, userId: auth.user.id });
+      await this.audit.record(em, auth, { action: 'bio.delete', resource: { type: 'bio', id } });
       return rows[0].alias; // bio_pages row cascades
     });
     await this.cache.forget({ aliases: [alias] });

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 
 import {
+  AuditLog,
   ConflictError,
+  fieldsOf,
   NotFoundError,
   PageQueryDto,
   paginateOwn,
@@ -27,6 +29,7 @@ export class CampaignsService {
     @InjectRepository(Link) private readonly links: Repository<Link>,
     private readonly urls: PublicUrls,
     private readonly plans: PlanService,
+    private readonly audit: AuditLog,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<CampaignView>> {
@@ -46,7 +49,13 @@ export class CampaignsService {
       slug,
       public: dto.public ?? false,
     });
-    return campaignView(await this.save(campaign), this.urls);
+    const audited = {
+      action: 'campaign.create',
+      resource: { type: 'campaign', id: (c: Campaign) => c.id },
+      changes: fieldsOf(dto),
+    };
+    const saved = await this.audit.change(auth, audited, (em) => this.save(em, campaign));
+    return campaignView(saved, this.urls);
   }
 
   async update(auth: Principal, id: number, dto: UpdateCampaignDto): Promise<CampaignView> {
@@ -58,31 +67,50 @@ export class CampaignsService {
     }
     campaign.name = dto.name;
     if (dto.public !== undefined) campaign.public = dto.public;
-    return campaignView(await this.save(campaign), this.urls);
+    const audited = {
+      action: 'campaign.update',
+      resource: { type: 'campaign', id },
+      changes: fieldsOf(dto),
+    };
+    const saved = await this.audit.change(auth, audited, (em) => this.save(em, campaign));
+    return campaignView(saved, this.urls);
   }
 
   /** Its links stay, unassigned (links.campaign_id is ON DELETE SET NULL). */
   async remove(auth: Principal, id: number): Promise<void> {
-    const result = await this.campaigns.delete({ id, userId: auth.user.id });
-    if (!result.affected) throw new NotFoundError('Campaign');
+    const audited = { action: 'campaign.delete', resource: { type: 'campaign', id } };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.delete(Campaign, { id, userId: auth.user.id });
+      if (!result.affected) throw new NotFoundError('Campaign');
+    });
   }
 
-  /** A link is in at most one campaign: assigning moves it. Only the caller's plain links qualify. */
+  /**
+   * A link is in at most one campaign: assigning moves it. Only the caller's plain links qualify.
+   * Audited as `campaign.assign` of the campaign, field `links`.
+   */
   async assign(auth: Principal, campaignId: number, linkId: number): Promise<void> {
     if (!(await this.campaigns.existsBy({ id: campaignId, userId: auth.user.id })))
       throw new NotFoundError('Campaign');
-    let affected: number | undefined;
+    const audited = {
+      action: 'campaign.assign',
+      resource: { type: 'campaign', id: campaignId },
+      changes: ['links'],
+    };
     try {
-      ({ affected } = await this.links.update(
-        { id: linkId, userId: auth.user.id, kind: 'link' },
-        { campaignId },
-      ));
+      await this.audit.change(auth, audited, async (em) => {
+        const { affected } = await em.update(
+          Link,
+          { id: linkId, userId: auth.user.id, kind: 'link' },
+          { campaignId },
+        );
+        if (!affected) throw new NotFoundError('Link');
+      });
     } catch (err) {
       // The campaign was deleted between the check and the update.
       if (isForeignKeyViolation(err)) throw new NotFoundError('Campaign');
       throw err;
     }
-    if (!affected) throw new NotFoundError('Link');
   }
 
   private async assertSlugFree(slug: string | null): Promise<void> {
@@ -90,9 +118,9 @@ export class CampaignsService {
   }
 
   /** Saves, turning a unique-index race on the slug into the same 409 as the check before it. */
-  private async save(campaign: Campaign): Promise<Campaign> {
+  private async save(em: EntityManager, campaign: Campaign): Promise<Campaign> {
     try {
-      return await this.campaigns.save(campaign);
+      return await em.save(campaign);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE_SLUG);
       throw err;

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
 
 import {
   assertSendsAField,
+  AuditLog,
+  fieldsOf,
   formatDay,
   NotFoundError,
   PageQueryDto,
@@ -49,7 +51,9 @@ export class ChannelsService {
     @InjectRepository(ChannelItem) private readonly channelItems: Repository<ChannelItem>,
     @InjectRepository(Link) private readonly links: Repository<Link>,
     @InjectRepository(QrCode) private readonly qrCodes: Repository<QrCode>,
+    @InjectDataSource() private readonly db: DataSource,
     private readonly urls: PublicUrls,
+    private readonly audit: AuditLog,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<ChannelView>> {
@@ -107,14 +111,21 @@ export class ChannelsService {
   }
 
   async add(auth: Principal, dto: AddChannelDto): Promise<ChannelView> {
-    const channel = await this.channels.save(
-      this.channels.create({
-        userId: auth.user.id,
-        name: dto.name,
-        description: dto.description ?? '',
-        color: dto.color ?? '#000000',
-        starred: dto.starred ?? false,
-      }),
+    const audited = {
+      action: 'channel.create',
+      resource: { type: 'channel', id: (c: Channel) => c.id },
+      changes: fieldsOf(dto),
+    };
+    const channel = await this.audit.change(auth, audited, (em) =>
+      em.save(
+        this.channels.create({
+          userId: auth.user.id,
+          name: dto.name,
+          description: dto.description ?? '',
+          color: dto.color ?? '#000000',
+          starred: dto.starred ?? false,
+        }),
+      ),
     );
     return channelView(channel);
   }
@@ -126,17 +137,30 @@ export class ChannelsService {
     if (dto.description !== undefined) changes.description = dto.description;
     if (dto.color !== undefined) changes.color = dto.color;
     if (dto.starred !== undefined) changes.starred = dto.starred;
-    const result = await this.channels.update({ id, userId: auth.user.id }, changes);
-    if (!result.affected) throw new NotFoundError('Channel');
+    const audited = {
+      action: 'channel.update',
+      resource: { type: 'channel', id },
+      changes: fieldsOf(dto),
+    };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.update(Channel, { id, userId: auth.user.id }, changes);
+      if (!result.affected) throw new NotFoundError('Channel');
+    });
   }
 
   /** The items themselves stay; their assignments go with the channel (ON DELETE CASCADE). */
   async remove(auth: Principal, id: number): Promise<void> {
-    const result = await this.channels.delete({ id, userId: auth.user.id });
-    if (!result.affected) throw new NotFoundError('Channel');
+    const audited = { action: 'channel.delete', resource: { type: 'channel', id } };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.delete(Channel, { id, userId: auth.user.id });
+      if (!result.affected) throw new NotFoundError('Channel');
+    });
   }
 
-  /** Assigning an item that is already in the channel changes nothing and succeeds. */
+  /**
+   * Assigning an item that is already in the channel changes nothing and succeeds (no audit
+   * entry then); a new assignment is `channel.assign` of the channel, field `items`.
+   */
   async assign(
     auth: Principal,
     channelId: number,
@@ -153,14 +177,23 @@ export class ChannelsService {
     ) {
       throw new NotFoundError(type === 'links' ? 'Link' : 'Bio page');
     }
+    const audited = {
+      action: 'channel.assign',
+      resource: { type: 'channel', id: channelId },
+      changes: ['items'],
+    };
     try {
-      await this.channelItems
-        .createQueryBuilder()
-        .insert()
-        .into(ChannelItem)
-        .values({ channelId, userId, itemType: type, itemId })
-        .orIgnore()
-        .execute();
+      await this.db.transaction(async (em) => {
+        const result = await em
+          .createQueryBuilder()
+          .insert()
+          .into(ChannelItem)
+          .values({ channelId, userId, itemType: type, itemId })
+          .orIgnore()
+          .returning('id')
+          .execute();
+        if ((result.raw as unknown[]).length) await this.audit.record(em, auth, audited);
+      });
     } catch (err) {
       // The channel was deleted between the check and the insert.
       if (isForeignKeyViolation(err)) throw new NotFoundError('Channel');

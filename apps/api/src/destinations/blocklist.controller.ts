@@ -5,10 +5,12 @@ import {
   AdminOnly,
   ApiErrors,
   ApiOkFields,
+  Auth,
   IdParam,
   ListRoute,
   MessageRoute,
   PageQueryDto,
+  Principal,
 } from '@app/common';
 
 import { BlocklistService } from './blocklist.service';
@@ -40,13 +42,13 @@ export class BlocklistController {
   })
   @ApiOkFields(BlocklistEntryAddedView)
   @ApiErrors(400, 403, 409)
-  add(@Body() dto: AddBlocklistEntryDto) {
-    return this.blocklist.add(dto);
+  add(@Auth() auth: Principal, @Body() dto: AddBlocklistEntryDto) {
+    return this.blocklist.add(auth, dto);
   }
 
   @MessageRoute(Delete(':id/delete'), { summary: 'Unblock (admin)' })
-  async remove(@IdParam('id') id: number) {
-    await this.blocklist.remove(id);
+  async remove(@Auth() auth: Principal, @IdParam('id') id: number) {
+    await this.blocklist.remove(auth, id);
     return { message: 'Blocklist entry has been deleted successfully.' };
   }
 }

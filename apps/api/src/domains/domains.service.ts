@@ -3,7 +3,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
 import {
+  AuditLog,
   ConflictError,
+  fieldsOf,
   InvalidFieldError,
   NotFoundError,
   PageQueryDto,
@@ -44,6 +46,7 @@ export class DomainsService {
     private readonly cache: LinkCache,
     private readonly destinations: DestinationPolicy,
     private readonly urls: PublicUrls,
+    private readonly audit: AuditLog,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<DomainView>> {
@@ -83,14 +86,20 @@ export class DomainsService {
 
     let created: Domain;
     try {
-      created = await this.plans.createCounted(auth, 'domain', Domain, {
-        domain,
-        host,
-        redirectRoot: normalizeRedirectUrl(dto.redirectroot ?? ''),
-        redirect404: normalizeRedirectUrl(dto.redirect404 ?? ''),
-        verifyToken: randomString(32),
-        verifiedAt: this.config.DOMAIN_VERIFY === 'off' ? new Date() : null,
-      });
+      created = await this.plans.createCounted(
+        auth,
+        'domain',
+        Domain,
+        {
+          domain,
+          host,
+          redirectRoot: normalizeRedirectUrl(dto.redirectroot ?? ''),
+          redirect404: normalizeRedirectUrl(dto.redirect404 ?? ''),
+          verifyToken: randomString(32),
+          verifiedAt: this.config.DOMAIN_VERIFY === 'off' ? new Date() : null,
+        },
+        this.audit.created(auth, 'domain', fieldsOf(dto)),
+      );
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(DUPLICATE);
       throw err;
@@ -119,7 +128,19 @@ export class DomainsService {
         `ownership not proven yet: create a TXT record ${DomainVerifier.recordName(domain.host)} holding the verification token, then try again (DNS changes can take a while)`,
       );
     }
-    await this.domains.update({ id, userId: auth.user.id }, { verifiedAt: new Date() });
+    const audited = {
+      action: 'domain.verify',
+      resource: { type: 'domain', id },
+      changes: ['verified'],
+    };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.update(
+        Domain,
+        { id, userId: auth.user.id },
+        { verifiedAt: new Date() },
+      );
+      if (!result.affected) throw new NotFoundError('Domain');
+    });
     await this.cache.forget({ hosts: [domain.host] });
     return { message: 'Domain ownership is verified.' };
   }
@@ -177,8 +198,15 @@ export class DomainsService {
         throw new NotFoundError('Domain');
       return;
     }
-    const result = await this.domains.update({ id, userId: auth.user.id }, changes);
-    if (!result.affected) throw new NotFoundError('Domain');
+    const audited = {
+      action: 'domain.update',
+      resource: { type: 'domain', id },
+      changes: fieldsOf(dto),
+    };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.update(Domain, { id, userId: auth.user.id }, changes);
+      if (!result.affected) throw new NotFoundError('Domain');
+    });
     // the redirector caches the domain's redirects: every api instance drops them now
     const { hosts } = await this.cache.affectedBy('domain', id);
     await this.cache.forget({ hosts });
@@ -187,8 +215,11 @@ export class DomainsService {
   /** Links on the domain fall back to PUBLIC_URL (links.domain_id is ON DELETE SET NULL). */
   async remove(auth: Principal, id: number): Promise<void> {
     const cached = await this.cache.affectedBy('domain', id);
-    const result = await this.domains.delete({ id, userId: auth.user.id });
-    if (!result.affected) throw new NotFoundError('Domain');
+    const audited = { action: 'domain.delete', resource: { type: 'domain', id } };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.delete(Domain, { id, userId: auth.user.id });
+      if (!result.affected) throw new NotFoundError('Domain');
+    });
     // its host stops being a branded domain; its links move to the main host
     await this.cache.forget(cached);
   }

@@ -12,6 +12,7 @@ import { EntityManager, In, Repository } from 'typeorm';
 
 import {
   AppError,
+  AuditLog,
   BadRequestError,
   NotFoundError,
   Principal,
@@ -49,6 +50,7 @@ export class ImportsService {
     @InjectRepository(LinkImport) private readonly imports: Repository<LinkImport>,
     @InjectQueue(QUEUE.imports) private readonly queue: Queue<ImportLinksPayload>,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   async start(
@@ -89,9 +91,16 @@ export class ImportsService {
           auth.user.id,
         ]);
         await this.assertRoom(em, auth.user.id);
-        return em.save(
+        const saved = await em.save(
           em.create(LinkImport, { userId: auth.user.id, source, format, status: 'queued' }),
         );
+        // one entry for the import: it stands for the links its job creates (none per link)
+        await this.audit.record(em, auth, {
+          action: 'import.create',
+          resource: { type: 'import', id: saved.id },
+          changes: [format === 'json' ? 'links' : 'csv'],
+        });
+        return saved;
       });
       await rename(staging, importFile(this.config.STORAGE_DIR, saved.id, format));
       try {
@@ -102,6 +111,9 @@ export class ImportsService {
         );
       } catch {
         await this.imports.delete({ id: saved.id });
+        await this.audit
+          .withdraw(auth, { action: 'import.create', resource: { type: 'import', id: saved.id } })
+          .catch(() => undefined);
         await unlink(importFile(this.config.STORAGE_DIR, saved.id, format)).catch(() => undefined);
         throw new ServiceUnavailableError('The import queue is unavailable, try again later');
       }

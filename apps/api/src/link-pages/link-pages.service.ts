@@ -5,6 +5,8 @@ import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity
 
 import {
   assertSendsAField,
+  AuditLog,
+  fieldsOf,
   NotFoundError,
   PageQueryDto,
   paginateOwn,
@@ -44,6 +46,7 @@ export class LinkPages {
     private readonly plans: PlanService,
     private readonly cache: LinkCache,
     private readonly destinations: DestinationPolicy,
+    private readonly audit: AuditLog,
   ) {}
 
   list<R extends LinkPageRow, B, V, D>(
@@ -77,6 +80,7 @@ export class LinkPages {
       kind.type,
       kind.entity,
       columnsOf(kind, body),
+      this.audit.created(auth, kind.type, fieldsOf(body as object)),
     );
     return { id: saved.id };
   }
@@ -90,10 +94,17 @@ export class LinkPages {
     assertSendsAField(body);
     const changes = columnsOf(kind, body);
     await this.checkUrls(kind, body);
-    const result = await this.db
-      .getRepository(kind.entity)
-      .update(this.own(auth, id), changes as QueryDeepPartialEntity<R>);
-    if (!result.affected) throw new NotFoundError(kind.label);
+    const audited = {
+      action: `${kind.type}.update`,
+      resource: { type: kind.type, id },
+      changes: fieldsOf(body as object),
+    };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em
+        .getRepository(kind.entity)
+        .update(this.own(auth, id), changes as QueryDeepPartialEntity<R>);
+      if (!result.affected) throw new NotFoundError(kind.label);
+    });
     // links showing this page carry its content in the redirector's cache
     await this.cache.forgetLinksUsing(kind.type, id);
   }
@@ -121,6 +132,10 @@ export class LinkPages {
         [id, kind.type],
       );
       await em.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
+      await this.audit.record(em, auth, {
+        action: `${kind.type}.delete`,
+        resource: { type: kind.type, id },
+      });
     });
     await this.cache.forget(cached);
   }

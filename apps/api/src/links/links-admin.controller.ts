@@ -1,7 +1,7 @@
 import { Controller, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 
-import { AdminOnly, IdParam, MessageRoute } from '@app/common';
+import { AdminOnly, Auth, IdParam, MessageRoute, Principal } from '@app/common';
 
 import { Takedowns } from '../takedowns/takedowns';
 import { TakedownQueryDto } from './dto/takedown-query.dto';
@@ -21,8 +21,12 @@ export class LinksAdminController {
       'for its owner until an admin enables it, also when the owner deletes the code: creating it again is a 403 ' +
       'for the owner and a 409 for anyone else. `:id` is the link or bio page id; `?kind=qr` makes it a QR code id.',
   })
-  async disable(@IdParam('id') id: number, @Query() query: TakedownQueryDto) {
-    const kind = await this.takedowns.set(id, true, query.kind);
+  async disable(
+    @Auth() auth: Principal,
+    @IdParam('id') id: number,
+    @Query() query: TakedownQueryDto,
+  ) {
+    const kind = await this.takedowns.set(auth, id, true, query.kind);
     return { message: `${Takedowns.nameOf(kind)} has been disabled.` };
   }
 
@@ -31,8 +35,12 @@ export class LinksAdminController {
     description:
       'Undoes `disable` (same `:id` and `kind`) and releases the alias it reserved, also after its owner deleted the code.',
   })
-  async enable(@IdParam('id') id: number, @Query() query: TakedownQueryDto) {
-    const kind = await this.takedowns.set(id, false, query.kind);
+  async enable(
+    @Auth() auth: Principal,
+    @IdParam('id') id: number,
+    @Query() query: TakedownQueryDto,
+  ) {
+    const kind = await this.takedowns.set(auth, id, false, query.kind);
     return { message: `${Takedowns.nameOf(kind)} has been enabled.` };
   }
 }

@@ -4,6 +4,8 @@ import { DataSource, EntityManager, In, Repository } from 'typeorm';
 
 import {
   assertSendsAField,
+  AuditLog,
+  fieldsOf,
   hashPassword,
   ListBudget,
   mapError,
@@ -59,6 +61,7 @@ export class LinksService {
     private readonly codes: ShortCodes,
     private readonly budget: ListBudget,
     private readonly listQuery: LinkListQuery,
+    private readonly audit: AuditLog,
   ) {}
 
   async create(auth: Principal, dto: CreateLinkDto): Promise<{ id: number; shorturl: string }> {
@@ -70,7 +73,8 @@ export class LinksService {
     await this.destinations.checkAll(destinationsOf(dto));
     const passwordHash = dto.password ? await hashPassword(dto.password) : null;
 
-    // One statement (the INSERT) needs no transaction: a plain link costs one round trip. The
+    // One statement (the INSERT, with its link.created rows and its audit entry) needs no
+    // transaction: a plain link costs one round trip. The
     // transaction stays where more rows are written (pixels, channel) or the plan's links count
     // is checked under the user's row lock (reserveLink).
     const write = async (em: EntityManager) => {
@@ -82,13 +86,14 @@ export class LinksService {
 
       // the plan's links count (under the user's row lock, only when the plan caps it)
       await this.codes.reserve(em, auth);
-      // the link and its link.created outbox rows in one statement: both or neither
+      // the link, its link.created outbox rows and its audit entry in one statement: all or none
       const { id, alias } = await this.codes.insert(em, {
         kind: 'link',
         userId,
         domain,
         custom,
         field: 'custom',
+        audit: { auth, action: 'link.create', type: 'link', changes: fieldsOf(dto) },
         values: {
           url: storedUrl(dto.url),
           title: dto.title ?? '',
@@ -256,6 +261,11 @@ export class LinksService {
       }
       if (channelId) await this.refs.assignChannel(em, userId, channelId, id);
       await this.outbox.record(em, userId, 'link.updated', await linkEventData(em, this.urls, id));
+      await this.audit.record(em, auth, {
+        action: 'link.update',
+        resource: { type: 'link', id },
+        changes: fieldsOf(dto),
+      });
       return current;
     });
 
@@ -290,6 +300,7 @@ export class LinksService {
         alias,
         shorturl: this.urls.short(alias, domain?.domain),
       });
+      await this.audit.record(em, auth, { action: 'link.delete', resource: { type: 'link', id } });
       return alias;
     });
     await this.cache.forget({ aliases: [alias, ...bios] });

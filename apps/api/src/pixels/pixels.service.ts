@@ -3,6 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
 import {
+  AuditLog,
+  fieldsOf,
   NotFoundError,
   PageQueryDto,
   paginateOwn,
@@ -23,6 +25,7 @@ export class PixelsService {
     @InjectRepository(Pixel) private readonly pixels: Repository<Pixel>,
     private readonly plans: PlanService,
     private readonly cache: LinkCache,
+    private readonly audit: AuditLog,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<PixelView>> {
@@ -32,15 +35,28 @@ export class PixelsService {
   /** 403 past the plan's `pixels` count (PlanService.createCounted: concurrent adds cannot pass it). */
   async add(auth: Principal, dto: AddPixelDto): Promise<{ id: number }> {
     const { type, name, tag } = dto;
-    const saved = await this.plans.createCounted(auth, 'pixels', Pixel, { type, name, tag });
+    const saved = await this.plans.createCounted(
+      auth,
+      'pixels',
+      Pixel,
+      { type, name, tag },
+      this.audit.created(auth, 'pixel', fieldsOf(dto)),
+    );
     return { id: saved.id };
   }
 
   async update(auth: Principal, id: number, dto: UpdatePixelDto): Promise<void> {
     const changes: Partial<Pixel> = { tag: dto.tag };
     if (dto.name !== undefined) changes.name = dto.name;
-    const result = await this.pixels.update({ id, userId: auth.user.id }, changes);
-    if (!result.affected) throw new NotFoundError('Pixel');
+    const audited = {
+      action: 'pixel.update',
+      resource: { type: 'pixel', id },
+      changes: fieldsOf(dto),
+    };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.update(Pixel, { id, userId: auth.user.id }, changes);
+      if (!result.affected) throw new NotFoundError('Pixel');
+    });
     // links firing this pixel carry its tag in the redirector's cache
     await this.cache.forgetLinksUsing('pixel', id);
   }
@@ -48,8 +64,11 @@ export class PixelsService {
   /** Links using the pixel stop firing it (link_pixels rows go with it). */
   async remove(auth: Principal, id: number): Promise<void> {
     const cached = await this.cache.affectedBy('pixel', id);
-    const result = await this.pixels.delete({ id, userId: auth.user.id });
-    if (!result.affected) throw new NotFoundError('Pixel');
+    const audited = { action: 'pixel.delete', resource: { type: 'pixel', id } };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.delete(Pixel, { id, userId: auth.user.id });
+      if (!result.affected) throw new NotFoundError('Pixel');
+    });
     await this.cache.forget(cached);
   }
 }

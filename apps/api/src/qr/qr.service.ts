@@ -4,6 +4,8 @@ import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import {
+  AuditLog,
+  fieldsOf,
   formatDateTime,
   InvalidFieldError,
   ListBudget,
@@ -60,6 +62,7 @@ export class QrService {
     private readonly codes: ShortCodes,
     private readonly outbox: WebhookOutbox,
     private readonly budget: ListBudget,
+    private readonly audit: AuditLog,
   ) {}
 
   // ---- reads -----------------------------------------------------------------------------
@@ -171,13 +174,21 @@ export class QrService {
         link: this.urls.qr(alias),
         date: formatDateTime(new Date()),
       });
+      await this.audit.record(em, auth, {
+        action: 'qr.create',
+        resource: { type: 'qr', id: qr.qr_id },
+        changes: fieldsOf(dto),
+      });
       return { qr, code: alias };
     });
     try {
       await this.jobs.render(userId, qr.qr_id, qr.render_version, { code, ...look });
     } catch (err) {
-      // The client gets a 503: a rejected request leaves nothing behind.
+      // The client gets a 503: a rejected request leaves nothing behind (its audit entry neither).
       await this.links.delete({ id: qr.id }).catch(() => undefined);
+      await this.audit
+        .withdraw(auth, { action: 'qr.create', resource: { type: 'qr', id: qr.qr_id } })
+        .catch(() => undefined);
       throw err;
     }
     // no cache invalidation: a random 8-character code cannot have been asked for (and a
@@ -212,6 +223,11 @@ export class QrService {
       await m
         .getRepository(Link)
         .update({ id: qr.linkId }, { url: target ?? payload, title: after.name });
+      await this.audit.record(m, auth, {
+        action: 'qr.update',
+        resource: { type: 'qr', id: qr.id },
+        changes: fieldsOf(dto),
+      });
       return { before, after, code, rerender };
     });
     await this.resolver.evict(code);
@@ -227,6 +243,9 @@ export class QrService {
       await this.restore(before, after.renderVersion as number).catch((e: Error) =>
         this.logger.error(`qr ${id}: could not restore after a failed enqueue: ${e.message}`),
       );
+      await this.audit
+        .withdraw(auth, { action: 'qr.update', resource: { type: 'qr', id } })
+        .catch(() => undefined);
       await this.resolver.evict(code);
       throw err;
     }
@@ -272,6 +291,10 @@ export class QrService {
         [qr.id, auth.user.id],
       );
       await m.getRepository(Link).delete({ id: qr.linkId, userId: auth.user.id }); // qr_codes row cascades
+      await this.audit.record(m, auth, {
+        action: 'qr.delete',
+        resource: { type: 'qr', id: qr.id },
+      });
       return code;
     });
     await this.jobs.discard([code]);

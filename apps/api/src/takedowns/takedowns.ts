@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
-import { ForbiddenError, NotFoundError, ShortCodeTakedownEvent } from '@app/common';
+import {
+  AuditLog,
+  ForbiddenError,
+  NotFoundError,
+  Principal,
+  ShortCodeTakedownEvent,
+} from '@app/common';
 import { isUniqueViolation, LinkKind } from '@app/database';
 import { ShortCodes } from '@app/links';
 
@@ -36,18 +42,53 @@ export class Takedowns {
     private readonly cache: LinkCache,
     private readonly events: EventEmitter2,
     private readonly codes: ShortCodes,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
    * `id`: a short code's `links` id (a link's or bio page's id as their routes show it); with
    * `kind` the code must be of that kind, and for `qr` `id` is the QR code's id (`/api/qr/:id`).
-   * Answers the kind of what changed; 404 when nothing has that id.
+   * Answers the kind of what changed; 404 when nothing has that id. The audit entry
+   * (`<kind>.disable` / `<kind>.enable` of the id named) goes to the admin's own workspace.
    */
-  async set(id: number, disabled: boolean, kind?: TakedownKind): Promise<LinkKind> {
+  async set(
+    auth: Principal,
+    id: number,
+    disabled: boolean,
+    kind?: TakedownKind,
+  ): Promise<LinkKind> {
+    const rows = await this.db.transaction(async (em) => {
+      const rows = await this.write(em, id, disabled, kind);
+      if (!rows.length) throw new NotFoundError(kind ? NAMES[kind] : 'Link');
+      // the id as named: a QR code's own id with `kind=qr`, else a `links` id (a QR code's link)
+      const type = kind === 'qr' ? 'qr' : rows[0].kind === 'bio' ? 'bio' : 'link';
+      await this.audit.record(em, auth, {
+        action: `${type}.${disabled ? 'disable' : 'enable'}`,
+        resource: { type, id },
+        changes: ['disabled'],
+      });
+      return rows;
+    });
+    const aliases = [...new Set(rows.map((r) => r.alias))];
+    await this.cache.forget({ aliases });
+    const what = rows[0].kind;
+    await this.events.emitAsync(
+      ShortCodeTakedownEvent.event,
+      new ShortCodeTakedownEvent(what, aliases, disabled),
+    );
+    return what;
+  }
+
+  private write(
+    em: EntityManager,
+    id: number,
+    disabled: boolean,
+    kind?: TakedownKind,
+  ): Promise<Array<{ alias: string; kind: LinkKind }>> {
     const ref = kind === 'qr' ? 'qr_id' : 'link_id';
     // a CTE makes the driver answer rows (an UPDATE alone answers [rows, count])
-    const rows: Array<{ alias: string; kind: LinkKind }> = disabled
-      ? await this.db.query(
+    return disabled
+      ? em.query(
           `WITH code AS (${this.codeSql(kind)}),
                 changed AS (
                   UPDATE links l SET disabled_at = COALESCE(l.disabled_at, now()), updated_at = now()
@@ -60,7 +101,7 @@ export class Takedowns {
            SELECT alias, kind FROM changed`,
           [id, kind ?? null],
         )
-      : await this.db.query(
+      : em.query(
           `WITH code AS (${this.codeSql(kind)}),
                 changed AS (
                   UPDATE links l SET disabled_at = NULL, updated_at = now()
@@ -71,15 +112,6 @@ export class Takedowns {
            SELECT alias, kind FROM changed UNION SELECT alias, kind FROM released`,
           [id, kind ?? null],
         );
-    if (!rows.length) throw new NotFoundError(kind ? NAMES[kind] : 'Link');
-    const aliases = [...new Set(rows.map((r) => r.alias))];
-    await this.cache.forget({ aliases });
-    const what = rows[0].kind;
-    await this.events.emitAsync(
-      ShortCodeTakedownEvent.event,
-      new ShortCodeTakedownEvent(what, aliases, disabled),
-    );
-    return what;
   }
 
   /** The display name of a kind ("Bio page"). */

@@ -55,8 +55,11 @@ export class UsersController {
   })
   @ApiOkFields(CreatedUserResponse)
   @ApiErrors(400, 403, 409)
-  async add(@Body() dto: CreateUserDto) {
-    return { message: 'User has been created successfully.', data: await this.users.add(dto) };
+  async add(@Auth() auth: Principal, @Body() dto: CreateUserDto) {
+    return {
+      message: 'User has been created successfully.',
+      data: await this.users.add(auth, dto),
+    };
   }
 
   @Post('user/:id/key/rotate')
@@ -66,8 +69,8 @@ export class UsersController {
   })
   @ApiOkFields(RotatedKeyView)
   @ApiErrors(400, 403, 404)
-  async rotateKey(@IdParam('id') id: number) {
-    return { id, apikey: await this.users.rotateKey(id) };
+  async rotateKey(@Auth() auth: Principal, @IdParam('id') id: number) {
+    return { id, apikey: await this.users.rotateKeyOf(auth, id) };
   }
 
   @MessageRoute(Delete('user/:id/delete'), {

@@ -3,11 +3,13 @@ import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 
 import {
-  ConflictError,
   activeMembershipSql,
+  AuditLog,
+  ConflictError,
+  fieldsOf,
   decryptSecret,
   DeletedShortCode,
   encryptSecret,
@@ -88,6 +90,7 @@ export class UsersService {
     private readonly config: AppConfig,
     private readonly owners: PrincipalCache,
     private readonly events: EventEmitter2,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Gravatar URL of an e-mail address. */
@@ -122,8 +125,12 @@ export class UsersService {
    * Creates a user with a new API key. An unknown `planId` is a 400 naming `planid`; a taken
    * e-mail or user name a 409 naming the field, also when a concurrent request wins the race
    * (the unique indexes decide). A free plan never expires: `expires` is dropped for it.
+   * `then` runs in the insert's transaction with the new user (the admin's audit entry).
    */
-  async create(input: NewUser): Promise<{ user: User; apiKey: string }> {
+  async create(
+    input: NewUser,
+    then?: (em: EntityManager, user: User) => Promise<void>,
+  ): Promise<{ user: User; apiKey: string }> {
     const plan =
       input.planId === undefined
         ? await this.planService.getFreePlan()
@@ -144,7 +151,10 @@ export class UsersService {
       apiKeyExpires: null,
     });
     try {
-      await this.users.save(user);
+      await this.users.manager.transaction(async (em) => {
+        await em.save(user);
+        if (then) await then(em, user);
+      });
     } catch (err) {
       const constraint = violatedConstraint(err);
       const field = constraint ? UNIQUE_FIELDS[constraint] : undefined;
@@ -154,16 +164,25 @@ export class UsersService {
     return { user, apiKey };
   }
 
-  /** `POST /api/user/add`: the documented `{id, email, username}` of the new user. */
-  async add(dto: CreateUserDto): Promise<{ id: number; email: string; username: string }> {
+  /**
+   * `POST /api/user/add`: the documented `{id, email, username}` of the new user; audited as
+   * `user.create` in the admin's workspace (field names only: `password`, never its value).
+   */
+  async add(
+    auth: Principal,
+    dto: CreateUserDto,
+  ): Promise<{ id: number; email: string; username: string }> {
     const expires = dto.expiration === undefined ? null : parseExpiration(dto.expiration);
-    const { user } = await this.create({
-      email: dto.email,
-      username: dto.username,
-      password: dto.password,
-      planId: dto.planid,
-      expires,
-    });
+    const { user } = await this.create(
+      {
+        email: dto.email,
+        username: dto.username,
+        password: dto.password,
+        planId: dto.planid,
+        expires,
+      },
+      this.audit.created(auth, 'user', fieldsOf(dto)),
+    );
     return { id: user.id, email: user.email, username: user.username };
   }
 
@@ -211,8 +230,11 @@ export class UsersService {
         Array<{ host: string }>
       >,
     ]);
-    const result = await this.users.delete({ id });
-    if (!result.affected) throw new NotFoundError('User');
+    const audited = { action: 'user.delete', resource: { type: 'user', id } };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.delete(User, { id });
+      if (!result.affected) throw new NotFoundError('User');
+    });
     await this.owners.forgetUser(id);
     await this.events.emitAsync(
       UserDeletedEvent.event,
@@ -228,9 +250,10 @@ export class UsersService {
    * Gives the user a new API key; the old one stops working at once on every api replica (its
    * cached owner is dropped everywhere), and every login link issued before it is revoked (a
    * login link hands out the key: one issued for the old key must not hand out the new one).
-   * Returns the new key (shown once, like at creation).
+   * Returns the new key (shown once, like at creation). `then` runs in the rotation's
+   * transaction (the audit entry: `account.rotate_key` or the admin's `user.rotate_key`).
    */
-  async rotateKey(id: number): Promise<string> {
+  async rotateKey(id: number, then?: (em: EntityManager) => Promise<void>): Promise<string> {
     const apiKey = generateApiKey();
     await this.users.manager.transaction(async (em) => {
       const result = await em.update(
@@ -244,9 +267,21 @@ export class UsersService {
           WHERE user_id = $1 AND used_at IS NULL AND revoked_at IS NULL`,
         [id],
       );
+      if (then) await then(em);
     });
     await this.owners.forgetUser(id);
     return apiKey;
+  }
+
+  /** `POST /api/user/:id/key/rotate`: rotateKey, audited as `user.rotate_key` in the admin's workspace. */
+  rotateKeyOf(auth: Principal, id: number): Promise<string> {
+    return this.rotateKey(id, (em) =>
+      this.audit.record(em, auth, {
+        action: 'user.rotate_key',
+        resource: { type: 'user', id },
+        changes: ['apikey'],
+      }),
+    );
   }
 
   /**

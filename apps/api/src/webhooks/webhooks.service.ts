@@ -4,6 +4,8 @@ import { Repository } from 'typeorm';
 
 import {
   assertSendsAField,
+  AuditLog,
+  fieldsOf,
   encryptSecret,
   ForbiddenError,
   InvalidFieldError,
@@ -50,6 +52,7 @@ export class WebhooksService {
     private readonly config: AppConfig,
     private readonly plans: PlanService,
     private readonly redis: RedisService,
+    private readonly audit: AuditLog,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<WebhookView>> {
@@ -69,6 +72,8 @@ export class WebhooksService {
         events: [...new Set(dto.events)],
         secretEnc: encryptSecret(secret, this.config.secret),
       },
+      // field names only: `secret` when the client chose one, never its value
+      this.audit.created(auth, 'webhook', fieldsOf(dto)),
     );
     return { id: saved.id, secret };
   }
@@ -88,13 +93,24 @@ export class WebhooksService {
     } else if (dto.active === false && !webhook.disabledAt) {
       Object.assign(changes, { disabledAt: new Date(), disabledReason: 'disabled by its owner' });
     }
-    await this.webhooks.update({ id, userId: auth.user.id }, changes);
+    const audited = {
+      action: 'webhook.update',
+      resource: { type: 'webhook', id },
+      changes: fieldsOf(dto),
+    };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.update(Webhook, { id, userId: auth.user.id }, changes);
+      if (!result.affected) throw new NotFoundError('Webhook');
+    });
     return webhookView(await this.find(auth, id));
   }
 
   async remove(auth: Principal, id: number): Promise<void> {
-    const result = await this.webhooks.delete({ id, userId: auth.user.id });
-    if (!result.affected) throw new NotFoundError('Webhook');
+    const audited = { action: 'webhook.delete', resource: { type: 'webhook', id } };
+    await this.audit.change(auth, audited, async (em) => {
+      const result = await em.delete(Webhook, { id, userId: auth.user.id });
+      if (!result.affected) throw new NotFoundError('Webhook');
+    });
   }
 
   async deliveryList(

@@ -2,6 +2,7 @@ import { InjectQueue, Processor } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
 
+import { AuditLog } from '@app/common';
 import { AppConfig } from '@app/config';
 import { JOB, LoggedWorkerHost, QUEUE, WORKER_OPTIONS } from '@app/queue';
 import { RedisService } from '@app/redis';
@@ -11,7 +12,8 @@ const RETENTION_EVERY_SECONDS = 3600;
 
 /**
  * Folds visit counters into Postgres every STATS_FOLD_SECONDS (a BullMQ job scheduler, so
- * several workers produce one job per interval), and applies plan retention hourly.
+ * several workers produce one job per interval), and applies plan retention hourly: to the
+ * statistics, then to the audit log (in batches; a failure there is logged, the fold stands).
  */
 @Processor(QUEUE.stats, { ...WORKER_OPTIONS, concurrency: 1 })
 export class StatsFoldProcessor extends LoggedWorkerHost implements OnApplicationBootstrap {
@@ -22,6 +24,7 @@ export class StatsFoldProcessor extends LoggedWorkerHost implements OnApplicatio
     private readonly config: AppConfig,
     private readonly redis: RedisService,
     @InjectQueue(QUEUE.stats) private readonly queue: Queue,
+    private readonly audit: AuditLog,
   ) {
     super();
   }
@@ -48,7 +51,19 @@ export class StatsFoldProcessor extends LoggedWorkerHost implements OnApplicatio
       RETENTION_EVERY_SECONDS,
       'NX',
     );
-    if (due === 'OK') await this.fold.applyRetention();
+    if (due === 'OK') {
+      await this.fold.applyRetention();
+      await this.pruneAudit();
+    }
     return result;
+  }
+
+  private async pruneAudit(): Promise<void> {
+    try {
+      const pruned = await this.audit.prune();
+      if (pruned) this.logger.log(`pruned ${pruned} audit log entries past their plan's retention`);
+    } catch (err) {
+      this.logger.error(`audit log pruning failed: ${(err as Error).message}`);
+    }
   }
 }

@@ -2,7 +2,29 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { EFFECTIVE_LIMITS_SQL } from '../auth/plan.service';
 import { Principal } from '../auth/principal';
+
+/** Entries one pruning statement deletes at most (`AuditLog.prune` repeats until fewer go). */
+export const AUDIT_PRUNE_BATCH = 5000;
+
+/**
+ * One batch of entries older than their workspace's retention: the `retention` (days; 0 =
+ * forever) of the owner's effective plan (EFFECTIVE_LIMITS_SQL: admins have no row, so keep
+ * everything). The oldest bound narrows the scan to `audit_log_created_idx`.
+ */
+const PRUNE = `WITH kept AS (
+    SELECT e.user_id, (e.limits ->> 'retention')::int AS days
+      FROM (${EFFECTIVE_LIMITS_SQL}) e
+     WHERE COALESCE((e.limits ->> 'retention')::int, 0) > 0
+  ),
+  gone AS (
+    SELECT a.id FROM audit_log a JOIN kept k ON k.user_id = a.workspace_id
+     WHERE a.created_at < now() - make_interval(days => k.days)
+       AND a.created_at < now() - make_interval(days => (SELECT min(days) FROM kept))
+     LIMIT $1
+  )
+  DELETE FROM audit_log WHERE id IN (SELECT id FROM gone)`;
 
 /** One change to record: `link.update` of `{type: 'link', id: 7}`, fields `['url', 'title']`. */
 export interface AuditChange {
@@ -37,6 +59,37 @@ const INSERT = `INSERT INTO audit_log
 export class AuditLog {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  /**
+   * A CTE writing one entry per row of `source` (its `id` is the resource's id), for a statement
+   * that creates the resource (ShortCodes' link insert): the change and its entry in one round
+   * trip. Its parameters, from `first` on, are `AuditLog.cteParams` (7 of them).
+   */
+  static createdCte(source: string, first: number): string {
+    const p = (i: number) => `$${first + i}`;
+    return `audit AS (
+      INSERT INTO audit_log
+        (workspace_id, actor_id, actor_email, key_id, action, resource_type, resource_id, changes)
+      SELECT ${p(0)}::int, ${p(1)}::int, ${p(2)}::varchar, ${p(3)}::int, ${p(4)}::varchar,
+             ${p(5)}::varchar, c.id::text, ${p(6)}::text[]
+        FROM ${source} c)`;
+  }
+
+  /** The parameters of `createdCte`: the workspace, actor and key of `auth`, the action, type and fields. */
+  static cteParams(
+    auth: Principal,
+    change: { action: string; type: string; changes?: readonly string[] },
+  ): unknown[] {
+    return [
+      auth.user.id,
+      auth.actor.id,
+      auth.actor.email,
+      auth.key?.id ?? null,
+      change.action,
+      change.type,
+      [...new Set(change.changes ?? [])].sort(),
+    ];
+  }
+
   record(em: EntityManager, auth: Principal, change: AuditChange): Promise<void> {
     return this.recordMany(em, auth, [change]);
   }
@@ -61,6 +114,48 @@ export class AuditLog {
       auth.key?.id ?? null,
       JSON.stringify(rows),
     ]);
+  }
+
+  /**
+   * Takes back the entry of a change that was undone after it committed (a creation whose job
+   * could not be queued, an update put back: the client gets a 503 and nothing stays, the entry
+   * included): the newest entry of that action on that resource.
+   */
+  async withdraw(auth: Principal, change: AuditChange): Promise<void> {
+    await this.db.query(
+      `DELETE FROM audit_log WHERE id = (
+         SELECT max(id) FROM audit_log
+          WHERE workspace_id = $1 AND action = $2 AND resource_type = $3 AND resource_id = $4)`,
+      [auth.user.id, change.action, change.resource.type, String(change.resource.id)],
+    );
+  }
+
+  /**
+   * Deletes the entries older than each workspace's plan keeps, AUDIT_PRUNE_BATCH a statement
+   * (short transactions, never one huge DELETE); the worker runs it hourly beside statistics
+   * retention. Answers how many went.
+   */
+  async prune(batch = AUDIT_PRUNE_BATCH): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [, deleted] = (await this.db.query(PRUNE, [batch])) as [unknown, number];
+      total += deleted;
+      if (deleted < batch) return total;
+    }
+  }
+
+  /** A `then` for PlanService.createCounted: records `<type>.create` of the saved row, in its transaction. */
+  created(
+    auth: Principal,
+    type: string,
+    changes: readonly string[],
+  ): (em: EntityManager, saved: { id: number }) => Promise<void> {
+    return (em, saved) =>
+      this.record(em, auth, {
+        action: `${type}.create`,
+        resource: { type, id: saved.id },
+        changes,
+      });
   }
 
   /** Runs `work` in a transaction and records the change in it (its id from work's result when `id` is a function). */

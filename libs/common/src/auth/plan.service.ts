@@ -110,12 +110,14 @@ export class PlanService {
    * everyone). The count is taken in the insert's transaction under a per-user advisory lock
    * keyed by the entity's table, so concurrent creations by one user queue up and cannot pass
    * the limit together. Every counted creation goes through here (links: `reserveLink`).
+   * `then` runs in the same transaction with the saved row (the creation's audit entry).
    */
   createCounted<E extends { userId: number }>(
     auth: Principal,
     limit: CountedFeature | FixedLimit,
     entity: Type<E>,
     values: DeepPartial<NoInfer<E>>,
+    then?: (em: EntityManager, saved: E) => Promise<void>,
   ): Promise<E> {
     const userId = auth.user.id;
     return this.db.transaction(async (em) => {
@@ -125,7 +127,9 @@ export class PlanService {
       if (typeof limit === 'string') this.assertCanCreate(auth, limit, owned);
       else if (owned >= limit.max)
         throw new ForbiddenError(`Limit reached: a user may have ${limit.max} ${limit.what}`);
-      return em.save(em.create(entity, { userId, ...values } as DeepPartial<E>));
+      const saved = await em.save(em.create(entity, { userId, ...values } as DeepPartial<E>));
+      if (then) await then(em, saved);
+      return saved;
     });
   }
 

@@ -85,6 +85,44 @@ describe('ShortCodes', () => {
     });
   });
 
+  it('writes the audit entry in the same statement (a CTE), its parameters after the event’s and before the rider’s', async () => {
+    const auth = {
+      user: { id: 7 },
+      actor: { id: 9, email: 'm@e.x' },
+      key: { id: 4, scopes: ['links:write'] },
+    } as unknown as Principal;
+    const audit = { auth, action: 'link.create', type: 'link', changes: ['url', 'title', 'url'] };
+    const { em, ran } = manager(() => [{ id: 41 }]);
+    await codes.insert(em, { ...link, custom: null, audit });
+    expect(ran).toHaveLength(1);
+    const { sql, params } = ran[0];
+    expect(sql).toMatch(/hooks AS \(\s*INSERT INTO webhook_deliveries/);
+    expect(sql).toMatch(/audit AS \(\s*INSERT INTO audit_log/);
+    expect(sql).toMatch(/SELECT id FROM created$/);
+    // url, title, description, user_id, kind, the alias, then the event's two, then the audit's
+    expect(params.slice(-7)).toEqual([7, 9, 'm@e.x', 4, 'link.create', 'link', ['title', 'url']]);
+    expect(sql).toContain(`$${params.length - 6}::int`);
+    expect(sql).toContain(`$${params.length}::text[]`);
+
+    // a rider's parameters come after the audit's; a bio page (no event) has the audit alone
+    const bio = manager(() => [{ id: 42 }]);
+    await codes.insert(
+      bio.em,
+      {
+        ...link,
+        kind: 'bio',
+        custom: null,
+        audit: { ...audit, action: 'bio.create', type: 'bio' },
+      },
+      { sql: (p) => `SELECT id, $${p}::int AS extra FROM created`, params: [99] },
+    );
+    const b = bio.ran[0];
+    expect(b.sql).not.toMatch(/link\.created/);
+    expect(b.params.at(-1)).toBe(99);
+    expect(b.params.at(-3)).toBe('bio');
+    expect(b.sql).toContain(`$${b.params.length}::int AS extra`);
+  });
+
   it('sends the insert as a named prepared statement: one name per statement text', async () => {
     const { em, ran } = manager(() => [{ id: 41 }]);
     await codes.insert(em, { ...link, custom: null });

@@ -6,6 +6,7 @@ import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner
 
 import {
   AppError,
+  AuditLog,
   ConflictError,
   ForbiddenError,
   InvalidFieldError,
@@ -63,6 +64,20 @@ export interface NewShortCode {
   field: AliasField;
   /** the other columns of the `links` row */
   values: Omit<Partial<Link>, 'userId' | 'kind' | 'domainId' | 'alias'>;
+  /**
+   * The audit entry the statement writes (AuditLog.createdCte), its resource the new row:
+   * `{type: 'link', id}` for `link.create`; who made it comes from `auth` (actor, key).
+   */
+  audit?: ShortCodeAudit;
+}
+
+/** The audit entry of a created code (resource id: the new `links` row's id). */
+export interface ShortCodeAudit {
+  auth: Principal;
+  action: string;
+  type: string;
+  /** the field names the client set (never values) */
+  changes: readonly string[];
 }
 
 /** What one statement writes beside the new code (its row is the CTE `created`: `id`). */
@@ -93,7 +108,8 @@ export interface NewBatchLink {
  * - the refusal of a chosen alias (409 taken; 403 when a takedown reserves it for the caller),
  * - the plan's `links` count (links, bio pages and QR codes of type link: `reserve`, `room`),
  * - the `link.created` outbox rows, written by the statement (or transaction) that inserts the
- *   links, so a link never exists without its event, nor the reverse.
+ *   links, so a link never exists without its event, nor the reverse; likewise the audit entry
+ *   of a client's creation (`NewShortCode.audit`: a CTE of the same statement).
  *
  * The api and the worker (imports) both provide it; nothing else inserts into `links`.
  */
@@ -216,16 +232,24 @@ export class ShortCodes {
     }
     const n = columns.length;
     const event = code.kind === 'link';
+    const audit = code.audit;
     const insert = `INSERT INTO links (${columns.join(', ')}, alias) VALUES (${columns
       .map((_, i) => `$${i + 1}`)
       .join(', ')}, $${n + 1}) ON CONFLICT (alias) DO NOTHING RETURNING id`;
-    const riderFirst = n + (event ? 4 : 2);
+    // parameters: the columns, the alias, then the event's (2), the audit's (7), the rider's
+    const auditFirst = n + (event ? 4 : 2);
+    const riderFirst = auditFirst + (audit ? 7 : 0);
+    const ctes = [
+      ...(event ? [WebhookOutbox.createdCte('created', n + 2, n + 3)] : []),
+      ...(audit ? [AuditLog.createdCte('created', auditFirst)] : []),
+    ];
     const sql =
-      event || rider
-        ? `WITH created AS (${insert})${
-            event ? `, ${WebhookOutbox.createdCte('created', n + 2, n + 3)}` : ''
-          } ${rider ? rider.sql(riderFirst) : 'SELECT id FROM created'}`
+      ctes.length || rider
+        ? `WITH created AS (${insert})${ctes.map((c) => `, ${c}`).join('')} ${
+            rider ? rider.sql(riderFirst) : 'SELECT id FROM created'
+          }`
         : insert;
+    const auditParams = audit ? AuditLog.cteParams(audit.auth, audit) : [];
     const date = new Date();
     const { url = '', title = '', description = '' } = values;
     const text = { url, title, description };
@@ -236,6 +260,7 @@ export class ShortCodes {
           code.userId,
           JSON.stringify(linkEvent(this.urls, { ...text, alias }, code.domain, date)),
         );
+      args.push(...auditParams);
       if (rider) args.push(...rider.params);
       const rows = await this.queryPrepared(em, sql, args);
       return new Map(rows.length ? [[alias, rows[0]]] : []);
