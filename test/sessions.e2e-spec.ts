@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { SESSION_RENEW_MS, sha256 } from '@app/common';
+import { SESSION_RENEW_MS, SessionStore, sha256 } from '@app/common';
 
 import {
   createPlan,
@@ -496,6 +496,28 @@ describe('sessions', () => {
         .send({ password: 'another-password' })
         .expect(200);
       expectError(await account(a, s), 401, ENDED);
+    });
+
+    it('a sign-in that the password change overtakes keeps no session (it checks again once stored)', async () => {
+      const u = await createUser(a);
+      const store = a.app.get(SessionStore);
+      const create = store.create.bind(store);
+      let made: string | undefined;
+      const spy = jest.spyOn(store, 'create').mockImplementationOnce(async (userId) => {
+        const stored = await create(userId);
+        made = stored.token;
+        // the password changes meanwhile: its endAll ran before this session was indexed
+        await a.db.query(`UPDATE users SET password_hash = 'changed' WHERE id = $1`, [u.id]);
+        return stored;
+      });
+      try {
+        expectError(await signIn(a, { email: u.email, password: u.password }), 401, WRONG);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(made).toBeDefined();
+      expect(await a.redis.client.exists(sessionKey(made as string))).toBe(0);
+      expect(await a.redis.client.zcard(indexKey(u.id))).toBe(0);
     });
 
     it('when the user is deleted', async () => {

@@ -41,6 +41,10 @@ const OK_SESSION = ApiResponse({
 
 const ERROR_SCHEMA = { $ref: '#/components/schemas/ErrorResponse' };
 
+/** A failure of these routes, in their own words (ApiErrors speaks of API keys). */
+const failure = (status: number, description: string) =>
+  ApiResponse({ status, description, schema: ERROR_SCHEMA });
+
 /**
  * Sign-in for people (the dashboard): a session in Redis behind an HttpOnly cookie
  * (SessionStore). Public routes in Nest's terms: they read and write the cookie themselves.
@@ -63,7 +67,9 @@ export class SessionsController {
     description: `Sets the session cookie \`${SESSION_COOKIE}\`, which /api accepts instead of a key (without an Authorization header); every /api request but GET, HEAD and OPTIONS then carries \`X-CSRF-Token: <csrf>\`. The session lasts SESSION_DAYS (default 14) since its last use, and ends at once when the password changes or the user is deleted. A wrong e-mail and a wrong password get the same 401. More than 10 failures per account or per client address within 15 minutes: 429 with Retry-After until the window ends (even for the right password). The body must be sent as \`application/json\` (415 otherwise).`,
   })
   @OK_SESSION
-  @ApiErrors(400, 401)
+  @ApiErrors(400)
+  @failure(401, '`Wrong e-mail or password` (one message for both)')
+  @failure(415, 'A body not sent as `application/json`, or not in UTF-8')
   @ApiResponse({
     status: 429,
     description: 'Too many failed sign-ins for this account or client address (see Retry-After)',
@@ -101,7 +107,7 @@ export class SessionsController {
     description: `Reads the session cookie \`${SESSION_COOKIE}\` and sends it again with a fresh Max-Age. 401 without a live session (the cookie is then removed).`,
   })
   @OK_SESSION
-  @ApiErrors(401)
+  @failure(401, 'Not signed in: no session cookie, or its session ended or expired')
   async current(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
     const token = sessionToken(req.headers.cookie);
     try {
@@ -120,7 +126,15 @@ export class SessionsController {
     description: `Ends the session of the cookie \`${SESSION_COOKIE}\` on every api replica and removes the cookie. Answers 200 without a session too.`,
   })
   @ApiOkMessage()
-  @ApiResponse({ status: 200, headers: SET_COOKIE })
+  @ApiResponse({
+    status: 200,
+    headers: {
+      'Set-Cookie': {
+        description: `Removes the cookie \`${SESSION_COOKIE}\` (Max-Age=0)`,
+        schema: { type: 'string' },
+      },
+    },
+  })
   async signOut(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
     await this.sessions.end(sessionToken(req.headers.cookie));
     res.setHeader('Set-Cookie', this.store.clearedCookie());
