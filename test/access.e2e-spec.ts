@@ -242,7 +242,14 @@ describe('access: roles and scopes on every route', () => {
       .routes()
       .filter((r) => r.rule.public)
       .map((r) => r.route);
-    expect(publics.sort()).toEqual(['GET /auth/login/:token', 'GET /health', 'GET /health/ready']);
+    expect(publics.sort()).toEqual([
+      'DELETE /auth/session',
+      'GET /auth/login/:token',
+      'GET /auth/session',
+      'GET /health',
+      'GET /health/ready',
+      'POST /auth/session',
+    ]);
   });
 
   describe.each(['owner', 'admin', 'editor', 'viewer'] as Role[])('as %s (X-Workspace)', (role) => {

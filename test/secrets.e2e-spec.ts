@@ -5,9 +5,10 @@ import { startBuilt, waitHealthy } from './support/process';
 /**
  * Secrets never reach the logs: the real api process (dist) runs at LOG_LEVEL=trace while every
  * flow that carries a secret is exercised — admin key, user keys (good, wrong, expired-looking),
- * passwords (user creation, account update, a link's password form), login-link tokens (issue,
- * redeem, reuse), secrets in bodies of rejected requests and in query strings. Then everything
- * the process printed is scanned for each of them.
+ * passwords (user creation, account update, a link's password form, sign-in), login-link tokens
+ * (issue, redeem, reuse, opened by a browser), session cookies and CSRF tokens, secrets in bodies
+ * of rejected requests and in query strings. Then everything the process printed is scanned for
+ * each of them.
  */
 describe('secrets never appear in logs or error bodies', () => {
   it('a full run at trace level prints no key, password or token', async () => {
@@ -117,6 +118,46 @@ describe('secrets never appear in logs or error bodies', () => {
         });
       expect((await form(`${linkPassword}-wrong`)).status).toBe(401);
       expect((await form(linkPassword)).status).toBe(302);
+
+      // sessions: the password, the cookie's token and the CSRF token
+      const email = (await call('GET', '/api/account', { key: userKey })).json().data.email;
+      const signIn = (password: string) =>
+        fetch(`${api.url}/auth/session`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ email, password }),
+        });
+      expect((await signIn(`${newPassword}-wrong`)).status).toBe(401);
+      const signedIn = await signIn(newPassword);
+      expect(signedIn.status).toBe(200);
+      const cookie = (signedIn.headers.get('set-cookie') as string).split(';')[0];
+      const csrf = ((await signedIn.json()) as { data: { csrf: string } }).data.csrf;
+      secrets.push(cookie.split('=')[1], csrf);
+      const session = { Cookie: cookie, 'X-CSRF-Token': csrf };
+      expect((await call('GET', '/api/account', { headers: session })).status).toBe(200);
+      expect(
+        (await call('POST', '/api/url/add', { headers: session, body: { url: 'https://a.test/' } }))
+          .status,
+      ).toBe(200);
+      expect(
+        (
+          await call('POST', '/api/url/add', {
+            headers: { Cookie: cookie, 'X-CSRF-Token': `${csrf}x` },
+            body: { url: 'https://a.test/' },
+          })
+        ).status,
+      ).toBe(403);
+      const browserLink = (await call('GET', `/api/user/login/${userId}`, { key: adminKey })).json()
+        .url as string;
+      secrets.push(browserLink.split('/').pop() as string);
+      const opened = await fetch(browserLink.replace('http://short.test', api.url), {
+        redirect: 'manual',
+        headers: { Accept: 'text/html' },
+      });
+      expect(opened.status).toBe(302);
+      secrets.push((opened.headers.get('set-cookie') as string).split(';')[0].split('=')[1]);
+      expect((await call('DELETE', '/auth/session', { headers: session })).status).toBe(200);
+      expect((await call('GET', '/auth/session', { headers: session })).status).toBe(401);
     } finally {
       api.child.kill('SIGTERM');
       await api.exited;

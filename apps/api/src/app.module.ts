@@ -28,6 +28,7 @@ import { OverlaysModule } from './overlays/overlays.module';
 import { PixelsModule } from './pixels/pixels.module';
 import { PublicModule } from './public/public.module';
 import { QrModule } from './qr/qr.module';
+import { SessionsModule } from './sessions/sessions.module';
 import { SplashModule } from './splash/splash.module';
 import { StatsApiModule } from './stats/stats.module';
 import { TeamModule } from './team/team.module';
@@ -45,6 +46,7 @@ const FEATURES = [
   AccountModule,
   AdminPlansModule,
   LoginLinksModule,
+  SessionsModule,
   PublicModule,
   WebhooksModule,
   DestinationsModule,

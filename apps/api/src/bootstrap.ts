@@ -26,7 +26,8 @@ export interface ApiApp {
 
 const API_DESCRIPTION = `Link Management Service API, version 3.
 
-Every request carries \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`). Success bodies carry \`error: 0\`
+Every request carries \`Authorization: Bearer <API_KEY>\` (or \`Token <API_KEY>\`), or, from the dashboard, the session
+cookie of \`POST /auth/session\` (then \`X-CSRF-Token\` on every method but GET, HEAD and OPTIONS). Success bodies carry \`error: 0\`
 (lists: the string \`"0"\`); failures are \`{error: 1, message}\` with a real HTTP status
 (400 invalid field, 401 key, 403 admin / plan / role / scope, 404 unknown or foreign id, 405 a
 method the path does not have, with \`Allow\`, 409 duplicate, 410 expired, 413 body over 1 MB, 429 rate limit,

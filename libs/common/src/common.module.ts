@@ -12,6 +12,7 @@ import { KeyUsage } from './auth/key-usage';
 import { PlanService } from './auth/plan.service';
 import { PrincipalCache } from './auth/principal-cache';
 import { RouteRules } from './auth/route-rules';
+import { SessionStore } from './auth/sessions';
 import { WriterMarkInterceptor } from './auth/writer-mark.interceptor';
 import { ClientAddress } from './http/client-address';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
@@ -60,6 +61,7 @@ import { PublicUrls } from './urls/public-urls';
     PublicUrls,
     RateLimitMiddleware,
     RouteIndex,
+    SessionStore,
     // run by EnvelopeInterceptor, around the handler
     WriterMarkInterceptor,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -78,6 +80,7 @@ import { PublicUrls } from './urls/public-urls';
     ClientAddress,
     PublicUrls,
     RouteIndex,
+    SessionStore,
   ],
 })
 export class CommonModule implements NestModule {

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       QR_CONCURRENCY: 0,
       WORKER_NICE: 10,
       AUTH_CACHE_SECONDS: 10,
+      SESSION_DAYS: 14,
       DOMAIN_VERIFY: 'dns',
       SERVICE_IPS: [],
     });
@@ -67,6 +68,8 @@ describe('loadConfig', () => {
     ['WORKER_NICE', '-5'],
     ['AUTH_CACHE_SECONDS', '-1'],
     ['AUTH_CACHE_SECONDS', '301'],
+    ['SESSION_DAYS', '0'],
+    ['SESSION_DAYS', '366'],
     ['DATABASE_REPLICA_URLS', 'replica.internal:5432'],
     ['DATABASE_REPLICA_URLS', 'postgres://r1/db,mysql://r2/db'],
     ['REPLICA_MAX_LAG_SECONDS', '0'],

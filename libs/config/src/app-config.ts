@@ -297,6 +297,13 @@ export class AppConfig {
   AUTH_CACHE_SECONDS = 10;
 
   /**
+   * Days a dashboard session (`POST /auth/session`) lasts in Redis since its last use (renewed at
+   * most once an hour); a password change or the user's deletion ends it at once.
+   */
+  @IntSetting(1, 365)
+  SESSION_DAYS = 14;
+
+  /**
    * Proxies whose X-Forwarded-For is believed for the client address (rate limit, statistics,
    * password attempts), read like Express's `trust proxy`.
    */

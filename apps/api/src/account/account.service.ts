@@ -9,6 +9,7 @@ import {
   hashPassword,
   Principal,
   PrincipalCache,
+  SessionStore,
 } from '@app/common';
 import { User } from '@app/database';
 
@@ -22,6 +23,7 @@ export class AccountService {
     private readonly users: UsersService,
     private readonly owners: PrincipalCache,
     private readonly audit: AuditLog,
+    private readonly sessions: SessionStore,
   ) {}
 
   get(auth: Principal): Promise<AccountView> {
@@ -54,5 +56,7 @@ export class AccountService {
     };
     await this.audit.change(auth, audited, (em) => em.update(User, { id: auth.user.id }, changes));
     await this.owners.forgetUser(auth.user.id);
+    // a new password signs every browser out, on every replica (the one that changed it too)
+    if (changes.passwordHash) await this.sessions.endAll(auth.user.id);
   }
 }

@@ -24,6 +24,7 @@ import {
   PlanService,
   Principal,
   PrincipalCache,
+  SessionStore,
   sha256,
   UserDeletedEvent,
 } from '@app/common';
@@ -91,6 +92,7 @@ export class UsersService {
     private readonly owners: PrincipalCache,
     private readonly events: EventEmitter2,
     private readonly audit: AuditLog,
+    private readonly sessions: SessionStore,
   ) {}
 
   /** Gravatar URL of an e-mail address. */
@@ -236,6 +238,7 @@ export class UsersService {
       if (!result.affected) throw new NotFoundError('User');
     });
     await this.owners.forgetUser(id);
+    await this.sessions.endAll(id);
     await this.events.emitAsync(
       UserDeletedEvent.event,
       new UserDeletedEvent(

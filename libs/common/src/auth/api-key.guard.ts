@@ -7,7 +7,8 @@ import { AUTH_MESSAGES, WORKSPACE_FAILURES } from './principal';
 import { needOf, RouteRules } from './route-rules';
 
 /**
- * Global guard, fail-closed: every route needs a valid API key unless marked `@Public()`. Then,
+ * Global guard, fail-closed: every route needs a valid API key (or a session, see AuthService)
+ * unless marked `@Public()`. Then,
  * in the workspace the request acts in (AuthService): the route's need (RouteRules) against the
  * caller's role and, with a named key, its scopes; `@AdminOnly()` routes need an admin owner;
  * and a plan with `api.enabled = "0"` only reaches routes marked `@AllowWithoutApiAccess()`.
@@ -48,7 +49,8 @@ export class ApiKeyGuard implements CanActivate {
       throw new ForbiddenError('Admin privileges are required');
     }
     const apiEnabled = principal.plan.limits.api?.enabled === '1';
-    if (!principal.isAdmin && !apiEnabled && !rule.withoutApiAccess) {
+    // a plan without the API still signs in to the dashboard: the gate is about keys
+    if (!principal.isAdmin && !apiEnabled && !rule.withoutApiAccess && !principal.session) {
       throw new ForbiddenError('Your plan does not include API access');
     }
     return true;

@@ -10,21 +10,29 @@ import { KeyUsage } from './key-usage';
 import { AuthResult } from './principal';
 import { Credential, KeyOwner, Membership, PrincipalCache } from './principal-cache';
 import { PlanService } from './plan.service';
+import { CSRF_HEADER, csrfMatches, sessionToken, SessionStore } from './sessions';
 
 const AUTH_RESULT = Symbol('auth-result');
 const MAX_KEY_LENGTH = 256;
 /** The header a member names the workspace it acts in with. */
 export const WORKSPACE_HEADER = 'x-workspace';
 
-type AuthRequest = { headers: Record<string, string | string[] | undefined> } & Record<
-  symbol,
-  unknown
->;
+type AuthRequest = {
+  method?: string;
+  headers: Record<string, string | string[] | undefined>;
+} & Record<symbol, unknown>;
+
+/** Methods a session may use without `X-CSRF-Token` (they change nothing). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Resolves a request to a principal, once per request: the API key (Bearer or Token scheme; the
  * personal key or a named key) → its user → the workspace (its own; `X-Workspace` when a member;
  * a named key's own) → the role there. Cached by PrincipalCache.
+ *
+ * Without an Authorization header, a session cookie (SessionStore, the dashboard) stands for its
+ * user as the personal key would (one Redis read); its writes need `X-CSRF-Token`. A request with
+ * an Authorization header is judged by it alone: the cookie is not looked at.
  */
 @Injectable()
 export class AuthService {
@@ -35,6 +43,7 @@ export class AuthService {
     private readonly plans: PlanService,
     private readonly cache: PrincipalCache,
     private readonly usage: KeyUsage,
+    private readonly sessions: SessionStore,
   ) {}
 
   /**
@@ -58,10 +67,14 @@ export class AuthService {
   async resolve(req: AuthRequest): Promise<AuthResult> {
     const cached = req[AUTH_RESULT] as AuthResult | undefined;
     if (cached) return cached;
-    const result = await this.lookup(
-      AuthService.bearer(req.headers.authorization),
-      AuthService.workspace(req.headers[WORKSPACE_HEADER]),
-    );
+    const { headers } = req;
+    const result =
+      headers.authorization === undefined && headers.cookie !== undefined
+        ? await this.sessionLookup(req)
+        : await this.lookup(
+            AuthService.bearer(headers.authorization),
+            AuthService.workspace(headers[WORKSPACE_HEADER]),
+          );
     req[AUTH_RESULT] = result;
     if ('principal' in result) req[PRINCIPAL] = result.principal;
     return result;
@@ -101,6 +114,45 @@ export class AuthService {
     };
   }
 
+  /**
+   * A request with a session cookie and no Authorization header: the session's user acts as with
+   * its personal key (its own workspace, or `X-Workspace` as a member); a method other than GET,
+   * HEAD and OPTIONS needs the session's CSRF token. Kept apart from `lookup`, whose key path
+   * stays as it was.
+   */
+  private async sessionLookup(req: AuthRequest): Promise<AuthResult> {
+    const token = sessionToken(req.headers.cookie);
+    if (!token) return { failure: 'missing' };
+    const session = await this.sessions.read(token);
+    if (!session) return { failure: 'session' };
+    if (!SAFE_METHODS.has(req.method ?? 'GET') && !csrfMatches(session, req.headers[CSRF_HEADER]))
+      return { failure: 'csrf' };
+    const header = AuthService.workspace(req.headers[WORKSPACE_HEADER]);
+    if (Number.isNaN(header)) return { failure: 'bad-workspace' };
+    const actor = await this.cache.user(session.userId, this.loadSessionUser);
+    if (!actor) return { failure: 'session' };
+
+    let owner: KeyOwner = actor;
+    let role: 'owner' | MemberRole = 'owner';
+    if (header !== undefined && header !== actor.id) {
+      const membership = await this.cache.membership(header, actor.id, this.loadMembership);
+      if (!membership) return { failure: 'no-workspace' };
+      ({ owner, role } = membership);
+    }
+    const plan = await this.plans.effectivePlan(owner);
+    return {
+      principal: {
+        user: owner,
+        plan,
+        isAdmin: owner.isAdmin,
+        actor,
+        role,
+        key: null,
+        session: true,
+      },
+    };
+  }
+
   private loadUser(where: string, value: string | number): Promise<KeyOwner | null> {
     return this.users
       .createQueryBuilder('u')
@@ -108,6 +160,10 @@ export class AuthService {
       .where(where, { value })
       .getOne() as Promise<KeyOwner | null>;
   }
+
+  /** A session's user, from Postgres. */
+  private readonly loadSessionUser = (userId: number): Promise<KeyOwner | null> =>
+    this.loadUser('u.id = :value', userId);
 
   /** The user of a key digest (personal key, else a named key), from Postgres. */
   private readonly loadCredential = async (digest: string): Promise<Credential | null> => {

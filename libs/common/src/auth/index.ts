@@ -8,3 +8,4 @@ export * from './principal-cache';
 export * from './rotated-key.view';
 export * from './key-usage';
 export * from './route-rules';
+export * from './sessions';

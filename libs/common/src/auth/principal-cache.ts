@@ -34,6 +34,8 @@ const userTag = (userId: number) => `user:${userId}`;
 const keyTag = (keyId: number) => `key:${keyId}`;
 const workspaceTag = (workspaceId: number) => `workspace:${workspaceId}`;
 const memberKey = (workspaceId: number, userId: number) => `${workspaceId}:${userId}`;
+/** A session's user in the credentials cache (never a key digest: those are 64 hex digits). */
+const sessionUserKey = (userId: number) => `session-user:${userId}`;
 
 /**
  * What the guard resolves on every API call, so that a call costs no Postgres query for it
@@ -91,6 +93,21 @@ export class PrincipalCache implements OnModuleDestroy {
     load: (digest: string) => Promise<Credential | null>,
   ): Promise<Credential | null> {
     return this.credentials.get(digest, load);
+  }
+
+  /**
+   * A user by id with its plan, as the actor of a session: from memory, else `load` (Postgres);
+   * null for a user that no longer exists. Held with the key credentials (dropped by forgetUser).
+   */
+  async user(
+    userId: number,
+    load: (userId: number) => Promise<KeyOwner | null>,
+  ): Promise<KeyOwner | null> {
+    const credential = await this.credentials.get(sessionUserKey(userId), async () => {
+      const actor = await load(userId);
+      return actor ? { actor, key: null } : null;
+    });
+    return credential?.actor ?? null;
   }
 
   /** A user's membership of a workspace, or null when not a member. */

@@ -28,24 +28,42 @@ export interface Principal {
   role: Role;
   /** The named key used, or null. */
   key: NamedKeyRef | null;
+  /**
+   * Signed in with a session cookie (the dashboard) rather than a key: acts as the personal key
+   * would, and is not held to the plan's API access (`api.enabled`), which is about keys.
+   */
+  session?: true;
 }
 
-/** Why a request has no principal: no valid key (401), or no workspace it may act in. */
-export type AuthFailure = 'missing' | 'invalid' | 'expired' | 'no-workspace' | 'bad-workspace';
+/**
+ * Why a request has no principal: no valid key or session (401), a session's write without its
+ * CSRF token (403), or no workspace it may act in.
+ */
+export type AuthFailure =
+  'missing' | 'invalid' | 'expired' | 'session' | 'csrf' | 'no-workspace' | 'bad-workspace';
 
 export type AuthResult = { principal: Principal } | { failure: AuthFailure };
 
-export const AUTH_MESSAGES: Record<'missing' | 'invalid' | 'expired', string> = {
+export const AUTH_MESSAGES: Record<'missing' | 'invalid' | 'expired' | 'session', string> = {
   missing: 'Missing API key: send the header Authorization: Bearer <API_KEY> (or Token <API_KEY>)',
   invalid: 'Invalid API key',
   expired: 'API key has expired',
+  session: 'Session expired or signed out: sign in again',
 };
 
-/** The workspace failures: the header names no workspace of the caller (404), or no id (400). */
+/**
+ * The failures that are not 401s: a session's write without its CSRF token (403); the workspace
+ * header names no workspace of the caller (404), or no id (400).
+ */
 export const WORKSPACE_FAILURES: Record<
-  'no-workspace' | 'bad-workspace',
+  'csrf' | 'no-workspace' | 'bad-workspace',
   { status: number; message: string }
 > = {
+  csrf: {
+    status: 403,
+    message:
+      'Missing or wrong X-CSRF-Token: a signed-in session sends its csrf token with every change',
+  },
   'no-workspace': { status: 404, message: 'Workspace not found (X-Workspace)' },
   'bad-workspace': {
     status: 400,

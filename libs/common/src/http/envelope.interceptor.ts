@@ -20,7 +20,8 @@ export class EnvelopeInterceptor implements NestInterceptor {
     const res = context.switchToHttp().getResponse<Response>();
     return this.marks.intercept(context, next).pipe(
       map((result) => {
-        res.status(200);
+        // a handler that answered itself (`@Res()`: a redirect, a CSV stream) keeps its status
+        if (!res.headersSent) res.status(200);
         return envelope(result);
       }),
     );

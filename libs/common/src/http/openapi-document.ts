@@ -1,9 +1,16 @@
 import { OpenAPIObject } from '@nestjs/swagger';
 
 import { leastRole, Need, SCOPES } from '../auth/access';
+import { SESSION_COOKIE } from '../auth/sessions';
 
 /** The API key scheme: an opaque key in the Authorization header (`Bearer <key>` or `Token <key>`). */
 export const API_KEY_SCHEME = 'apiKey';
+
+/** The session scheme: the dashboard's cookie (`POST /auth/session`), on /api instead of a key. */
+export const SESSION_SCHEME = 'cookieAuth';
+
+/** The header a session's writes carry its CSRF token in (a global parameter, `XCsrfToken`). */
+export const CSRF_PARAMETER = 'XCsrfToken';
 
 /** Operation markers set by decorators (see `@Public()`), read and removed here. */
 export const PUBLIC_MARKER = 'x-lm-public';
@@ -23,11 +30,14 @@ export type OperationNeeds = Record<string, { need: Need; adminOnly: boolean }>;
 /** What the workspace layer adds to the failures of every secured /api operation. */
 const WORKSPACE_ERRORS: Record<string, string> = {
   '400': '; or an `X-Workspace` that is not a positive integer',
+  '401': '; or, without a key, no live session (`cookieAuth`)',
   '403':
-    "; or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed)",
+    "; or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed); or, with a session, a change without its `X-CSRF-Token`",
   '404':
     '; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`)',
 };
+
+const SESSION_DESCRIPTION = `The session of a person signed in with e-mail and password (\`POST /auth/session\`, the dashboard): an HttpOnly cookie, accepted by every /api operation instead of a key when the request has no Authorization header (a request with one is judged by the key alone). The session acts as the user's personal key would: its own workspace, or another with \`X-Workspace\` as a member; a plan without API access still signs in. Every /api request but GET, HEAD and OPTIONS carries \`X-CSRF-Token\` with the session's \`csrf\` (from \`POST\` or \`GET /auth/session\`); missing or wrong: 403 \`Missing or wrong X-CSRF-Token…\`. An ended or expired session: 401 \`Session expired or signed out: sign in again\`. CORS never allows credentials: only pages served by the api itself send the cookie.`;
 
 const SCHEME_DESCRIPTION = `The API key, sent as \`Authorization: Bearer <API_KEY>\` or \`Authorization: Token <API_KEY>\` (the scheme word in any case). An opaque random key, not a JWT.
 
@@ -124,6 +134,12 @@ export function finishOpenApiDocument(
       name: 'Authorization',
       description: SCHEME_DESCRIPTION,
     },
+    [SESSION_SCHEME]: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: SESSION_COOKIE,
+      description: SESSION_DESCRIPTION,
+    },
   };
   components.parameters = {
     ...components.parameters,
@@ -134,6 +150,13 @@ export function finishOpenApiDocument(
       description:
         "The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400.",
       schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+    },
+    [CSRF_PARAMETER]: {
+      name: 'X-CSRF-Token',
+      in: 'header',
+      required: false,
+      description: `With a session (the \`${SESSION_SCHEME}\` cookie) instead of a key: required, the session's \`csrf\` token (from \`POST\` or \`GET /auth/session\`); missing or wrong → 403. Ignored with a key.`,
+      schema: { type: 'string' },
     },
   };
   const schemas = (components.schemas ??= {}) as Record<string, Schema>;
@@ -189,7 +212,12 @@ export function finishOpenApiDocument(
       if (content) op.requestBody = { ...op.requestBody, content };
       const isPublic = op[PUBLIC_MARKER] === true;
       delete op[PUBLIC_MARKER];
-      op.security = isPublic ? [] : [{ [API_KEY_SCHEME]: [] }];
+      // /api takes a key or a session; nothing else is secured (the /auth routes are public)
+      op.security = isPublic
+        ? []
+        : isApi
+          ? [{ [API_KEY_SCHEME]: [] }, { [SESSION_SCHEME]: [] }]
+          : [{ [API_KEY_SCHEME]: [] }];
       const needed = isPublic ? undefined : needs[`${method} ${path}`];
       if (needed) {
         op[NEEDS_EXTENSION] = needed.need;
@@ -200,6 +228,10 @@ export function finishOpenApiDocument(
         op.parameters = [
           ...(op.parameters ?? []),
           { $ref: `#/components/parameters/${WORKSPACE_PARAMETER}` },
+          // a session's writes carry their CSRF token
+          ...(method === 'get' || method === 'head' || method === 'options'
+            ? []
+            : [{ $ref: `#/components/parameters/${CSRF_PARAMETER}` }]),
         ];
       }
 

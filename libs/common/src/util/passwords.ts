@@ -40,6 +40,17 @@ export function hashesRunning(): number {
   return running;
 }
 
+/**
+ * A hash made with OPTIONS of a random password nobody kept: a sign-in with an unknown e-mail
+ * verifies against it, so that it costs what a wrong password costs (timing tells nothing of
+ * which e-mails have accounts). Made again when OPTIONS change (passwords.spec.ts checks them).
+ */
+export const DUMMY_PASSWORD_HASH =
+  '$argon2id$v=19$m=19456,p=1,t=2$q2gxutW2eFeiaIQ6XuTfdw$/wTJlOMrykjjW3iKxWv05XaHtk7A00JrIaf3bqFgCfI';
+
+/** The parameters of OPTIONS as a hash records them. */
+export const PASSWORD_HASH_PARAMS = `m=${OPTIONS.memoryCost},p=${OPTIONS.parallelism},t=${OPTIONS.timeCost}`;
+
 /** Slow password hashing: user passwords (users, account) and link passwords (links, the password form). */
 export const hashPassword = (plain: string): Promise<string> =>
   limited(() => argon2.hash(plain, OPTIONS));
