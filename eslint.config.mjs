@@ -65,6 +65,15 @@ export default tseslint.config(
     },
   },
   {
+    files: ['apps/web/**/*.ts', 'apps/web/**/*.tsx', 'apps/web/**/*.mts'],
+    rules: {
+      'no-restricted-imports': boundaries({
+        group: ['@app/*', '**/libs/**', '**/api/src/**', '**/worker/src/**'],
+        message: 'The dashboard runs in a browser and speaks only the public API (apps/web/src/api.ts).',
+      }),
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: {
       sourceType: 'commonjs',

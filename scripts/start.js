@@ -5,7 +5,8 @@ const { spawn, spawnSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync, utimesSync } = require('node:fs');
 const { join } = require('node:path');
 
-const MAINS = ['dist/apps/api/main.js', 'dist/apps/worker/main.js'];
+/** What `npm run build` writes: the two bundles and the dashboard's page (apps/web, by vite). */
+const MAINS = ['dist/apps/api/main.js', 'dist/apps/worker/main.js', 'dist/apps/web/index.html'];
 /** What the build reads: a change to any of them makes dist/ stale. */
 const SOURCES = ['apps', 'libs', 'tsconfig.json', 'nest-cli.json', 'package.json', 'package-lock.json'];
 
@@ -27,9 +28,9 @@ function newest(path) {
 }
 
 /**
- * Why `npm start` must build first, or null when both apps are built and the last build (`npm run
- * build` writes both bundles; webpack rewrites only a changed one) is newer than every
- * source. REBUILD=1 forces the build.
+ * Why `npm start` must build first, or null when everything is built and the last build (`npm run
+ * build` writes both bundles and the dashboard; webpack rewrites only a changed one) is newer than
+ * every source. REBUILD=1 forces the build.
  */
 function buildReason(root = process.cwd(), env = process.env) {
   if (env.REBUILD === '1') return 'REBUILD=1';

@@ -102,6 +102,8 @@ describe('operator commands (built api)', () => {
       expect(buildReason(root, {})).toBe('no build in dist/');
       file('dist/apps/api/main.js', 50);
       file('dist/apps/worker/main.js', 60);
+      expect(buildReason(root, {})).toBe('no build in dist/'); // the dashboard is missing
+      file('dist/apps/web/index.html', 55);
       expect(buildReason(root, {})).toBeNull();
       expect(buildReason(root, { REBUILD: '1' })).toBe('REBUILD=1');
       file('libs/common/src/index.ts', 10);

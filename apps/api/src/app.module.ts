@@ -16,6 +16,7 @@ import { AuditModule } from './audit/audit.module';
 import { BioModule } from './bio/bio.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { ChannelsModule } from './channels/channels.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { DestinationsModule } from './destinations/destinations.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
@@ -60,6 +61,7 @@ const FEATURES = [
   ImportsModule,
   QrModule,
   BioModule,
+  DashboardModule,
   StatsApiModule,
   KeysModule,
   TeamModule,

@@ -43,7 +43,6 @@ const SITE_WORDS = [
   'settings',
   'user',
   'users',
-  'app',
   'www',
   'help',
   'support',
@@ -64,7 +63,7 @@ const SITE_WORDS = [
  * Aliases that would shadow a path of the service, derived from where the paths are declared:
  * Nest's roots (NEST_ROOTS: `api`, `auth`, `health`, `docs`; isReservedAlias refuses every alias
  * isNestPath would take too, `docs-json`, `health2`), the public prefixes (PUBLIC_PREFIXES: `q`,
- * `r`, `u`), and the SITE_WORDS. Compared case-insensitively.
+ * `r`, `u`, `app`), and the SITE_WORDS. Compared case-insensitively.
  */
 export const RESERVED_ALIASES: ReadonlySet<string> = new Set([
   ...NEST_ROOTS,

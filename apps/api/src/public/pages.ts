@@ -96,6 +96,11 @@ export const PAGES = {
     'Temporarily unavailable',
     'The service is briefly unavailable. Try again in a moment.',
   ),
+  dashboardNotBuilt: message(
+    'Dashboard not built',
+    'The dashboard has not been built on this server: run npm run build, then restart the api.',
+  ),
+  dashboardFileNotFound: message('Not found', 'The dashboard has no file at this address.'),
 };
 
 /** Markup and CSP sources of a link's pixels (tags failing the check are left out). */

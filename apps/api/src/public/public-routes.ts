@@ -50,13 +50,16 @@ export type ShortCodeRoute = (
 export class PublicRoutes {
   private readonly routes = new Map<string, PublicRoute>();
   private readonly kinds = new Map<LinkKind, ShortCodeRoute>();
+  /** Prefixes also served without their trailing slash (`/app`): a few at most, looked at in turn. */
+  private readonly bares: Array<{ path: string; route: PublicRoute }> = [];
 
   /**
    * `prefix` is one path segment between slashes, e.g. `/q/`, declared in PUBLIC_PREFIXES
    * (@app/common): the alias rules reserve those (RESERVED_ALIASES), so that no short link is
    * shadowed by a route. A segment that could be an alias and is not reserved is refused.
+   * `bare`: the route also answers the prefix without its trailing slash (`/app` as `/app/`).
    */
-  register(prefix: string, route: PublicRoute): void {
+  register(prefix: string, route: PublicRoute, opts: { bare?: boolean } = {}): void {
     if (!/^\/[a-z0-9-]+\/$/.test(prefix))
       throw new Error(`public route prefix must look like /name/: ${prefix}`);
     const segment = prefix.slice(1, -1);
@@ -66,6 +69,7 @@ export class PublicRoutes {
       );
     if (this.routes.has(prefix)) throw new Error(`public route ${prefix} is already registered`);
     this.routes.set(prefix, route);
+    if (opts.bare) this.bares.push({ path: prefix.slice(0, -1), route });
   }
 
   /** Serves the short codes of `kind` at `/<alias>` (plain links are the redirector's own). */
@@ -77,6 +81,12 @@ export class PublicRoutes {
   /** The route serving short codes of `kind`, if any. */
   kind(kind: LinkKind): ShortCodeRoute | undefined {
     return this.kinds.get(kind);
+  }
+
+  /** The route registered with `bare` for `path` (`/app`), if any. */
+  bare(path: string): PublicRoute | undefined {
+    for (const b of this.bares) if (path === b.path) return b.route;
+    return undefined;
   }
 
   /** The route whose prefix starts `path`, if any. */

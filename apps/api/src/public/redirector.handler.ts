@@ -123,6 +123,13 @@ export class RedirectorHandler extends PublicHandler {
         if (result) result.catch((err) => this.respond.fail(res, err));
         return;
       }
+      const bare = this.routes.bare(path);
+      if (bare !== undefined) {
+        if (method === 'POST') return this.respond.methodNotAllowed(res);
+        const result = bare(req, res, { path, host, domain });
+        if (result) result.catch((err) => this.respond.fail(res, err));
+        return;
+      }
       const alias = path.slice(1);
       if (!isAliasShaped(alias)) return this.respond.notFound(res, domain);
       if (this.misses.exhausted(req))

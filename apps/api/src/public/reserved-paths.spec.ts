@@ -83,4 +83,17 @@ describe('reserved aliases come from the paths the service serves', () => {
     routes.register('/static/', () => undefined); // a reserved word
     expect(routes.match('/static/x')).toBeDefined();
   });
+
+  it('a prefix registered bare also answers without its slash; the dashboard is one, and reserved', () => {
+    const routes = new PublicRoutes();
+    const app = () => undefined;
+    routes.register('/app/', app, { bare: true });
+    routes.register('/zz/', () => undefined);
+    expect(routes.bare('/app')).toBe(app);
+    expect(routes.match('/app/links')).toBe(app);
+    expect(routes.bare('/zz')).toBeUndefined();
+    expect(routes.bare('/apps')).toBeUndefined();
+    expect(PUBLIC_PREFIXES).toContain('/app/');
+    for (const alias of ['app', 'APP', 'App']) expect(isReservedAlias(alias)).toBe(true);
+  });
 });

@@ -1,0 +1,55 @@
+import { useEffect, useState } from 'react';
+
+import { session, SessionUser } from './api';
+import { Shell } from './Shell';
+import { SignIn } from './pages/SignIn';
+import { navigate, usePath } from './router';
+
+/**
+ * Who is signed in decides what shows: the sign-in page, or the app shell with its pages. The
+ * session is read once at start (`GET /auth/session`); signing in or out changes it here.
+ */
+export function App() {
+  const path = usePath();
+  const [user, setUser] = useState<SessionUser | null | undefined>(undefined);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  useEffect(() => {
+    session.current().then(setUser, (err: Error) => {
+      setFailure(err.message);
+      setUser(null);
+    });
+  }, []);
+
+  useEffect(() => {
+    if (user === undefined) return;
+    if (user === null && path !== '/sign-in') navigate('/sign-in', { replace: true });
+    if (user && (path === '/' || path === '/sign-in')) navigate('/links', { replace: true });
+  }, [user, path]);
+
+  if (user === undefined)
+    return (
+      <main className="centered" aria-busy="true">
+        <p>Loading…</p>
+      </main>
+    );
+  if (user === null)
+    return (
+      <SignIn
+        notice={failure}
+        onSignedIn={(u) => {
+          setFailure(null);
+          setUser(u);
+        }}
+      />
+    );
+  return (
+    <Shell
+      user={user}
+      path={path}
+      onSignedOut={() => {
+        setUser(null);
+      }}
+    />
+  );
+}
