@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -30,34 +30,6 @@ const JS_BUDGET = 250 * 1024;
 const NARROW = { width: 375, height: 740 };
 /** What a hashed asset name looks like: `index-B7GK1bXF.js`. */
 const HASHED = /^\/app\/assets\/[\w.-]+-[\w-]{8,}\.(js|css)$/;
-
-/**
- * Whether the api declares `POST /auth/session` (the sessions part of issue 30): the journeys
- * that sign in are skipped until it does (and fail if it is declared but answers 404). Read from
- * the controllers' source, so the skip shows in the report.
- */
-function declaresSessions(): boolean {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) walk(path);
-      else if (e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts')) files.push(path);
-    }
-  };
-  walk(join(ROOT, 'apps', 'api', 'src'));
-  return files.some((file) => {
-    const text = readFileSync(file, 'utf8');
-    const base = /@Controller\(\s*'([^']*)'\s*\)/.exec(text)?.[1];
-    if (base === undefined) return false;
-    for (const m of text.matchAll(/@Post\(\s*(?:'([^']*)')?\s*\)/g))
-      if ([base, m[1] ?? ''].filter(Boolean).join('/') === 'auth/session') return true;
-    return false;
-  });
-}
-const sessions = declaresSessions();
-const withSessions = sessions ? it : it.skip;
-const withoutSessions = sessions ? it.skip : it;
 
 /** A GET sent exactly as written (no client-side `..` resolution), answered in full. */
 function rawGet(
@@ -317,62 +289,6 @@ describe('the dashboard at /app', () => {
   });
 
   /**
-   * Until the api has sessions, a stand-in for them in the browser (the journeys then run
-   * against the real /api all the same): `/auth/session` answers as the CONTRACT says, and each
-   * /api request of a signed-in page goes on with the user's key, after the CSRF rule was
-   * checked. Returns the changes the page sent, with their X-CSRF-Token.
-   */
-  async function standInSessions(context: BrowserContext, user: TestUser): Promise<string[]> {
-    const csrf = 'stand-in-csrf-token';
-    const data = { id: user.id, email: user.email, username: user.username, csrf };
-    const json = (status: number, body: unknown) => ({
-      status,
-      contentType: 'application/json',
-      body: JSON.stringify(body),
-    });
-    let signedIn = false;
-    const changes: string[] = [];
-    await context.route(
-      (url) => url.origin === MAIN && url.pathname === '/auth/session',
-      async (route) => {
-        const req = route.request();
-        if (req.method() === 'POST') {
-          const sent = req.postDataJSON() as { email?: string; password?: string };
-          signedIn = sent.email === user.email && sent.password === user.password;
-          return route.fulfill(
-            signedIn
-              ? json(200, { error: 0, data })
-              : json(401, { error: 1, message: 'Wrong e-mail or password.' }),
-          );
-        }
-        if (req.method() === 'DELETE') {
-          signedIn = false;
-          return route.fulfill(json(200, { error: 0, message: 'Signed out.' }));
-        }
-        return route.fulfill(
-          signedIn ? json(200, { error: 0, data }) : json(401, { error: 1, message: 'Sign in.' }),
-        );
-      },
-    );
-    await context.route(
-      (url) => url.origin === MAIN && url.pathname.startsWith('/api/'),
-      async (route) => {
-        const req = route.request();
-        if (!signedIn) return route.fulfill(json(401, { error: 1, message: 'Sign in.' }));
-        const token = req.headers()['x-csrf-token'];
-        if (req.method() !== 'GET') {
-          changes.push(`${req.method()} ${new URL(req.url()).pathname} ${token}`);
-          if (token !== csrf) return route.fulfill(json(403, { error: 1, message: 'CSRF' }));
-        }
-        return route.continue({
-          headers: { ...req.headers(), authorization: `Bearer ${user.apiKey}` },
-        });
-      },
-    );
-    return changes;
-  }
-
-  /**
    * Wrong password, then right → the links page with the whole navigation (at 375 px); "New
    * link" refuses a bad URL with the API's message next to the field, creates a good one, which
    * the list shows; a placeholder page keeps its heading; sign out.
@@ -452,42 +368,15 @@ describe('the dashboard at /app', () => {
     return axeViolations(page);
   }
 
-  // Run once the sessions API (POST /auth/session) is in the api; skipped until then.
-  withSessions('journey: sign in, links, New link, sign out', async () => {
+  it('journey: sign in, links, New link, sign out', async () => {
     const user = await createUser(t);
-    expect((await t.http().post('/auth/session').send({})).status).not.toBe(404);
     const { page, problems } = await open({ viewport: NARROW });
     await journey(page, problems, user);
   });
 
-  withSessions('has no serious or critical axe-core violation on the links page', async () => {
+  it('has no serious or critical axe-core violation on the links page', async () => {
     const user = await createUser(t);
     const { page } = await open({ bypassCSP: true });
     expect(await linksPageViolations(page, user)).toEqual([]);
   });
-
-  // The same, with a stand-in for the sessions API until it is in the api.
-  withoutSessions(
-    'journey with a stand-in for sessions: the CSRF token goes with each change',
-    async () => {
-      const user = await createUser(t);
-      const { page, problems } = await open({ viewport: NARROW });
-      const changes = await standInSessions(page.context(), user);
-      await journey(page, problems, user);
-      expect(changes).toEqual([
-        'POST /api/url/add stand-in-csrf-token',
-        'POST /api/url/add stand-in-csrf-token',
-      ]);
-    },
-  );
-
-  withoutSessions(
-    'links page with a stand-in for sessions: no serious or critical axe-core violation',
-    async () => {
-      const user = await createUser(t);
-      const { page } = await open({ bypassCSP: true });
-      await standInSessions(page.context(), user);
-      expect(await linksPageViolations(page, user)).toEqual([]);
-    },
-  );
 });
