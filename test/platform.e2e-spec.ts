@@ -294,14 +294,18 @@ describe('platform: envelope, auth, errors, health, docs', () => {
       expect(ready.body.data).toEqual({ postgres: 'up', redis: 'up', replicas: expect.any(Array) });
     });
 
-    it('serves the OpenAPI document with the API key scheme (Bearer or Token)', async () => {
+    it('serves the OpenAPI document with the API key scheme (Bearer or Token) and the session cookie', async () => {
       const res = await t.http().get('/docs-json').expect(200);
       expect(res.body.openapi).toMatch(/^3\./);
       expect(res.body.paths['/api/account']).toBeDefined();
       expect(res.body.components.securitySchemes).toEqual({
         apiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }),
+        cookieAuth: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'lm_session' }),
       });
-      expect(res.body.paths['/api/account'].get.security).toEqual([{ apiKey: [] }]);
+      expect(res.body.paths['/api/account'].get.security).toEqual([
+        { apiKey: [] },
+        { cookieAuth: [] },
+      ]);
       expect(res.body.paths['/health'].get.security).toEqual([]);
       expect(res.body.servers).toEqual([expect.objectContaining({ url: 'http://short.test' })]);
     });
