@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 
-import { Browser, BrowserContext, chromium, Page, Response } from 'playwright-core';
+import { Browser, BrowserContext, Page, Response } from 'playwright-core';
 
 import { PRO_LIMITS } from '@app/database/migrations/1732200000000-initial-schema';
 
@@ -10,6 +10,7 @@ import { FORWARD_MAX_WAIT_MS } from '../apps/api/src/public/pages';
 import { createPlan, createTestApp, createUser, TestApp, TestUser } from './support/app';
 import { addLink, uniq } from './support/links';
 import { eventually, readStats } from './support/stats';
+import { CHROMIUM, launchChromium } from './support/chromium';
 
 /**
  * The public HTML pages (redirector and `/q/` QR pages) in a real headless Chromium, as a visitor
@@ -26,7 +27,6 @@ import { eventually, readStats } from './support/stats';
  * does next); the generic tests run over every row.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const MAIN = 'http://short.test';
 const PASSWORD = 'open sesame';
 /** Pixel beacons are answered this long after the page was checked (the forward must wait for them). */
@@ -175,20 +175,7 @@ describe('public pages in a real browser', () => {
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     targetBase = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--host-resolver-rules=MAP short.test 127.0.0.1:${apiPort}`,
-      ],
-    });
+    browser = await launchChromium(`MAP short.test 127.0.0.1:${apiPort}`);
   });
 
   afterEach(async () => {

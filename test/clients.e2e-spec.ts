@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 
-import { Browser, chromium } from 'playwright-core';
+import { Browser } from 'playwright-core';
 
 import { createTestApp, createUser, expectError, TestApp, TestUser } from './support/app';
 import { addLink, insertCampaign, insertChannel, insertDomain } from './support/links';
+import { CHROMIUM, launchChromium } from './support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ALLOWED = 'https://app.example.com';
 const ALSO_ALLOWED = 'http://localhost:8080';
 const STRANGER = 'https://evil.example';
@@ -295,18 +295,10 @@ describe('clients of the platform', () => {
       );
       await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
       const pagesPort = (pages.address() as AddressInfo).port;
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          // the page origins: localhost:8080 is allowed, evil.example is not
-          `--host-resolver-rules=MAP localhost:8080 127.0.0.1:${pagesPort}, MAP evil.example 127.0.0.1:${pagesPort}`,
-        ],
-      });
+      // the page origins: localhost:8080 is allowed, evil.example is not
+      browser = await launchChromium(
+        `MAP localhost:8080 127.0.0.1:${pagesPort}, MAP evil.example 127.0.0.1:${pagesPort}`,
+      );
     });
     afterAll(async () => {
       await browser?.close();

@@ -5,10 +5,11 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 
 import { DASHBOARD_CSP, IMMUTABLE } from '../apps/api/src/dashboard/dashboard.handler';
 import { createTestApp, createUser, expectError, TestApp, TestUser } from './support/app';
+import { CHROMIUM, launchChromium } from './support/chromium';
 
 /**
  * The dashboard (apps/web, served by the api at /app; docs/dashboard.md) in a real headless
@@ -21,7 +22,6 @@ import { createTestApp, createUser, expectError, TestApp, TestUser } from './sup
  * not a `textbox`), so "Password" is found by its label.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const MAIN = 'http://short.test';
 const ROOT = join(__dirname, '..');
 const WEB = join(ROOT, 'dist', 'apps', 'web');
@@ -82,20 +82,7 @@ describe('the dashboard at /app', () => {
     t = await createTestApp();
     await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
     port = (t.server.address() as AddressInfo).port;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--host-resolver-rules=MAP short.test 127.0.0.1:${port}`,
-      ],
-    });
+    browser = await launchChromium(`MAP short.test 127.0.0.1:${port}`);
   }, 60_000);
 
   afterEach(async () => {
