@@ -13,6 +13,7 @@ import {
   PageQueryDto,
   paginate,
   Paginated,
+  PlanService,
   Principal,
   PrincipalCache,
   randomString,
@@ -38,7 +39,7 @@ const KEY_RANDOM_LENGTH = 40;
 /** The start of a key kept in clear and listed (`lk_` and 7 characters). */
 const SHOWN_LENGTH = 10;
 /** A cap of the service on named keys per workspace, against abuse (not a plan limit). */
-export const MAX_KEYS: FixedLimit = { what: 'API keys', max: 100 };
+export const MAX_KEYS: FixedLimit = { what: 'API keys', max: 100, per: 'workspace' };
 
 /**
  * Named API keys of a workspace (CONTRACT "Teams, workspaces and API keys"). A key acts in the
@@ -54,6 +55,7 @@ export class KeysService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly audit: AuditLog,
     private readonly cache: PrincipalCache,
+    private readonly plans: PlanService,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<KeyView>> {
@@ -64,38 +66,34 @@ export class KeysService {
   }
 
   /**
-   * A new key, shown only in this answer. The count is taken under a per-workspace advisory lock
-   * in the insert's transaction, so concurrent adds cannot pass MAX_KEYS together.
+   * A new key, shown only in this answer. Counted against MAX_KEYS per workspace
+   * (PlanService.createCounted: concurrent adds cannot pass it together).
    */
   async add(auth: Principal, dto: AddKeyDto): Promise<KeyCreatedView> {
     const scopes = this.grantable(auth, dto.scopes);
     const expires = dto.expires == null ? null : this.future(dto.expires);
     const key = `${KEY_PREFIX}${randomString(KEY_RANDOM_LENGTH)}`;
-    const workspaceId = auth.user.id;
-    const id = await this.db.transaction(async (em) => {
-      await em.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', ['api_keys', workspaceId]);
-      if ((await em.countBy(ApiKey, { workspaceId })) >= MAX_KEYS.max)
-        throw new ForbiddenError(
-          `Limit reached: a workspace may have ${MAX_KEYS.max} ${MAX_KEYS.what}`,
-        );
-      const saved = await em.save(
-        em.create(ApiKey, {
-          workspaceId,
-          userId: auth.actor.id,
-          name: dto.name,
-          prefix: key.slice(0, SHOWN_LENGTH),
-          keyHash: sha256(key),
-          scopes,
-          expires,
+    const saved = await this.plans.createCounted(
+      auth,
+      MAX_KEYS,
+      ApiKey,
+      {
+        userId: auth.actor.id,
+        name: dto.name,
+        prefix: key.slice(0, SHOWN_LENGTH),
+        keyHash: sha256(key),
+        scopes,
+        expires,
+      },
+      (em, created) =>
+        this.audit.record(em, auth, {
+          action: 'key.create',
+          resource: { type: 'key', id: created.id },
+          changes: fieldsOf({ ...dto, expires: expires ?? undefined }),
         }),
-      );
-      await this.audit.record(em, auth, {
-        action: 'key.create',
-        resource: { type: 'key', id: saved.id },
-        changes: fieldsOf({ ...dto, expires: expires ?? undefined }),
-      });
-      return saved.id;
-    });
+      'workspaceId',
+    );
+    const { id } = saved;
     return { id, key };
   }
 

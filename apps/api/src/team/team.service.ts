@@ -57,8 +57,8 @@ export class TeamService {
 
   /**
    * Adds an existing user (by e-mail, any case). The owner's plan flag `team` gates it (403) and
-   * its `count` caps the members (0 = unlimited); the count is taken under a per-workspace
-   * advisory lock in the insert's transaction, so concurrent adds cannot pass it together.
+   * its `count` caps the members (0 = unlimited), counted per workspace by
+   * PlanService.createCounted (concurrent adds cannot pass it together).
    */
   async add(auth: Principal, dto: AddMemberDto): Promise<MemberView> {
     this.plans.assertFeature(auth, 'team');
@@ -73,39 +73,34 @@ export class TeamService {
     if (user.id === workspaceId)
       throw new BadRequestError("email: this user is the workspace's owner");
 
-    const view = await this.db
-      .transaction(async (em) => {
-        await em.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [
-          'workspace_members',
-          workspaceId,
-        ]);
-        const existing = await em.findOneBy(WorkspaceMember, { workspaceId, userId: user.id });
-        if (existing) throw this.alreadyMember(existing.id);
-        this.plans.assertCanCreate(
-          auth,
-          'team',
-          await em.countBy(WorkspaceMember, { workspaceId }),
-        );
-        const member = await em.save(
-          em.create(WorkspaceMember, { workspaceId, userId: user.id, role: dto.role }),
-        );
-        const added = memberView(member, user);
-        await this.outbox.record(em, workspaceId, 'member.added', added);
-        await this.audit.record(em, auth, {
-          action: 'member.add',
-          resource: { type: 'member', id: member.id },
-          changes: ['email', 'role'],
-        });
-        return added;
-      })
+    const existing = await this.members.findOneBy({ workspaceId, userId: user.id });
+    if (existing) throw this.alreadyMember(existing.id);
+    let view: MemberView | undefined;
+    await this.plans
+      .createCounted(
+        auth,
+        'team',
+        WorkspaceMember,
+        { userId: user.id, role: dto.role },
+        async (em, member) => {
+          view = memberView(member, user);
+          await this.outbox.record(em, workspaceId, 'member.added', view);
+          await this.audit.record(em, auth, {
+            action: 'member.add',
+            resource: { type: 'member', id: member.id },
+            changes: ['email', 'role'],
+          });
+        },
+        'workspaceId',
+      )
       .catch((err: unknown) => {
-        // the advisory lock orders adds; the unique constraint still guards SQL written by hand
+        // two adds of one user at once: the unique constraint keeps one
         if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw this.alreadyMember();
         throw err;
       });
     // "not a member" is cached too: the new member may act at once
     await this.principals.forgetMember(workspaceId, user.id);
-    return view;
+    return view as MemberView;
   }
 
   /** Changes a member's role; a lowered role holds on the member's next request, on every replica. */

@@ -14,6 +14,8 @@ export interface FixedLimit {
   /** what is counted, plural, as the 403 names it */
   what: string;
   max: number;
+  /** whose items are counted, as the 403 names it (default `user`) */
+  per?: 'user' | 'workspace';
 }
 
 /**
@@ -111,6 +113,8 @@ export class PlanService {
    * keyed by the entity's table, so concurrent creations by one user queue up and cannot pass
    * the limit together. Every counted creation goes through here (links: `reserveLink`).
    * `then` runs in the same transaction with the saved row (the creation's audit entry).
+   * `owner` is the column holding the owner's id: `userId`, or `workspaceId` for the tables of a
+   * workspace whose `userId` is someone else (a member, a key's creator: given in `values`).
    */
   createCounted<E extends { userId: number }>(
     auth: Principal,
@@ -118,16 +122,21 @@ export class PlanService {
     entity: Type<E>,
     values: DeepPartial<NoInfer<E>>,
     then?: (em: EntityManager, saved: E) => Promise<void>,
+    owner: 'userId' | 'workspaceId' = 'userId',
   ): Promise<E> {
-    const userId = auth.user.id;
+    const ownerId = auth.user.id;
     return this.db.transaction(async (em) => {
       const table = em.getRepository(entity).metadata.tableName;
-      await em.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [table, userId]);
-      const owned = await em.countBy(entity, { userId } as FindOptionsWhere<E>);
+      await em.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [table, ownerId]);
+      const owned = await em.countBy(entity, { [owner]: ownerId } as FindOptionsWhere<E>);
       if (typeof limit === 'string') this.assertCanCreate(auth, limit, owned);
       else if (owned >= limit.max)
-        throw new ForbiddenError(`Limit reached: a user may have ${limit.max} ${limit.what}`);
-      const saved = await em.save(em.create(entity, { userId, ...values } as DeepPartial<E>));
+        throw new ForbiddenError(
+          `Limit reached: a ${limit.per ?? 'user'} may have ${limit.max} ${limit.what}`,
+        );
+      const saved = await em.save(
+        em.create(entity, { [owner]: ownerId, ...values } as DeepPartial<E>),
+      );
       if (then) await then(em, saved);
       return saved;
     });
