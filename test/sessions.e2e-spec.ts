@@ -84,7 +84,13 @@ describe('sessions', () => {
       );
       expect(res.body).toEqual({
         error: 0,
-        data: { id: u.id, email: u.email, username: u.username, csrf: expect.any(String) },
+        data: {
+          id: u.id,
+          email: u.email,
+          username: u.username,
+          admin: false,
+          csrf: expect.any(String),
+        },
       });
       expect(res.body.data.csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const cookie = setCookieOf(res) as string;
@@ -93,6 +99,20 @@ describe('sessions', () => {
       expect(attributes.sort()).toEqual(
         ['HttpOnly', `Max-Age=${14 * 86400}`, 'Path=/', 'SameSite=Lax'].sort(),
       );
+    });
+
+    it('says whether the user is an admin (the dashboard shows its admin area), in POST and GET', async () => {
+      const res = await signIn(a, { email: admin.email, password: admin.password }).expect(200);
+      expect(res.body.data.admin).toBe(true);
+      const cookie = (setCookieOf(res) as string).split(';')[0];
+      const current = await a.http().get('/auth/session').set('Cookie', cookie).expect(200);
+      expect(current.body.data).toEqual({
+        id: admin.id,
+        email: admin.email,
+        username: admin.username,
+        admin: true,
+        csrf: res.body.data.csrf,
+      });
     });
 
     it('stores the session under the digest of its token (never the token) for SESSION_DAYS, indexed per user', async () => {
@@ -251,7 +271,7 @@ describe('sessions', () => {
       const res = await a.http().get('/auth/session').set('Cookie', s.cookie).expect(200);
       expect(res.body).toEqual({
         error: 0,
-        data: { id: u.id, email: u.email, username: u.username, csrf: s.csrf },
+        data: { id: u.id, email: u.email, username: u.username, admin: false, csrf: s.csrf },
       });
       expect(setCookieOf(res)).toMatch(new RegExp(`^${s.cookie}; Path=/; Max-Age=1209600; `));
     });

@@ -1,35 +1,57 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-import { Browser, BrowserContext, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 
 import { DASHBOARD_CSP, IMMUTABLE } from '../apps/api/src/dashboard/dashboard.handler';
-import { createTestApp, createUser, expectError, TestApp, TestUser } from './support/app';
-import { CHROMIUM, launchChromium } from './support/chromium';
+import { createUser, expectError, TestApp, TestUser } from './support/app';
+import { moduleBin as bin } from './support/compile';
+import { axeViolations, MAIN, NARROW, ROOT, scrollWidth, WEB, webSuite } from './support/web';
 
 /**
  * The dashboard (apps/web, served by the api at /app; docs/dashboard.md) in a real headless
- * Chromium, the way browser.e2e-spec.ts drives the public pages: `http://short.test` (PUBLIC_URL
- * in tests) is mapped to the api's port. The suite builds the app first (vite, into
- * dist/apps/web), so it always tests the current sources.
+ * Chromium (test/support/web.ts): how the api serves it, the sign-in page, the shell, the links
+ * page's first journey, and that the app's API types are those of the api's OpenAPI document.
+ * Each area's pages have a suite of their own (test/web-<area>.e2e-spec.ts).
  *
  * Elements are found by role and accessible name (CONTRACT "Sign-in for people, and the
  * dashboard" lists the names outside tests rely on). A password input has no ARIA role (it is
  * not a `textbox`), so "Password" is found by its label.
  */
 
-const MAIN = 'http://short.test';
-const ROOT = join(__dirname, '..');
-const WEB = join(ROOT, 'dist', 'apps', 'web');
 /** The budget of compressed JavaScript for a first load (issue 30). */
 const JS_BUDGET = 250 * 1024;
-const NARROW = { width: 375, height: 740 };
 /** What a hashed asset name looks like: `index-B7GK1bXF.js`. */
 const HASHED = /^\/app\/assets\/[\w.-]+-[\w-]{8,}\.(js|css)$/;
+
+/**
+ * openapi-typescript's types for `doc` (its CLI: the package is ESM only), with a header, formatted
+ * as the repository formats TypeScript.
+ */
+function webSchema(doc: object): string {
+  const work = mkdtempSync(join(tmpdir(), 'web-schema-'));
+  try {
+    writeFileSync(join(work, 'openapi.json'), JSON.stringify(doc));
+    execFileSync(
+      process.execPath,
+      [bin('openapi-typescript/bin/cli.js'), 'openapi.json', '-o', 'schema.d.ts'],
+      { cwd: work, stdio: 'pipe' },
+    );
+    const header =
+      "/**\n * Generated from the api's OpenAPI document by openapi-typescript: do not edit.\n * Regenerate with `npm run web:schema` (test/web.e2e-spec.ts checks it is current).\n */\n";
+    return execFileSync(
+      process.execPath,
+      [bin('prettier/bin/prettier.cjs'), '--stdin-filepath', 'apps/web/src/api/schema.d.ts'],
+      { cwd: ROOT, input: header + readFileSync(join(work, 'schema.d.ts'), 'utf8') },
+    ).toString();
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 
 /** A GET sent exactly as written (no client-side `..` resolution), answered in full. */
 function rawGet(
@@ -59,90 +81,37 @@ function rawGet(
 }
 
 describe('the dashboard at /app', () => {
+  const suite = webSuite();
+  const open = suite.open;
   let t: TestApp;
   let port: number;
-  let browser: Browser;
-  let contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} is missing: the dashboard suite needs Debian's chromium package (apt-get install -y chromium)`,
-      );
-    // the app as `npm run build` makes it, before the api reads it at start
-    execFileSync(
-      join(ROOT, 'node_modules', '.bin', 'vite'),
-      ['build', '--config', 'apps/web/vite.config.mts', '--logLevel', 'warn'],
-      {
-        cwd: ROOT,
-        stdio: 'inherit',
-        env: { ...process.env, NODE_ENV: 'production' },
-      },
-    );
-    t = await createTestApp();
-    await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
-    port = (t.server.address() as AddressInfo).port;
-    browser = await launchChromium(`MAP short.test 127.0.0.1:${port}`);
-  }, 60_000);
-
-  afterEach(async () => {
-    await Promise.all(contexts.map((c) => c.close().catch(() => undefined)));
-    contexts = [];
+  beforeAll(() => {
+    t = suite.t;
+    port = suite.port;
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  /** A page in a fresh context, with the CSP violations, script errors and failed requests it met. */
-  async function open(
-    opts: { viewport?: { width: number; height: number }; bypassCSP?: boolean } = {},
-  ): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({
-      viewport: opts.viewport,
-      bypassCSP: opts.bypassCSP,
-    });
-    contexts.push(context);
-    context.setDefaultTimeout(5000);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (/content.security.policy/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`error: ${e.message}`));
-    page.on('response', (r) => {
-      // the session probe answers 401 (signed out) or 404 (no sessions yet): both expected
-      if (r.status() >= 400 && !r.url().endsWith('/auth/session'))
-        problems.push(`${r.status()} ${r.url()}`);
-    });
-    return { page, problems };
-  }
 
   /** The index's own script and style files. */
   function assetsOf(html: string): string[] {
     return [...html.matchAll(/(?:src|href)="(\/app\/assets\/[^"]+)"/g)].map((m) => m[1]);
   }
 
-  /** axe-core's serious and critical violations on the page as it is now (light, then dark). */
-  async function axeViolations(page: Page): Promise<string[]> {
-    const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-    const found: string[] = [];
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(source);
-      const result = (await page.evaluate(
-        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
-      )) as Array<{ id: string; impact: string; nodes: string[] }>;
-      for (const v of result)
-        if (v.impact === 'serious' || v.impact === 'critical')
-          found.push(`${colorScheme}: ${v.id} (${v.impact}) at ${v.nodes.join(', ')}`);
-    }
-    return found;
-  }
-
-  const scrollWidth = (page: Page) =>
-    page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
+  /**
+   * The app's API types (apps/web/src/api/schema.d.ts) are generated from the api's OpenAPI
+   * document by openapi-typescript: they must be those of the document the api serves now.
+   * `npm run web:schema` rewrites the file (this test with WRITE_WEB_SCHEMA=1).
+   */
+  it('types the app with the OpenAPI document the api serves (apps/web/src/api/schema.d.ts is current)', async () => {
+    const doc = (await t.http().get('/docs-json').expect(200)).body;
+    const generated = webSchema(doc);
+    const file = join(ROOT, 'apps', 'web', 'src', 'api', 'schema.d.ts');
+    if (process.env.WRITE_WEB_SCHEMA === '1') writeFileSync(file, generated);
+    const committed = readFileSync(file, 'utf8');
+    if (committed !== generated)
+      throw new Error(
+        'apps/web/src/api/schema.d.ts is not the OpenAPI document the api serves: run npm run web:schema',
+      );
+    expect(committed).toContain("'/api/url/add'");
+  });
 
   it('answers /app, /app/ and client routes with index.html: no-cache, the CSP, nosniff', async () => {
     const index = readFileSync(join(WEB, 'index.html'), 'utf8');

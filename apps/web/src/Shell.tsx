@@ -1,25 +1,40 @@
 import { ReactNode, useEffect, useRef, useState } from 'react';
 
 import { session, SessionUser } from './api';
-import { Coming } from './pages/Coming';
-import { LinksPage } from './pages/Links';
+import { AdminPage } from './pages/Admin';
+import { BioPage } from './pages/Bio';
+import { DomainsPage } from './pages/Domains';
+import { ImportPage } from './pages/Import';
+import { LinksArea } from './pages/LinksArea';
+import { QrPage } from './pages/Qr';
+import { SettingsPage } from './pages/Settings';
+import { StatsPage } from './pages/Stats';
+import { TeamPage } from './pages/Team';
+import { WebhooksPage } from './pages/Webhooks';
 import { Link, navigate } from './router';
 
 /**
  * The pages of the navigation, in order: path, the link's accessible name (CONTRACT "Sign-in for
- * people, and the dashboard" lists them: outside tests find them by these names), and the page.
- * A page not built yet is a `Coming` placeholder with its heading.
+ * people, and the dashboard" lists them: outside tests find them by these names, do not rename
+ * them), and the page, given the rest of the path (`/stats/12` → `sub` `/12`). `admin`: shown to
+ * admins only (the api refuses the others anyway).
  */
-const PAGES: Array<{ path: string; name: string; page: () => ReactNode }> = [
-  { path: '/links', name: 'Links', page: () => <LinksPage /> },
-  { path: '/qr', name: 'QR codes', page: () => <Coming title="QR codes" /> },
-  { path: '/bio', name: 'Bio pages', page: () => <Coming title="Bio pages" /> },
-  { path: '/stats', name: 'Statistics', page: () => <Coming title="Statistics" /> },
-  { path: '/domains', name: 'Domains', page: () => <Coming title="Domains" /> },
-  { path: '/webhooks', name: 'Webhooks', page: () => <Coming title="Webhooks" /> },
-  { path: '/import', name: 'Import', page: () => <Coming title="Import" /> },
-  { path: '/team', name: 'Team', page: () => <Coming title="Team" /> },
-  { path: '/settings', name: 'Settings', page: () => <Coming title="Settings" /> },
+const PAGES: Array<{
+  path: string;
+  name: string;
+  page: (sub: string) => ReactNode;
+  admin?: boolean;
+}> = [
+  { path: '/links', name: 'Links', page: (sub) => <LinksArea sub={sub} /> },
+  { path: '/qr', name: 'QR codes', page: (sub) => <QrPage sub={sub} /> },
+  { path: '/bio', name: 'Bio pages', page: (sub) => <BioPage sub={sub} /> },
+  { path: '/stats', name: 'Statistics', page: (sub) => <StatsPage sub={sub} /> },
+  { path: '/domains', name: 'Domains', page: (sub) => <DomainsPage sub={sub} /> },
+  { path: '/webhooks', name: 'Webhooks', page: (sub) => <WebhooksPage sub={sub} /> },
+  { path: '/import', name: 'Import', page: (sub) => <ImportPage sub={sub} /> },
+  { path: '/team', name: 'Team', page: (sub) => <TeamPage sub={sub} /> },
+  { path: '/settings', name: 'Settings', page: (sub) => <SettingsPage sub={sub} /> },
+  { path: '/admin', name: 'Admin', page: (sub) => <AdminPage sub={sub} />, admin: true },
 ];
 
 function NotFound() {
@@ -34,7 +49,8 @@ function NotFound() {
 }
 
 export function Shell(props: { user: SessionUser; path: string; onSignedOut: () => void }) {
-  const active = PAGES.find((p) => props.path === p.path || props.path.startsWith(`${p.path}/`));
+  const pages = PAGES.filter((p) => !p.admin || props.user.admin);
+  const active = pages.find((p) => props.path === p.path || props.path.startsWith(`${p.path}/`));
   const main = useRef<HTMLElement>(null);
   const [signingOut, setSigningOut] = useState(false);
 
@@ -42,7 +58,7 @@ export function Shell(props: { user: SessionUser; path: string; onSignedOut: () 
   useEffect(() => {
     document.title = `${active ? active.name : 'Page not found'} · Dashboard`;
     main.current?.focus();
-  }, [active]);
+  }, [active, props.path]);
 
   const signOut = async () => {
     setSigningOut(true);
@@ -64,7 +80,7 @@ export function Shell(props: { user: SessionUser; path: string; onSignedOut: () 
         <span className="brand">Dashboard</span>
         <nav aria-label="Main">
           <ul>
-            {PAGES.map((p) => (
+            {pages.map((p) => (
               <li key={p.path}>
                 <Link to={p.path} current={p === active}>
                   {p.name}
@@ -83,7 +99,7 @@ export function Shell(props: { user: SessionUser; path: string; onSignedOut: () 
         </div>
       </header>
       <main id="main" ref={main} tabIndex={-1}>
-        {active ? active.page() : <NotFound />}
+        {active ? active.page(props.path.slice(active.path.length)) : <NotFound />}
       </main>
     </>
   );

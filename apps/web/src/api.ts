@@ -1,16 +1,20 @@
 /**
- * The dashboard's one way to the api: same-origin fetch with the session cookie, the CSRF token
- * on every method but GET and HEAD, and the error envelope `{error: 1, message}` turned into an
- * ApiError carrying the message (and the field it names, `<field>: <reason>`).
+ * The dashboard's one way to the api. `client` is openapi-fetch over the types openapi-typescript
+ * generates from the api's OpenAPI document (`api/schema.d.ts`, `npm run web:schema`): every path,
+ * parameter and answer is typed from the document, nothing written twice. `call()` turns an
+ * answer into its data or an ApiError. Same-origin fetch with the session cookie; the CSRF token
+ * on every method but GET and HEAD; `{error: 1, message}` (or any status ≥ 400) throws ApiError
+ * carrying the message and the field it names (`<field>: <reason>`).
  */
+import createClient from 'openapi-fetch';
+
+import type { components, paths } from './api/schema';
+
+/** The OpenAPI document's schemas by name: `Schemas['LinkItemView']`. */
+export type Schemas = components['schemas'];
 
 /** The signed-in person, as `POST /auth/session` and `GET /auth/session` answer it. */
-export interface SessionUser {
-  id: number;
-  email: string;
-  username: string;
-  csrf: string;
-}
+export type SessionUser = Schemas['SessionView'];
 
 export class ApiError extends Error {
   /** The field the message names (`url: must be a URL` → `url`), if any. */
@@ -45,7 +49,10 @@ function withQuery(path: string, query?: Query): string {
   return s ? `${path}?${s}` : path;
 }
 
-/** Calls the api; resolves to the parsed body of a success, throws ApiError otherwise. */
+/**
+ * A call outside the typed client (a download, a multipart upload): the parsed body of a success,
+ * ApiError otherwise. Prefer `call(client.…)`.
+ */
 export async function request<T>(
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
@@ -63,7 +70,7 @@ export async function request<T>(
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
     });
   } catch {
-    throw new ApiError('The service cannot be reached: check the connection and try again.', 0);
+    throw new ApiError(UNREACHABLE, 0);
   }
   let body: unknown = null;
   if (res.status !== 204) body = await res.json().catch(() => null);
@@ -86,11 +93,55 @@ export const api = {
   delete: <T>(path: string) => request<T>('DELETE', path),
 };
 
+/** The typed client of the api (paths, parameters and answers from the OpenAPI document). */
+export const client = createClient<paths>({ credentials: 'same-origin' });
+
+client.use({
+  onRequest({ request }) {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && csrfToken)
+      request.headers.set('X-CSRF-Token', csrfToken);
+    return request;
+  },
+});
+
+const UNREACHABLE = 'The service cannot be reached: check the connection and try again.';
+
+/** An API failure as ApiError: the envelope's message, else the status. */
+function failure(body: unknown, status: number): ApiError {
+  const envelope = body as { message?: unknown } | null | undefined;
+  return new ApiError(
+    envelope && typeof envelope.message === 'string'
+      ? envelope.message
+      : `The request failed (HTTP ${status}).`,
+    status,
+  );
+}
+
+/**
+ * The data of an openapi-fetch call, or ApiError: `await call(client.GET('/api/urls', {...}))`.
+ * A 2xx answer whose envelope says `error: 1` (a v3 quirk of a few routes) is a failure too.
+ */
+export async function call<T>(
+  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
+  let answer: { data?: T; error?: unknown; response: Response };
+  try {
+    answer = await pending;
+  } catch {
+    throw new ApiError(UNREACHABLE, 0);
+  }
+  const { data, error, response } = answer;
+  if (error !== undefined || !response.ok) throw failure(error, response.status);
+  const envelope = data as { error?: unknown } | undefined;
+  if (envelope && Number(envelope.error) === 1) throw failure(data, response.status);
+  return data as T;
+}
+
 /** The session routes (CONTRACT "Sign-in for people, and the dashboard"). */
 export const session = {
   async current(): Promise<SessionUser | null> {
     try {
-      const { data } = await api.get<{ data: SessionUser }>('/auth/session');
+      const { data } = await call(client.GET('/auth/session'));
       setCsrf(data.csrf);
       return data;
     } catch (err) {
@@ -99,13 +150,13 @@ export const session = {
     }
   },
   async signIn(email: string, password: string): Promise<SessionUser> {
-    const { data } = await api.post<{ data: SessionUser }>('/auth/session', { email, password });
+    const { data } = await call(client.POST('/auth/session', { body: { email, password } }));
     setCsrf(data.csrf);
     return data;
   },
   async signOut(): Promise<void> {
     try {
-      await api.delete('/auth/session');
+      await call(client.DELETE('/auth/session'));
     } finally {
       setCsrf(null);
     }
@@ -113,29 +164,10 @@ export const session = {
 };
 
 /** A link of `GET /api/urls`. */
-export interface LinkItem {
-  id: number;
-  alias: string;
-  shorturl: string;
-  longurl: string;
-  title: string;
-  clicks: number;
-  uniqueClicks: number;
-  date: string;
-  domain: string | null;
-}
-
-/** A page of a list route: `{error, data: {result, perpage, currentpage, nextpage, maxpage, [key]}}`. */
-export interface ListPage {
-  result: number;
-  perpage: number;
-  currentpage: number;
-  nextpage: number;
-  maxpage: number;
-}
+export type LinkItem = Schemas['LinkItemView'];
 
 export const links = {
   list: (query: { q?: string; page?: number; limit?: number }) =>
-    api.get<{ data: ListPage & { urls: LinkItem[] } }>('/api/urls', query).then((r) => r.data),
-  create: (url: string) => api.post<{ id: number; shorturl: string }>('/api/url/add', { url }),
+    call(client.GET('/api/urls', { params: { query } })).then((r) => r.data),
+  create: (url: string) => call(client.POST('/api/url/add', { body: { url } })),
 };

@@ -63,7 +63,7 @@ export class SessionsController {
   @Post()
   @ApiOperation({
     summary:
-      'Sign in with e-mail and password: {error, data: {id, email, username, csrf}} and a session cookie',
+      'Sign in with e-mail and password: {error, data: {id, email, username, admin, csrf}} and a session cookie',
     description: `Sets the session cookie \`${SESSION_COOKIE}\`, which /api accepts instead of a key (without an Authorization header); every /api request but GET, HEAD and OPTIONS then carries \`X-CSRF-Token: <csrf>\`. The session lasts SESSION_DAYS (default 14) since its last use, and ends at once when the password changes or the user is deleted. A wrong e-mail and a wrong password get the same 401. More than 10 failures per account or per client address within 15 minutes: 429 with Retry-After until the window ends (even for the right password). The body must be sent as \`application/json\` (415 otherwise).`,
   })
   @OK_SESSION
@@ -103,7 +103,7 @@ export class SessionsController {
   @Get()
   @ApiOperation({
     summary:
-      'The signed-in user and the session’s CSRF token: {error, data: {id, email, username, csrf}}',
+      'The signed-in user and the session’s CSRF token: {error, data: {id, email, username, admin, csrf}}',
     description: `Reads the session cookie \`${SESSION_COOKIE}\` and sends it again with a fresh Max-Age. 401 without a live session (the cookie is then removed).`,
   })
   @OK_SESSION

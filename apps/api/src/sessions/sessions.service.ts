@@ -16,6 +16,8 @@ export interface SessionData {
   id: number;
   email: string;
   username: string;
+  /** Whether the user is an admin (the dashboard shows the admin area). */
+  admin: boolean;
   csrf: string;
 }
 
@@ -63,7 +65,13 @@ export class SessionsService {
     await this.attempts.release(reservation);
     return {
       token,
-      data: { id: user.id, email: user.email, username: user.username, csrf: session.csrf },
+      data: {
+        id: user.id,
+        email: user.email,
+        username: user.username,
+        admin: user.isAdmin,
+        csrf: session.csrf,
+      },
     };
   }
 
@@ -72,12 +80,18 @@ export class SessionsService {
     const session = token ? await this.store.read(token) : null;
     const user = session
       ? await this.users.findOne({
-          select: { id: true, email: true, username: true },
+          select: { id: true, email: true, username: true, isAdmin: true },
           where: { id: session.userId },
         })
       : null;
     if (!session || !user) throw new UnauthorizedError(NOT_SIGNED_IN);
-    return { id: user.id, email: user.email, username: user.username, csrf: session.csrf };
+    return {
+      id: user.id,
+      email: user.email,
+      username: user.username,
+      admin: user.isAdmin,
+      csrf: session.csrf,
+    };
   }
 
   /** `DELETE /auth/session`: ends the session, if any. */

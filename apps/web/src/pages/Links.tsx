@@ -1,6 +1,8 @@
 import { FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
 
-import { ApiError, LinkItem, links, ListPage } from '../api';
+import { ApiError, links } from '../api';
+
+type LinkList = Awaited<ReturnType<typeof links.list>>;
 
 const PER_PAGE = 20;
 
@@ -78,7 +80,7 @@ export function LinksPage() {
   const [query, setQuery] = useState('');
   const [search, setSearch] = useState('');
   const [page, setPage] = useState(1);
-  const [list, setList] = useState<(ListPage & { urls: LinkItem[] }) | null>(null);
+  const [list, setList] = useState<LinkList | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState(0);
