@@ -10,7 +10,16 @@ import { Page } from 'playwright-core';
 import { DASHBOARD_CSP, IMMUTABLE } from '../apps/api/src/dashboard/dashboard.handler';
 import { createUser, expectError, TestApp, TestUser } from './support/app';
 import { moduleBin as bin } from './support/compile';
-import { axeViolations, MAIN, NARROW, ROOT, scrollWidth, WEB, webSuite } from './support/web';
+import {
+  axeViolations,
+  MAIN,
+  NARROW,
+  ROOT,
+  scrollWidth,
+  signIn,
+  WEB,
+  webSuite,
+} from './support/web';
 
 /**
  * The dashboard (apps/web, served by the api at /app; docs/dashboard.md) in a real headless
@@ -328,6 +337,28 @@ describe('the dashboard at /app', () => {
     const user = await createUser(t);
     const { page, problems } = await open({ viewport: NARROW });
     await journey(page, problems, user);
+  });
+
+  it('returns to sign-in, saying the session ended, when the session ends under the app', async () => {
+    const user = await createUser(t);
+    const { page, problems } = await open();
+    await signIn(page, user);
+    // the session ends elsewhere (signed out from another tab or device)
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'lm_session');
+    expect(cookie).toBeDefined();
+    await t.http().delete('/auth/session').set('Cookie', `lm_session=${cookie!.value}`).expect(200);
+    await page.getByRole('button', { name: 'New link' }).click();
+    await page.getByRole('textbox', { name: 'Destination URL' }).fill('https://example.com/late');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(page.url()).toBe(`${MAIN}/app/sign-in`);
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'Your session has ended: sign in again.',
+    );
+    expect(problems.filter((p) => !/^401 /.test(p))).toEqual([]);
+    // nothing was created without the session
+    const listed = await t.http().get('/api/urls').set(user.auth);
+    expect(listed.body.data.urls).toEqual([]);
   });
 
   it('has no serious or critical axe-core violation on the links page', async () => {

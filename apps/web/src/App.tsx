@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 
-import { session, SessionUser } from './api';
+import { onSessionEnded, session, SESSION_ENDED, SessionUser, setCsrf } from './api';
 import { Shell } from './Shell';
 import { SignIn } from './pages/SignIn';
 import { navigate, usePath } from './router';
@@ -20,6 +20,17 @@ export function App() {
       setUser(null);
     });
   }, []);
+
+  // a session that ends under the app (expired, signed out elsewhere): back to sign-in, saying so
+  useEffect(
+    () =>
+      onSessionEnded(() => {
+        setCsrf(null);
+        setFailure(SESSION_ENDED);
+        setUser(null);
+      }),
+    [],
+  );
 
   useEffect(() => {
     if (user === undefined) return;

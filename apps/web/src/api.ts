@@ -77,6 +77,7 @@ export async function request<T>(
   const envelope = body as { error?: number | string; message?: unknown } | null;
   const failed = !res.ok || (envelope !== null && Number(envelope.error) === 1);
   if (failed) {
+    noticeEnded(res);
     const message =
       envelope && typeof envelope.message === 'string'
         ? envelope.message
@@ -106,6 +107,25 @@ client.use({
 
 const UNREACHABLE = 'The service cannot be reached: check the connection and try again.';
 
+/** What the app shows on the sign-in page when a session ends under it. */
+export const SESSION_ENDED = 'Your session has ended: sign in again.';
+
+const endedListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` when an /api call answers 401 while signed in: the session ended (expired,
+ * signed out elsewhere, the password changed). The app then shows the sign-in page.
+ */
+export function onSessionEnded(listener: () => void): () => void {
+  endedListeners.add(listener);
+  return () => endedListeners.delete(listener);
+}
+
+function noticeEnded(response: Response): void {
+  if (response.status === 401 && csrfToken && new URL(response.url).pathname.startsWith('/api/'))
+    for (const listener of endedListeners) listener();
+}
+
 /** An API failure as ApiError: the envelope's message, else the status. */
 function failure(body: unknown, status: number): ApiError {
   const envelope = body as { message?: unknown } | null | undefined;
@@ -131,7 +151,10 @@ export async function call<T>(
     throw new ApiError(UNREACHABLE, 0);
   }
   const { data, error, response } = answer;
-  if (error !== undefined || !response.ok) throw failure(error, response.status);
+  if (error !== undefined || !response.ok) {
+    noticeEnded(response);
+    throw failure(error, response.status);
+  }
   const envelope = data as { error?: unknown } | undefined;
   if (envelope && Number(envelope.error) === 1) throw failure(data, response.status);
   return data as T;
