@@ -190,6 +190,12 @@ async function expectInvalid(field: Locator): Promise<void> {
 export async function fieldError(page: Page, label: string | RegExp): Promise<string> {
   const field = page.getByLabel(label, { exact: typeof label === 'string' }).first();
   await expectInvalid(field);
-  const describedBy = await field.getAttribute('aria-describedby');
-  return (await page.locator(`[id="${describedBy}"]`).textContent()) ?? '';
+  // the field may be described by a hint too: the message is the description that is an alert
+  const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(/\s+/).filter(Boolean);
+  for (const id of ids) {
+    const described = page.locator(`[id="${id}"]`);
+    if ((await described.getAttribute('role')) === 'alert')
+      return (await described.textContent()) ?? '';
+  }
+  throw new Error(`no alert among the field's descriptions (${ids.join(', ') || 'none'})`);
 }
