@@ -41,10 +41,11 @@ export function StatsPage(props: { sub: string }) {
 
   // the range in the address, so that a reload (or a shared address) shows the same
   useEffect(() => {
-    const url = `${window.location.pathname}?${searchOf(range)}`;
+    const search = searchOf(range);
+    const url = `${window.location.pathname}${search ? `?${search}` : ''}`;
     if (url !== `${window.location.pathname}${window.location.search}`)
       window.history.replaceState(window.history.state, '', url);
-  }, [range, sub]);
+  });
 
   if (sub !== '' && !linkId)
     return (

@@ -67,8 +67,9 @@ export function rangeFromSearch(search: string): Range {
   return { preset, from: '', to: '', interval };
 }
 
-/** A range as the address's query (without the leading `?`). */
+/** A range as the address's query (without the leading `?`; empty for the default range). */
 export function searchOf(range: Range): string {
+  if (range.preset === '30' && range.interval === 'day') return '';
   const q = new URLSearchParams({ range: range.preset });
   if (range.preset === 'custom') {
     q.set('from', range.from);
