@@ -253,11 +253,9 @@ function RangePicker(props: {
         </div>
       )}
       <FormError error={error} names={range.preset === 'custom' ? RANGE_FIELDS : ['interval']} />
-      {props.loaded.loading && !error && (
-        <p className="hint" aria-live="polite">
-          Loading…
-        </p>
-      )}
+      <p className="hint range-loading" aria-live="polite">
+        {props.loaded.loading && !error ? 'Loading…' : ''}
+      </p>
     </form>
   );
 }
