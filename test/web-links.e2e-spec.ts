@@ -78,6 +78,8 @@ describe('the dashboard: links pages', () => {
         .expect(200)
     ).body.id;
 
+    const brand = `https://brand${Date.now().toString(36)}.example`;
+    await http().post('/api/domain/add').set(user.auth).send({ domain: brand }).expect(200);
     const { page, problems } = await suite.open();
     await signIn(page, user);
     await openForm(page);
@@ -85,6 +87,7 @@ describe('the dashboard: links pages', () => {
     const alias = `geo${Date.now().toString(36)}`;
     await page.getByRole('textbox', { name: 'Destination URL' }).fill(target);
     await page.getByLabel('Custom alias').fill(alias);
+    await page.getByLabel('Domain', { exact: true }).selectOption(brand);
     await page.getByLabel('Title', { exact: true }).fill('Spring sale');
     await page.getByLabel('Visibility').selectOption('private');
     await page.getByLabel('Preview title').fill('Big spring sale');
@@ -113,7 +116,7 @@ describe('the dashboard: links pages', () => {
 
     await page.getByText(target).waitFor();
     await page.getByText('1 link', { exact: true }).waitFor();
-    await page.getByRole('status').getByText(`${MAIN}/${alias}`).waitFor();
+    await page.getByRole('status').getByText(`${brand}/${alias}`).waitFor();
     // the form closed, the focus is back on "New link"
     expect(await page.getByRole('textbox', { name: 'Destination URL' }).count()).toBe(0);
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('New link');
@@ -122,6 +125,8 @@ describe('the dashboard: links pages', () => {
     expect(link.longurl).toBe(target);
     expect(await details(user, link.id)).toMatchObject({
       alias,
+      domain: brand,
+      shorturl: `${brand}/${alias}`,
       title: 'Spring sale',
       status: 'private',
       metatitle: 'Big spring sale',
