@@ -196,6 +196,13 @@ describe('the dashboard: links pages', () => {
       password: 'secret',
     });
     const alias = (await details(user, id)).alias;
+    const overlay = (
+      await http()
+        .post('/api/overlay/add')
+        .set(user.auth)
+        .send({ type: 'message', name: 'Promo', message: 'Hello', link: 'https://example.com/' })
+        .expect(200)
+    ).body.id;
     const { page, problems } = await suite.open();
     await openSignedIn(page, user, `/links/${id}`, `Link ${alias}`);
     await page.getByText('https://example.com/edit-me').waitFor();
@@ -213,19 +220,24 @@ describe('the dashboard: links pages', () => {
     await form.getByLabel('Title', { exact: true }).fill('After');
     await form.getByRole('button', { name: 'Remove country rule 1' }).click();
     await form.getByLabel('Click limit').fill('25');
+    await form.getByLabel('Redirect type').selectOption({ label: 'Overlay: Promo' });
     const sent = page.waitForRequest((r) => r.method() === 'PUT');
     await form.getByRole('button', { name: 'Save changes' }).click();
     expect((await sent).postDataJSON()).toEqual({
       title: 'After',
       geotarget: null,
       clicklimit: 25,
+      type: overlay,
     });
     await page.getByText('Changes saved.').waitFor();
+    await page.getByText('Framed with an overlay: Promo').waitFor();
     expect(await page.getByRole('form', { name: 'Edit link' }).count()).toBe(0);
     expect(await details(user, id)).toMatchObject({
       title: 'After',
       geotarget: null,
       clicklimit: 25,
+      type: 'overlay',
+      overlay,
       password: true,
       longurl: 'https://example.com/edit-me',
     });

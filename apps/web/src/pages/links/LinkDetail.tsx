@@ -169,8 +169,8 @@ export function LinkDetailPage(props: { id: number }) {
             <Row name="Visibility">{d.status === 'private' ? 'Private' : 'Public'}</Row>
             <Row name="Redirect type">
               {TYPES[d.type]}
-              {d.overlay ? ` (overlay ${d.overlay})` : ''}
-              {d.splash ? ` (splash page ${d.splash})` : ''}
+              {d.overlay ? `: ${nameOf(choices?.overlays, d.overlay)}` : ''}
+              {d.splash ? `: ${nameOf(choices?.splash, d.splash)}` : ''}
             </Row>
             <Row name="Password">{d.password ? 'Yes' : 'No'}</Row>
             <Row name="Expires">{d.expiry ? formatDate(d.expiry) : 'Never'}</Row>
