@@ -92,6 +92,12 @@ describe('the dashboard: links pages', () => {
     await page.getByLabel('Visibility').selectOption('private');
     await page.getByLabel('Preview title').fill('Big spring sale');
     await page.getByLabel('Click limit').fill('500');
+    await page.getByLabel('Password', { exact: true }).fill('open sesame');
+    await page.getByLabel('Expires at').fill('2030-01-02T03:04');
+    // the reader's local time, sent in UTC
+    const expiry = ((await page.evaluate("new Date('2030-01-02T03:04').toISOString()")) as string)
+      .slice(0, 19)
+      .replace('T', ' ');
 
     await page.getByRole('button', { name: 'Add country rule' }).click();
     await page.getByLabel('Country of rule 1').selectOption('DE');
@@ -143,8 +149,8 @@ describe('the dashboard: links pages', () => {
       campaign,
       channels: [channel],
       type: 'direct',
-      password: false,
-      expiry: null,
+      password: true,
+      expiry,
     });
 
     // the row leads to the link's page and to its statistics
