@@ -1,104 +1,165 @@
-import { FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { FormEvent, useId, useRef, useState } from 'react';
 
-import { ApiError, links } from '../api';
-
-type LinkList = Awaited<ReturnType<typeof links.list>>;
+import { call, client, Schemas } from '../api';
+import { Link } from '../router';
+import { Field, FormError, formatDate, Pager, toApiError, useLoad } from '../ui';
+import { LinkForm } from './links/LinkForm';
+import './links.css';
 
 const PER_PAGE = 20;
 
-/** The form behind "New link": the destination, "Create", and the API's error by its field. */
-function NewLinkForm(props: { id: string; onCreated: () => void; onCancel: () => void }) {
-  const [url, setUrl] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const input = useRef<HTMLInputElement>(null);
-  const urlError = useId();
+type Order = 'date' | 'click';
+type BulkItem = Schemas['BulkItemView'];
 
-  useEffect(() => input.current?.focus(), []);
+/** One line of the bulk form and what the API answered for it. */
+interface BulkLine {
+  line: number;
+  url: string;
+  result: BulkItem;
+}
+
+/**
+ * "Shorten several": one URL a line, sent to `POST /api/url/bulk` (at most 100); each line's
+ * short URL or the API's reason, in its place.
+ */
+function BulkForm(props: { id: string; onDone: () => void; onCancel: () => void }) {
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ReturnType<typeof toApiError> | null>(null);
+  const [lines, setLines] = useState<BulkLine[] | null>(null);
+  const results = useRef<HTMLHeadingElement>(null);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
+    const wanted = text
+      .split('\n')
+      .map((url, i) => ({ line: i + 1, url: url.trim() }))
+      .filter((l) => l.url !== '');
     setError(null);
+    setLines(null);
+    if (wanted.length === 0) {
+      setError(toApiError(new Error('urls: write at least one URL, one a line.')));
+      return;
+    }
+    setBusy(true);
     try {
-      await links.create(url.trim());
-      setUrl('');
-      props.onCreated();
+      const { data } = await call(
+        client.POST('/api/url/bulk', { body: { urls: wanted.map((l) => ({ url: l.url })) } }),
+      );
+      setLines(wanted.map((l, i) => ({ ...l, result: data[i] ?? {} })));
+      props.onDone();
+      setTimeout(() => results.current?.focus(), 0);
     } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError('Creating the link failed.', 0));
-      input.current?.focus();
+      setError(toApiError(err));
     } finally {
       setBusy(false);
     }
   };
 
-  const onUrl = error?.field === 'url';
+  const created = lines?.filter((l) => l.result.id !== undefined).length ?? 0;
+  const refused = (lines?.length ?? 0) - created;
   return (
-    <form id={props.id} className="card" onSubmit={submit} aria-label="New link" noValidate>
-      <div className="field">
-        <label htmlFor="new-link-url">Destination URL</label>
-        <input
-          id="new-link-url"
-          ref={input}
-          type="url"
-          inputMode="url"
-          placeholder="https://example.com/page"
-          required
-          value={url}
-          onChange={(e) => setUrl(e.target.value)}
-          aria-invalid={onUrl || undefined}
-          aria-describedby={onUrl ? urlError : undefined}
+    <form id={props.id} className="card bulk" onSubmit={submit} aria-label="Shorten several">
+      <Field
+        label="URLs to shorten, one a line"
+        names={['urls']}
+        error={error}
+        hint="Up to 100 lines; each line becomes a link on its own."
+      >
+        <textarea
+          rows={6}
+          spellCheck={false}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
         />
-        {onUrl && (
-          <p id={urlError} className="error" role="alert">
-            {error.message}
-          </p>
-        )}
-      </div>
-      {error && !onUrl && (
-        <p className="error" role="alert">
-          {error.message}
-        </p>
-      )}
+      </Field>
+      <FormError error={error} names={['urls']} />
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
-          Create
+          Shorten all
         </button>
         <button type="button" onClick={props.onCancel}>
-          Cancel
+          Close
         </button>
       </div>
+      {lines && (
+        <section className="bulk-results" aria-labelledby={`${props.id}-results`}>
+          <h2 id={`${props.id}-results`} ref={results} tabIndex={-1}>
+            {created} created, {refused} refused
+          </h2>
+          <ol>
+            {lines.map((l) => (
+              <li key={l.line} className={l.result.id !== undefined ? 'ok' : 'refused'}>
+                <span className="line">Line {l.line}:</span> <span className="url">{l.url}</span>
+                {l.result.id !== undefined ? (
+                  <>
+                    {' → '}
+                    <Link to={`/links/${l.result.id}`}>{l.result.shorturl}</Link>
+                  </>
+                ) : (
+                  <span className="error"> refused: {l.result.message}</span>
+                )}
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
     </form>
   );
 }
 
+/** A link of the list: short URL, destination, clicks, date, its page and its statistics. */
+function LinkRow(props: { link: Schemas['LinkItemView'] }) {
+  const l = props.link;
+  return (
+    <li className="link">
+      <a className="short" href={l.shorturl}>
+        {l.shorturl}
+      </a>
+      {l.title && <span className="title">{l.title}</span>}
+      <span className="target">{l.longurl}</span>
+      <span className="meta">
+        {l.clicks} click{l.clicks === 1 ? '' : 's'} · {formatDate(l.date)}
+        {l.status === 'private' ? ' · private' : ''}
+      </span>
+      <span className="row-links">
+        <Link to={`/links/${l.id}`}>
+          Details<span className="visually-hidden"> of {l.alias}</span>
+        </Link>
+        <Link to={`/stats/${l.id}`}>
+          Statistics<span className="visually-hidden"> of {l.alias}</span>
+        </Link>
+      </span>
+    </li>
+  );
+}
+
 /**
- * The links page: `GET /api/urls` a page at a time (the server paginates and searches, so ten
- * thousand links cost what twenty do), a search box (`q`), and "New link".
+ * The links page: `GET /api/urls` a page at a time (the server paginates, sorts and searches, so
+ * ten thousand links cost what twenty do), a search box (`q`), the order (`order`: newest or most
+ * clicked), "New link" (every option of `url/add`) and "Shorten several" (`url/bulk`).
  */
 export function LinksPage() {
   const [query, setQuery] = useState('');
   const [search, setSearch] = useState('');
+  const [order, setOrder] = useState<Order>('date');
   const [page, setPage] = useState(1);
-  const [list, setList] = useState<LinkList | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState(0);
+  const [open, setOpen] = useState<'new' | 'bulk' | null>(null);
+  const [created, setCreated] = useState<string | null>(null);
   const newButton = useRef<HTMLButtonElement>(null);
+  const bulkButton = useRef<HTMLButtonElement>(null);
   const formId = useId();
+  const bulkId = useId();
 
-  const load = useCallback(async () => {
-    try {
-      setList(await links.list({ q: search, page, limit: PER_PAGE }));
-      setError(null);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : 'The links could not be loaded.');
-    }
-  }, [search, page]);
-
-  useEffect(() => {
-    void load();
-  }, [load, created]);
+  const list = useLoad(
+    () =>
+      call(
+        client.GET('/api/urls', {
+          params: { query: { q: search || undefined, order, page, limit: PER_PAGE } },
+        }),
+      ).then((r) => r.data),
+    [search, order, page],
+  );
 
   const onSearch = (e: FormEvent) => {
     e.preventDefault();
@@ -107,87 +168,118 @@ export function LinksPage() {
   };
 
   const closeForm = () => {
-    setCreating(false);
-    newButton.current?.focus();
+    const was = open;
+    setOpen(null);
+    (was === 'bulk' ? bulkButton : newButton).current?.focus();
   };
 
+  const data = list.data;
   return (
     <>
       <div className="page-head">
         <h1>Links</h1>
-        <button
-          type="button"
-          ref={newButton}
-          className="primary"
-          aria-expanded={creating}
-          aria-controls={creating ? formId : undefined}
-          onClick={() => setCreating((c) => !c)}
-        >
-          New link
-        </button>
+        <div className="actions">
+          <button
+            type="button"
+            ref={newButton}
+            className="primary"
+            aria-expanded={open === 'new'}
+            aria-controls={open === 'new' ? formId : undefined}
+            onClick={() => {
+              setCreated(null);
+              setOpen((o) => (o === 'new' ? null : 'new'));
+            }}
+          >
+            New link
+          </button>
+          <button
+            type="button"
+            ref={bulkButton}
+            aria-expanded={open === 'bulk'}
+            aria-controls={open === 'bulk' ? bulkId : undefined}
+            onClick={() => {
+              setCreated(null);
+              setOpen((o) => (o === 'bulk' ? null : 'bulk'));
+            }}
+          >
+            Shorten several
+          </button>
+        </div>
       </div>
-      {creating && (
-        <NewLinkForm
+      {created && (
+        <p role="status" className="created">
+          Created <a href={created}>{created}</a>
+        </p>
+      )}
+      {open === 'new' && (
+        <LinkForm
           id={formId}
           onCancel={closeForm}
-          onCreated={() => {
+          onDone={(r) => {
             closeForm();
-            setPage(1);
-            setCreated((n) => n + 1);
+            setCreated(r.shorturl);
+            if (page === 1) void list.reload();
+            else setPage(1);
           }}
         />
       )}
-      <form role="search" className="search" onSubmit={onSearch}>
-        <label htmlFor="links-q">Search links</label>
-        <input
-          id="links-q"
-          type="search"
-          name="q"
-          value={query}
-          onChange={(e) => setQuery(e.target.value)}
+      {open === 'bulk' && (
+        <BulkForm
+          id={bulkId}
+          onCancel={closeForm}
+          onDone={() => {
+            if (page === 1) void list.reload();
+            else setPage(1);
+          }}
         />
-        <button type="submit">Search</button>
-      </form>
-      {error && (
+      )}
+      <div className="list-tools">
+        <form role="search" className="search" onSubmit={onSearch}>
+          <label htmlFor="links-q">Search links</label>
+          <input
+            id="links-q"
+            type="search"
+            name="q"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+          />
+          <button type="submit">Search</button>
+        </form>
+        <div className="sort">
+          <label htmlFor="links-order">Sort by</label>
+          <select
+            id="links-order"
+            value={order}
+            onChange={(e) => {
+              setPage(1);
+              setOrder(e.target.value as Order);
+            }}
+          >
+            <option value="date">Newest first</option>
+            <option value="click">Most clicked</option>
+          </select>
+        </div>
+      </div>
+      {list.error && (
         <p className="error" role="alert">
-          {error}
+          The links could not be loaded: {list.error.message}
         </p>
       )}
-      {list && (
-        <section aria-label="Your links">
+      {data && (
+        <section aria-label="Your links" aria-busy={list.loading}>
           <p aria-live="polite">
-            {list.result === 0
+            {data.result === 0
               ? search
                 ? 'No link matches this search.'
                 : 'No links yet: make one with "New link".'
-              : `${list.result} link${list.result === 1 ? '' : 's'}`}
+              : `${data.result} link${data.result === 1 ? '' : 's'}`}
           </p>
           <ul className="links">
-            {list.urls.map((l) => (
-              <li key={l.id} className="link">
-                <a className="short" href={l.shorturl}>
-                  {l.shorturl}
-                </a>
-                <span className="target">{l.title || l.longurl}</span>
-                <span className="meta">
-                  {l.clicks} click{l.clicks === 1 ? '' : 's'} · {l.date}
-                </span>
-              </li>
+            {data.urls.map((l) => (
+              <LinkRow key={l.id} link={l} />
             ))}
           </ul>
-          {list.maxpage > 1 && (
-            <nav className="pager" aria-label="Pages">
-              <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                Previous
-              </button>
-              <span>
-                Page {list.currentpage} of {list.maxpage}
-              </span>
-              <button type="button" disabled={!list.nextpage} onClick={() => setPage(page + 1)}>
-                Next
-              </button>
-            </nav>
-          )}
+          <Pager page={data.currentpage} maxpage={data.maxpage} onPage={setPage} />
         </section>
       )}
     </>
