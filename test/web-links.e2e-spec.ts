@@ -3,6 +3,7 @@ import { Page } from 'playwright-core';
 import { createUser, TestUser } from './support/app';
 import {
   axeViolations,
+  fieldError,
   MAIN,
   NARROW,
   openSignedIn,
@@ -43,19 +44,6 @@ describe('the dashboard: links pages', () => {
     await page.getByRole('textbox', { name: 'Destination URL' }).waitFor();
     await page.getByText('More options').click();
     await page.getByLabel('Custom alias').waitFor();
-  }
-
-  /**
-   * The error shown for the field `label` names: the first element of its `aria-describedby`
-   * (the error; a hint may follow, which support/web.ts's fieldError does not expect).
-   */
-  async function fieldError(page: Page, label: string): Promise<string> {
-    const field = page.getByLabel(label, { exact: true }).first();
-    for (let i = 0; i < 50 && (await field.getAttribute('aria-invalid')) !== 'true'; i++)
-      await page.waitForTimeout(100);
-    expect(await field.getAttribute('aria-invalid')).toBe('true');
-    const [first] = ((await field.getAttribute('aria-describedby')) ?? '').split(' ');
-    return (await page.locator(`[id="${first}"]`).textContent()) ?? '';
   }
 
   /** Problems but the 4xx answers a test provokes on purpose. */

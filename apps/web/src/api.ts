@@ -185,12 +185,3 @@ export const session = {
     }
   },
 };
-
-/** A link of `GET /api/urls`. */
-export type LinkItem = Schemas['LinkItemView'];
-
-export const links = {
-  list: (query: { q?: string; page?: number; limit?: number }) =>
-    call(client.GET('/api/urls', { params: { query } })).then((r) => r.data),
-  create: (url: string) => call(client.POST('/api/url/add', { body: { url } })),
-};
