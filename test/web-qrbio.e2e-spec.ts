@@ -5,6 +5,7 @@ import { Download, Page } from 'playwright-core';
 
 import { createTestWorker, createUser, TestUser } from './support/app';
 import { axeViolations, MAIN, NARROW, openSignedIn, scrollWidth, webSuite } from './support/web';
+import { insertDomain } from './support/links';
 import { BROWSER_UA, eventually, foldStats } from './support/stats';
 
 /**
@@ -156,6 +157,15 @@ describe('dashboard: QR codes and bio pages', () => {
       data: 'https://food.example/winter',
       foreground: 'rgb(26,95,180)',
     });
+    // a new look renders the image again: the downloads follow it
+    await form.getByLabel('Background colour').fill('#fff8e1');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await eventually(async () => {
+      await page.getByRole('link', { name: 'Download SVG' }).waitFor({ timeout: 20_000 });
+      return (await download(page, 'Download SVG')).toString('utf8').includes('fill="#fff8e1"');
+    }, 20_000);
+    expect((await api(user, `/api/qr/${id}`)).details.background).toBe('rgb(255,248,225)');
+
     // an error on edit, by its field
     await form.getByLabel('Destination URL').fill('ftp://food.example/');
     await form.getByRole('button', { name: 'Save changes' }).click();
@@ -321,14 +331,39 @@ describe('dashboard: QR codes and bio pages', () => {
     expect(unexpected(problems)).toEqual([]);
   }, 60_000);
 
+  it('bio page on a branded domain, then back on the service address', async () => {
+    const user = await createUser(suite.t);
+    const domain = await insertDomain(suite.t, user.id);
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, user, '/bio/new', 'New bio page');
+    await page.getByLabel('Name', { exact: true }).fill('Branded');
+    await page.getByLabel('Alias', { exact: true }).fill(`br${Date.now().toString(36)}`);
+    await page.getByLabel('Domain').selectOption({ label: domain.url });
+    await page.getByText(`The page lives at ${domain.url}/br`).waitFor();
+    await page.getByRole('button', { name: 'Create bio page' }).click();
+    await page.getByRole('heading', { name: 'Branded', level: 1 }).waitFor();
+    const [bio] = (await api(user, '/api/bio')).data.bios;
+    expect(bio).toMatchObject({ domain: domain.url, url: `${domain.url}/${bio.alias}` });
+    const form = page.getByRole('form', { name: 'Edit bio page' });
+    await expect(form.getByLabel('Domain').inputValue()).resolves.toBe(String(domain.id));
+    await form.getByLabel('Domain').selectOption({ label: "The service's own address" });
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await api(user, `/api/bio/${bio.id}`)).details).toMatchObject({
+      domain: null,
+      url: `${MAIN}/${bio.alias}`,
+    });
+    expect(problems).toEqual([]);
+  });
+
   it('both pages, form open: no serious or critical axe-core violation, light or dark; 375 px without horizontal scroll', async () => {
     const user = await createUser(suite.t);
-    const qr = await suite.t
+    await suite.t
       .http()
       .post('/api/qr/add')
       .set(user.auth)
       .send({ type: 'text', data: 'Hello', name: 'A rather long name for a QR code to wrap' });
-    const bio = await suite.t
+    await suite.t
       .http()
       .post('/api/bio/add')
       .set(user.auth)
@@ -342,28 +377,55 @@ describe('dashboard: QR codes and bio pages', () => {
       });
     const { page, problems } = await suite.open({ viewport: NARROW, bypassCSP: true });
     await openSignedIn(page, user, '/qr', 'QR codes');
-    const check = async (path: string, heading: string, ready: () => Promise<unknown>) => {
-      await page.goto(`${MAIN}/app${path}`);
+    // moved through by the app's own links: one page load, axe injected once
+    const check = async (
+      heading: string,
+      go: () => Promise<unknown>,
+      ready: () => Promise<unknown>,
+    ) => {
+      await go();
       await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
       await ready();
       const width = await scrollWidth(page);
-      expect({ path, fits: width <= NARROW.width }).toEqual({ path, fits: true });
-      expect({ path, violations: await axeViolations(page) }).toEqual({ path, violations: [] });
+      expect({ heading, fits: width <= NARROW.width }).toEqual({ heading, fits: true });
+      expect({ heading, violations: await axeViolations(page) }).toEqual({
+        heading,
+        violations: [],
+      });
     };
-    await check('/qr', 'QR codes', () => page.getByText('1 QR code').waitFor());
-    await check('/qr/new', 'New QR code', async () => {
+    const nav = (name: string) => () =>
+      page.getByRole('link', { name, exact: true }).first().click();
+    await check(
+      'QR codes',
+      async () => undefined,
+      () => page.getByText('1 QR code').waitFor(),
+    );
+    await check('New QR code', nav('New QR code'), async () => {
       await page.getByLabel('Type', { exact: true }).selectOption('wifi');
       await page.getByRole('img', { name: PREVIEW }).waitFor();
     });
-    await check(`/qr/${qr.body.id}`, 'A rather long name for a QR code to wrap', () =>
-      page.getByRole('link', { name: 'Download SVG' }).waitFor({ timeout: 20_000 }),
+    const long = 'A rather long name for a QR code to wrap';
+    await check(
+      long,
+      async () => {
+        await nav('Back to QR codes')();
+        await nav(long)();
+      },
+      () => page.getByRole('link', { name: 'Download SVG' }).waitFor({ timeout: 20_000 }),
     );
-    await check('/bio', 'Bio pages', () => page.getByText('1 bio page').waitFor());
-    await check('/bio/new', 'New bio page', async () => {
+    await check('Bio pages', nav('Bio pages'), () => page.getByText('1 bio page').waitFor());
+    await check('New bio page', nav('New bio page'), async () => {
       await page.getByText('Social links (0)').click();
       await page.getByLabel('Theme', { exact: true }).selectOption('dark');
     });
-    await check(`/bio/${bio.body.id}`, 'Narrow', () => page.getByText('Social links (1)').click());
+    await check(
+      'Narrow',
+      async () => {
+        await nav('Back to bio pages')();
+        await nav('Narrow')();
+      },
+      () => page.getByText('Social links (1)').click(),
+    );
     expect(problems).toEqual([]);
   }, 60_000);
 });
