@@ -180,7 +180,7 @@ describe('dashboard: QR codes and bio pages', () => {
     expect(unexpected(problems)).toEqual([]);
   }, 60_000);
 
-  it('QR code: the other types through the form (Wi-Fi, vCard), their errors by field', async () => {
+  it('QR code: the other types through the form (Wi-Fi, vCard, e-mail), their errors by field', async () => {
     const user = await createUser(suite.t);
     const { page, problems } = await suite.open();
     await openSignedIn(page, user, '/qr/new', 'New QR code');
@@ -222,6 +222,24 @@ describe('dashboard: QR codes and bio pages', () => {
     await expect(
       page.getByRole('form', { name: 'Edit QR code' }).getByLabel('First name').inputValue(),
     ).resolves.toBe('Ada');
+
+    await page.goto(`${MAIN}/app/qr/new`);
+    await page.getByLabel('Type', { exact: true }).selectOption('email');
+    await page.getByLabel('E-mail address').fill('not-an-address');
+    await page.getByLabel('Subject').fill('Hello');
+    await page.getByRole('button', { name: 'Create QR code' }).click();
+    expect(await fieldError(page, 'E-mail address')).toMatch(/^data\.email: /);
+    await page.getByLabel('E-mail address').fill('desk@example.com');
+    await page.getByLabel('Name', { exact: true }).fill('Desk mail');
+    await page.getByRole('button', { name: 'Create QR code' }).click();
+    await page.getByRole('heading', { name: 'Desk mail', level: 1 }).waitFor();
+    const mail = (await api(user, '/api/qr')).data.qrs.find(
+      (q: { name: string }) => q.name === 'Desk mail',
+    );
+    expect((await api(user, `/api/qr/${mail.id}`)).details).toMatchObject({
+      type: 'email',
+      data: { email: 'desk@example.com', subject: 'Hello' },
+    });
     expect(unexpected(problems)).toEqual([]);
   }, 60_000);
 
