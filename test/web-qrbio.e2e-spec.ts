@@ -4,7 +4,15 @@ import { INestApplicationContext } from '@nestjs/common';
 import { Download, Page } from 'playwright-core';
 
 import { createTestWorker, createUser, TestUser } from './support/app';
-import { axeViolations, MAIN, NARROW, openSignedIn, scrollWidth, webSuite } from './support/web';
+import {
+  axeViolations,
+  fieldError,
+  MAIN,
+  NARROW,
+  openSignedIn,
+  scrollWidth,
+  webSuite,
+} from './support/web';
 import { insertDomain } from './support/links';
 import { BROWSER_UA, eventually, foldStats } from './support/stats';
 
@@ -41,19 +49,6 @@ describe('dashboard: QR codes and bio pages', () => {
     page.getByRole('img', { name: PREVIEW }).getAttribute('src') as Promise<string>;
   const svgOf = (src: string) =>
     decodeURIComponent(src.slice('data:image/svg+xml;charset=utf-8,'.length));
-
-  /**
-   * The error shown for the field `label` names (exactly), once it is marked invalid: the
-   * `role="alert"` element among its `aria-describedby` ids (support's fieldError reads the whole
-   * attribute as one id, which fails for a field with a hint as well).
-   */
-  async function fieldError(page: Page, label: string): Promise<string> {
-    const field = page.getByLabel(label, { exact: true }).first();
-    await field.and(page.locator('[aria-invalid="true"]')).waitFor();
-    const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(/\s+/);
-    const alert = page.locator(ids.map((id) => `[id="${id}"][role="alert"]`).join(', '));
-    return (await alert.textContent()) ?? '';
-  }
 
   async function download(page: Page, name: string): Promise<Buffer> {
     const [file] = await Promise.all([
