@@ -173,6 +173,7 @@ describe('dashboard: webhooks and import', () => {
     await page.getByRole('button', { name: `Confirm deleting ${receiver.url('/dash')}` }).click();
     await page.getByText('No webhooks yet.').waitFor();
     expect(await webhooksOf(user)).toEqual([]);
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Add webhook');
 
     // the bad URL and the empty events (400), the second test within 10 s (429): provoked
     expect(problems.filter((p) => !/^(400|429) /.test(p))).toEqual([]);

@@ -148,7 +148,7 @@ export function ImportProgress(props: { id: number; expected: number | null; nam
             <p className="hint">The first {job.errors.length} are listed.</p>
           )}
           <div className="table-wrap" tabIndex={0} role="region" aria-label="Refused rows">
-            <table>
+            <table className="refused">
               <thead>
                 <tr>
                   <th scope="col">Line</th>

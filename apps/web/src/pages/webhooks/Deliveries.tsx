@@ -5,8 +5,13 @@ import { Link } from '../../router';
 import { FormError, formatDate, LoadState, PageHead, Pager, toApiError, useLoad } from '../../ui';
 
 const PER_PAGE = 20;
-/** How often the list is read again while a delivery is pending. */
+/**
+ * How often the list is read again while a delivery is pending: every 1.5 s for the first
+ * 30 s (a test or a fresh event), then every 15 s (a retry waits minutes to hours).
+ */
 const POLL_MS = 1500;
+const SLOW_POLL_MS = 15_000;
+const FAST_POLLS = 20;
 
 /**
  * A webhook's deliveries (`GET /api/webhook/:id/deliveries`, a page at a time, read again while
@@ -19,6 +24,7 @@ export function Deliveries(props: { id: number }) {
   const [sent, setSent] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const testButton = useRef<HTMLButtonElement>(null);
+  const polls = useRef(0);
 
   // the webhook itself, for its URL and status (a user has at most 20: one page of 100)
   const webhook = useLoad(
@@ -42,8 +48,15 @@ export function Deliveries(props: { id: number }) {
   const { reload } = loaded;
 
   useEffect(() => {
-    if (!pending) return;
-    const timer = setTimeout(() => void reload(), POLL_MS);
+    if (!pending) {
+      polls.current = 0;
+      return;
+    }
+    polls.current += 1;
+    const timer = setTimeout(
+      () => void reload(),
+      polls.current > FAST_POLLS ? SLOW_POLL_MS : POLL_MS,
+    );
     return () => clearTimeout(timer);
   }, [pending, list, reload]);
 
@@ -56,6 +69,7 @@ export function Deliveries(props: { id: number }) {
         client.POST('/api/webhook/{id}/test', { params: { path: { id } } }),
       );
       setSent(`${answer.message} (delivery ${answer.delivery})`);
+      polls.current = 0;
       if (page !== 1) setPage(1);
       else await reload();
     } catch (err) {
@@ -93,8 +107,16 @@ export function Deliveries(props: { id: number }) {
         </p>
       )}
       {hook && (
-        <p className="webhook-url">
-          {hook.url} · {hook.status === 'active' ? 'Active' : 'Disabled'} · {hook.events.join(', ')}
+        <p className="webhook-summary">
+          <strong>{hook.url}</strong> · {hook.status === 'active' ? 'Active' : 'Disabled'} ·{' '}
+          {hook.events.join(', ')}
+        </p>
+      )}
+      {hook?.status === 'disabled' && (
+        <p className="hint">
+          {hook.disabledReason ? `Disabled: ${hook.disabledReason}. ` : 'Disabled. '}
+          Nothing is sent to it, tests included: make it active again with Edit on the{' '}
+          <Link to="/webhooks">webhooks page</Link>.
         </p>
       )}
       <div role="status" className="sent">

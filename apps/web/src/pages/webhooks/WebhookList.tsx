@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 
-import { call, client, Schemas } from '../../api';
+import { ApiError, call, client, Schemas } from '../../api';
 import { Link } from '../../router';
 import {
   ConfirmButton,
@@ -13,7 +13,6 @@ import {
   toApiError,
   useLoad,
 } from '../../ui';
-import { ApiError } from '../../api';
 import { WebhookForm } from './WebhookForm';
 
 type Webhook = Schemas['WebhookView'];
@@ -21,7 +20,11 @@ type Webhook = Schemas['WebhookView'];
 const PER_PAGE = 10;
 
 /** One webhook of the list: its URL, status, events, and Deliveries / Edit / Delete. */
-function WebhookItem(props: { webhook: Webhook; onChanged: () => Promise<void> }) {
+function WebhookItem(props: {
+  webhook: Webhook;
+  onChanged: () => Promise<void>;
+  onDeleted: () => void;
+}) {
   const w = props.webhook;
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -38,6 +41,7 @@ function WebhookItem(props: { webhook: Webhook; onChanged: () => Promise<void> }
     try {
       await call(client.DELETE('/api/webhook/{id}/delete', { params: { path: { id: w.id } } }));
       await props.onChanged();
+      props.onDeleted();
     } catch (err) {
       setError(toApiError(err));
     }
@@ -171,7 +175,13 @@ export function WebhookList() {
           </p>
           <ul className="webhooks">
             {list.webhooks.map((w) => (
-              <WebhookItem key={w.id} webhook={w} onChanged={loaded.reload} />
+              <WebhookItem
+                key={w.id}
+                webhook={w}
+                onChanged={loaded.reload}
+                // the item is gone: the focus goes to the page's first action
+                onDeleted={() => addButton.current?.focus()}
+              />
             ))}
           </ul>
           <Pager page={list.currentpage} maxpage={list.maxpage} onPage={setPage} />
