@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { INestApplicationContext } from '@nestjs/common';
 import { Page } from 'playwright-core';
 
-import { createTestWorker, createUser, TestUser } from './support/app';
+import { createPlan, createTestWorker, createUser, TestUser } from './support/app';
 import { Receiver, signatureValid } from './support/webhooks';
 import { axeViolations, MAIN, NARROW, openSignedIn, scrollWidth, webSuite } from './support/web';
 
@@ -260,6 +263,59 @@ describe('dashboard: webhooks and import', () => {
       .getByRole('status')
       .filter({ hasText: 'Done: 0 created, 1 skipped, 0 failed' })
       .waitFor();
+
+    // another source: Kutt's links as a JSON file ({data: [...]} of its API), sent as {links}
+    const kutt = readFileSync(join(__dirname, 'fixtures', 'import', 'kutt.json'), 'utf8').replace(
+      /IMPALIAS/g,
+      p,
+    );
+    await page.getByRole('combobox', { name: 'Source' }).selectOption('kutt');
+    await page.getByLabel('CSV file').setInputFiles({
+      name: 'kutt.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify({ data: JSON.parse(kutt) })),
+    });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Done: 2 created, 0 skipped, 0 failed (kutt)' })
+      .waitFor({ timeout: 15_000 });
+    const kutted = await suite.t.http().get('/api/urls').query({ limit: 20 }).set(user.auth);
+    expect(kutted.body.data.urls.map((l: { alias: string }) => l.alias)).toEqual(
+      expect.arrayContaining([`${p}k1`, `${p}k2`]),
+    );
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('import: the progress bar follows a longer import, never going back, to 100 %', async () => {
+    const user = await createUser(suite.t, { planId: await createPlan(suite.t, { links: 0 }) });
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, user, '/import', 'Import');
+    const rows = 1500;
+    const p = `v${Date.now().toString(36)}`;
+    let csv = 'url\n';
+    for (let i = 0; i < rows; i++) csv += `https://example.com/${p}/${i}\n`;
+    // every value the bar takes, as the page shows it
+    await page.evaluate(`(() => {
+      window.seen = [];
+      new MutationObserver(() => {
+        const bar = document.querySelector('[role="progressbar"]');
+        const now = bar && bar.getAttribute('aria-valuenow');
+        if (now !== null && window.seen[window.seen.length - 1] !== now) window.seen.push(now);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    })()`);
+    await importCsv(page, 'many.csv', csv);
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Done: ${rows} created, 0 skipped, 0 failed` })
+      .waitFor();
+    const seen = ((await page.evaluate('window.seen')) as string[]).map(Number);
+    expect(seen[seen.length - 1]).toBe(100);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    // it went through values between: 500-row batches, read every half second
+    expect(seen.some((v) => v > 0 && v < 100)).toBe(true);
+    const count = await suite.t.http().get('/api/urls').query({ limit: 1 }).set(user.auth);
+    expect(count.body.data.result).toBe(rows);
     expect(problems).toEqual([]);
   }, 60_000);
 
@@ -279,46 +335,56 @@ describe('dashboard: webhooks and import', () => {
   }
 
   it('has no serious or critical axe violation on both pages and their states, and fits 375 px', async () => {
-    for (const viewport of [undefined, NARROW]) {
-      const { page, problems } = await suite.open({ bypassCSP: true, viewport });
-      const check = async (what: string) => {
-        if (viewport) expect([what, await scrollWidth(page)]).toEqual([what, expect.any(Number)]);
-        if (viewport) expect(await scrollWidth(page)).toBeLessThanOrEqual(NARROW.width);
-        else expect([what, await axeViolations(page)]).toEqual([what, []]);
-      };
-      const id = await withDelivery(page);
-      await page.locator('.webhook-url', { hasText: receiver.url('/axe') }).waitFor();
-      await page.getByRole('button', { name: 'Add webhook' }).click();
-      await page.getByRole('textbox', { name: 'Endpoint URL' }).fill('not a url');
-      await page.getByRole('button', { name: 'Add', exact: true }).click();
-      await errorOf(page, 'Endpoint URL');
-      await page.getByRole('button', { name: /^Edit/ }).click();
-      await check('webhooks list with both forms, an error shown');
+    const { page, problems } = await suite.open({ bypassCSP: true });
+    /** axe in the light and dark theme, then the same state 375 px wide. */
+    const check = async (what: string) => {
+      expect([what, await axeViolations(page)]).toEqual([what, []]);
+      const wide = page.viewportSize();
+      await page.setViewportSize(NARROW);
+      expect([what, await scrollWidth(page)]).toEqual([what, NARROW.width]);
+      if (wide) await page.setViewportSize(wide);
+    };
+    const id = await withDelivery(page);
+    await page.locator('.webhook-url', { hasText: receiver.url('/axe') }).waitFor();
+    await check('webhooks list');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.getByRole('textbox', { name: 'Endpoint URL' }).fill(receiver.url('/axe-2'));
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Signing secret', exact: true }).waitFor();
+    await check('the secret shown once');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.getByRole('textbox', { name: 'Endpoint URL' }).fill('not a url');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await errorOf(page, 'Endpoint URL');
+    await page.getByRole('button', { name: `Edit ${receiver.url('/axe')}`, exact: true }).click();
+    await check('both forms, an error shown');
 
-      await page.getByRole('link', { name: /^Deliveries/ }).click();
-      await page.waitForURL(`${MAIN}/app/webhooks/${id}`);
-      await page
-        .getByRole('row')
-        .filter({ hasText: 'webhook.test' })
-        .filter({ hasText: 'delivered' })
-        .waitFor({ timeout: 15_000 });
-      await check('deliveries');
+    await page
+      .getByRole('link', { name: `Deliveries of ${receiver.url('/axe')}`, exact: true })
+      .click();
+    await page.waitForURL(`${MAIN}/app/webhooks/${id}`);
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'webhook.test' })
+      .filter({ hasText: 'delivered' })
+      .waitFor({ timeout: 15_000 });
+    await check('deliveries');
 
-      await page
-        .getByRole('navigation', { name: 'Main' })
-        .getByRole('link', { name: 'Import' })
-        .click();
-      await page.getByRole('heading', { name: 'Import', level: 1 }).waitFor();
-      await page.getByRole('button', { name: 'Import' }).click();
-      await errorOf(page, 'CSV file');
-      await importCsv(
-        page,
-        'mixed.csv',
-        `url,title\nhttps://example.com/a-very-long-path/${'segment-'.repeat(20)}${Date.now()},A\nnot a url,B\n`,
-      );
-      await page.getByRole('region', { name: 'Refused rows' }).waitFor();
-      await check('import with its result');
-      expect(problems.filter((p) => !/^400 /.test(p))).toEqual([]);
-    }
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Import' })
+      .click();
+    await page.getByRole('heading', { name: 'Import', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Import' }).click();
+    await errorOf(page, 'CSV file');
+    await check('import form with an error');
+    await importCsv(
+      page,
+      'mixed.csv',
+      `url,title\nhttps://example.com/a-very-long-path/${'segment-'.repeat(20)}${Date.now()},A\nnot a url,B\n`,
+    );
+    await page.getByRole('region', { name: 'Refused rows' }).waitFor();
+    await check('import with its result');
+    expect(problems.filter((p) => !/^400 /.test(p))).toEqual([]);
   }, 60_000);
 });
