@@ -27,6 +27,7 @@ export function WebhookForm(props: {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const first = useRef<HTMLInputElement>(null);
+  const secretInput = useRef<HTMLInputElement>(null);
   const ids = useId();
   const eventsError = `${ids}-events-error`;
 
@@ -64,7 +65,10 @@ export function WebhookForm(props: {
     } catch (err) {
       const failure = toApiError(err);
       setError(failure);
-      if (failure.field === 'url' || !fieldMatches(failure.field, NAMES)) first.current?.focus();
+      // the focus goes to the field the API names (the URL when it names none)
+      if (failure.field === 'secret') secretInput.current?.focus();
+      else if (failure.field === 'url' || !fieldMatches(failure.field, NAMES))
+        first.current?.focus();
     } finally {
       setBusy(false);
     }
@@ -79,7 +83,7 @@ export function WebhookForm(props: {
         label="Endpoint URL"
         names={['url']}
         error={error}
-        hint="https, or http for a host the service allows (WEBHOOK_ALLOW_HOSTS)."
+        hint="An https address (plain http only for hosts the service's operator allows)."
       >
         <input
           ref={first}
@@ -125,6 +129,7 @@ export function WebhookForm(props: {
         }
       >
         <input
+          ref={secretInput}
           type="text"
           autoComplete="off"
           spellCheck={false}
