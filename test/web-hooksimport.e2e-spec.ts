@@ -6,7 +6,15 @@ import { Page } from 'playwright-core';
 
 import { createPlan, createTestWorker, createUser, TestUser } from './support/app';
 import { Receiver, signatureValid } from './support/webhooks';
-import { axeViolations, MAIN, NARROW, openSignedIn, scrollWidth, webSuite } from './support/web';
+import {
+  axeViolations,
+  fieldError,
+  MAIN,
+  NARROW,
+  openSignedIn,
+  scrollWidth,
+  webSuite,
+} from './support/web';
 
 /** Receivers on loopback are allowed (docs/webhooks-import.md: WEBHOOK_ALLOW_HOSTS). */
 const ALLOW = { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' };
@@ -19,24 +27,6 @@ async function until(what: string, check: () => Promise<boolean>, ms = 15_000): 
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-/**
- * The API's message shown for the field `label` names, once it is marked invalid (the shared
- * `fieldError` reads a single `aria-describedby` id; these fields have a hint as well).
- */
-async function errorOf(page: Page, label: string): Promise<string> {
-  const field = page.getByLabel(label, { exact: true }).first();
-  await until(
-    'the field to be invalid',
-    async () => (await field.getAttribute('aria-invalid')) === 'true',
-  );
-  const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ');
-  for (const id of ids) {
-    const described = page.locator(`[id="${id}"][role="alert"]`);
-    if (await described.count()) return (await described.textContent()) ?? '';
-  }
-  throw new Error(`no error describes ${label}`);
 }
 
 const csvFile = (name: string, text: string) => ({
@@ -105,7 +95,7 @@ describe('dashboard: webhooks and import', () => {
         .waitFor();
     await page.getByRole('textbox', { name: 'Endpoint URL' }).fill('not a url');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
-    expect(await errorOf(page, 'Endpoint URL')).toMatch(/^url: /);
+    expect(await fieldError(page, 'Endpoint URL')).toMatch(/^url: /);
     expect(await webhooksOf(user)).toEqual([]);
     // no event at all: the API's message by the Events group
     await page.getByRole('textbox', { name: 'Endpoint URL' }).fill(receiver.url('/dash'));
@@ -163,7 +153,7 @@ describe('dashboard: webhooks and import', () => {
     // a secret the API refuses: its message by the field, which has the focus
     await page.getByRole('textbox', { name: 'New signing secret (optional)' }).fill('short');
     await page.getByRole('button', { name: 'Save' }).click();
-    expect(await errorOf(page, 'New signing secret (optional)')).toMatch(/^secret: /);
+    expect(await fieldError(page, 'New signing secret (optional)')).toMatch(/^secret: /);
     expect(await page.evaluate('document.activeElement.getAttribute("aria-invalid")')).toBe('true');
     await page.getByRole('textbox', { name: 'New signing secret (optional)' }).fill('');
     await page.getByRole('checkbox', { name: /^link\.created / }).uncheck();
@@ -220,7 +210,7 @@ describe('dashboard: webhooks and import', () => {
 
     // no file: said by the field
     await page.getByRole('button', { name: 'Import' }).click();
-    expect(await errorOf(page, 'CSV file')).toBe('Choose a file to import.');
+    expect(await fieldError(page, 'CSV file')).toBe('Choose a file to import.');
 
     const p = `w${Date.now().toString(36)}`;
     await importCsv(
@@ -361,7 +351,7 @@ describe('dashboard: webhooks and import', () => {
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await page.getByRole('textbox', { name: 'Endpoint URL' }).fill('not a url');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
-    await errorOf(page, 'Endpoint URL');
+    await fieldError(page, 'Endpoint URL');
     await page.getByRole('button', { name: `Edit ${receiver.url('/axe')}`, exact: true }).click();
     await check('both forms, an error shown');
 
@@ -382,7 +372,7 @@ describe('dashboard: webhooks and import', () => {
       .click();
     await page.getByRole('heading', { name: 'Import', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Import' }).click();
-    await errorOf(page, 'CSV file');
+    await fieldError(page, 'CSV file');
     await check('import form with an error');
     await importCsv(
       page,
