@@ -339,6 +339,32 @@ describe('the dashboard at /app', () => {
     await journey(page, problems, user);
   });
 
+  it('keeps a list of 10 000 links to one page of rows, paged by the server', async () => {
+    const user = await createUser(t);
+    await t.db.query(
+      `INSERT INTO links (user_id, alias, url)
+       SELECT $1, $2 || g, 'https://many.example/' || g FROM generate_series(1, 10000) g`,
+      [user.id, `many${user.id}x`],
+    );
+    const { page, problems } = await open();
+    const pages: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/urls')) pages.push(new URL(r.url()).search);
+    });
+    await signIn(page, user);
+    await page.getByText('10000 links', { exact: true }).waitFor();
+    const rows = page.getByRole('region', { name: 'Your links' }).getByRole('listitem');
+    expect(await rows.count()).toBe(20);
+    await page.getByText('Page 1 of 500').waitFor();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Page 2 of 500').waitFor();
+    expect(await rows.count()).toBe(20);
+    // each page is asked of the server, 20 rows at a time
+    expect(pages.every((q) => /[?&]limit=20\b/.test(q))).toBe(true);
+    expect(pages.some((q) => /[?&]page=2\b/.test(q))).toBe(true);
+    expect(problems).toEqual([]);
+  });
+
   it('returns to sign-in, saying the session ended, when the session ends under the app', async () => {
     const user = await createUser(t);
     const { page, problems } = await open();
