@@ -101,9 +101,16 @@ function Control(props: {
   spec: FieldSpec;
   value: string | boolean;
   onChange: (value: string | boolean) => void;
+  /** set by Field: the control's id, aria-invalid and aria-describedby */
+  id?: string;
+  'aria-invalid'?: boolean;
+  'aria-describedby'?: string;
 }) {
   const { spec, value } = props;
   const common = {
+    id: props.id,
+    'aria-invalid': props['aria-invalid'],
+    'aria-describedby': props['aria-describedby'],
     name: spec.name,
     required: spec.required,
   };
@@ -210,16 +217,7 @@ export function ResourceForm(props: {
         {props.fields.map((f) => (
           <Field
             key={f.name}
-            label={
-              f.required ? (
-                <>
-                  {f.label}
-                  <span aria-hidden="true"> *</span>
-                </>
-              ) : (
-                f.label
-              )
-            }
+            label={f.label}
             names={[f.name]}
             error={error}
             hint={f.hint}
@@ -422,8 +420,8 @@ export function ResourcePage<T extends { id: number }>(props: { spec: ResourceSp
                 item={item}
                 reload={loaded.reload}
                 onDeleted={async (name) => {
-                  setStatus(`${capital(spec.noun)} “${name}” deleted.`);
                   await loaded.reload();
+                  setStatus(`${capital(spec.noun)} “${name}” deleted.`);
                   listHead.current?.focus();
                 }}
               />
