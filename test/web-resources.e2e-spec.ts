@@ -114,6 +114,8 @@ describe('the dashboard: campaigns, channels, pixels, overlays, splash pages, do
 
     await entry.getByRole('button', { name: `Edit ${j.name}` }).click();
     const editForm = page.getByRole('form', { name: `Edit ${j.name}` });
+    // the focus moves into the form (keyboard users type at once)
+    await editForm.locator(':focus').waitFor();
     await j.edit(editForm);
     await editForm.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { name: j.newName, level: 2 }).waitFor();
@@ -399,7 +401,11 @@ describe('the dashboard: campaigns, channels, pixels, overlays, splash pages, do
         redirectroot: 'https://www.example.com/',
         verified: false,
       },
-      more: async (_page, u, entry) => {
+      more: async (page, u, entry) => {
+        await page
+          .getByRole('status')
+          .filter({ hasText: 'Domain added: create the DNS records' })
+          .waitFor();
         const [d] = (await get(u, '/api/domains')).data.domains;
         const token = d.verification.value as string;
         expect(token).toMatch(/^[A-Za-z0-9]{32}$/);
@@ -439,6 +445,25 @@ describe('the dashboard: campaigns, channels, pixels, overlays, splash pages, do
       newName: host,
       edited: { redirectroot: '', redirect404: 'https://www.example.com/404', verified: true },
     });
+  });
+
+  it('lists a page at a time (page, limit): "Next" shows the rest', async () => {
+    const u = await user();
+    for (let i = 1; i <= 11; i++)
+      await post(u, '/api/pixel/add', { type: 'vendor01pixel', name: `Pixel ${i}`, tag: `T-${i}` });
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, u, '/links/pixels', 'Pixels');
+    await page.getByText('Page 1 of 2').waitFor();
+    await expect(page.getByRole('heading', { level: 2 }).count()).resolves.toBe(10);
+    await page.getByRole('heading', { name: 'Pixel 11', level: 2 }).waitFor();
+    await page
+      .getByRole('navigation', { name: 'Pages' })
+      .getByRole('button', { name: 'Next' })
+      .click();
+    await page.getByText('Page 2 of 2').waitFor();
+    await page.getByRole('heading', { name: 'Pixel 1', level: 2 }).waitFor();
+    await expect(page.getByRole('heading', { level: 2 }).count()).resolves.toBe(1);
+    expect(problems).toEqual([]);
   });
 
   /** Each page at 375 px and through axe (light and dark) with its "New" form open, one entry listed. */

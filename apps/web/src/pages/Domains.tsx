@@ -128,6 +128,7 @@ const DOMAINS: ResourceSpec<Domain> = {
   intro:
     'Your own domain names for short links. Each must point to this service (an A or CNAME record) and be verified with a TXT record: each domain below shows its records.',
   empty: 'No branded domains yet: add one with "New domain".',
+  created: 'Domain added: create the DNS records shown with it, then press “Verify”.',
   fields: [
     {
       name: 'domain',

@@ -74,6 +74,8 @@ export interface ResourceSpec<T extends { id: number }> {
   extra?: (item: T, reload: () => Promise<void>) => ReactNode;
   /** what the empty list says */
   empty?: string;
+  /** what is announced once an entry is created (default: "Campaign created.") */
+  created?: string;
 }
 
 const PER_PAGE = 10;
@@ -394,7 +396,7 @@ export function ResourcePage<T extends { id: number }>(props: { spec: ResourceSp
           onCancel={closeForm}
           onSubmit={async (values) => {
             await spec.create(values);
-            setStatus(`${capital(spec.noun)} created.`);
+            setStatus(spec.created ?? `${capital(spec.noun)} created.`);
             closeForm();
             if (page !== 1) setPage(1);
             else await loaded.reload();
