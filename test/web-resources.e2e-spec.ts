@@ -447,6 +447,30 @@ describe('the dashboard: campaigns, channels, pixels, overlays, splash pages, do
     });
   });
 
+  it('shows an error that names no field (the plan refuses) above the form buttons, focused', async () => {
+    const noPixels = await createPlan(suite.t, { pixels: { enabled: '0', count: '0' } });
+    const u = await createUser(suite.t, { planId: noPixels });
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, u, '/links/pixels', 'Pixels');
+    await page.getByRole('button', { name: 'New pixel' }).click();
+    const form = page.getByRole('form', { name: 'New pixel' });
+    await form.getByLabel('Name').fill('Shop');
+    await form.getByLabel('Tag').fill('AW-1');
+    await form.getByRole('button', { name: 'Create' }).click();
+    const alert = form.getByRole('alert');
+    await alert.waitFor();
+    const answer = await suite.t
+      .http()
+      .post('/api/pixel/add')
+      .set(u.auth)
+      .send({ type: 'vendor01pixel', name: 'Shop', tag: 'AW-1' })
+      .expect(403);
+    await expect(alert.textContent()).resolves.toBe(answer.body.message);
+    await expect(form.locator('[aria-invalid="true"]').count()).resolves.toBe(0);
+    await form.locator(':focus').waitFor();
+    expect(unexpected(problems, /^403 /)).toEqual([]);
+  });
+
   it('lists a page at a time (page, limit): "Next" shows the rest', async () => {
     const u = await user();
     for (let i = 1; i <= 11; i++)

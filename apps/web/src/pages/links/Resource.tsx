@@ -181,16 +181,17 @@ export function ResourceForm(props: {
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  const formError = useRef<HTMLDivElement>(null);
   const names = props.fields.map((f) => f.name);
 
   useEffect(() => {
     form.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
   }, []);
   useEffect(() => {
+    // the field the API named, else the form's error
     if (error)
       (
-        form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ??
-        form.current?.querySelector<HTMLElement>('[role="alert"]')
+        form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? formError.current
       )?.focus();
   }, [error]);
 
@@ -233,7 +234,7 @@ export function ResourceForm(props: {
           </Field>
         ))}
       </div>
-      <div tabIndex={-1}>
+      <div tabIndex={-1} ref={formError}>
         <FormError error={error} names={names} />
       </div>
       <div className="actions">
