@@ -48,6 +48,8 @@ describe('branded domains', () => {
             redirectroot: '',
             redirect404: '',
             verified: true,
+            verification: null,
+            target: null,
           },
         ]),
       );
@@ -69,6 +71,8 @@ describe('branded domains', () => {
           redirectroot: body.redirectroot,
           redirect404: body.redirect404,
           verified: true,
+          verification: null,
+          target: null,
         },
       ]);
       expect(await row(id)).toEqual({
@@ -231,6 +235,8 @@ describe('branded domains', () => {
           redirectroot,
           redirect404,
           verified: true,
+          verification: null,
+          target: null,
         });
 
       expect((await put({ redirectroot: 'https://c.example/' }).expect(200)).body).toEqual({
@@ -400,6 +406,38 @@ describe('branded domains', () => {
       await dns.add(u, { domain: `https://${h2}` }).expect(200);
       expect(lookup.mock.calls.map((c) => c[0])).toEqual([h1, h2]);
       expect(await countOwned(t, 'domains', u.id)).toBe(2);
+    });
+
+    it('lists an unverified domain with its TXT record and where its host must point; verified: no record', async () => {
+      const u = await createUser(dnsApp);
+      jest
+        .spyOn(dnsApp.app.get(DnsResolver), 'lookup')
+        .mockResolvedValue({ a: ['203.0.113.7'], aaaa: [], cname: [] });
+      const h = host();
+      const added = (await dns.add(u, { domain: `https://${h}` }).expect(200)).body;
+      const target = { addresses: ['203.0.113.7'], cname: 'edge.short.test' };
+      expect((await dns.list(u).expect(200)).body.data.domains).toEqual([
+        {
+          id: added.id,
+          domain: `https://${h}`,
+          redirectroot: '',
+          redirect404: '',
+          verified: false,
+          verification: added.verification,
+          target,
+        },
+      ]);
+      expect(added.verification).toEqual({
+        type: 'TXT',
+        name: `_linkverify.${h}`,
+        value: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      });
+      await dnsApp.db.query(`UPDATE domains SET verified_at = now() WHERE id = $1`, [added.id]);
+      expect((await dns.list(u).expect(200)).body.data.domains[0]).toMatchObject({
+        verified: true,
+        verification: null,
+        target,
+      });
     });
 
     it('checks duplicates and the plan before asking DNS', async () => {

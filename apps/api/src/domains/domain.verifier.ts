@@ -35,6 +35,15 @@ export class DomainVerifier {
     return `_linkverify.${host}`;
   }
 
+  /** Where hosts must point (SERVICE_IPS, SERVICE_HOST); null with DOMAIN_VERIFY=off. */
+  target(): { addresses: string[]; cname: string | null } | null {
+    if (this.config.DOMAIN_VERIFY === 'off') return null;
+    return {
+      addresses: [...new Set(this.config.SERVICE_IPS.map(normalizeIp))],
+      cname: this.config.SERVICE_HOST ? normalizeHost(this.config.SERVICE_HOST) : null,
+    };
+  }
+
   /**
    * Whether the TXT record `_linkverify.<host>` holds `token` (always true with DOMAIN_VERIFY=off).
    * The answer is yes or no: what the records hold is never repeated to the caller.

@@ -50,7 +50,8 @@ export class DomainsService {
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<DomainView>> {
-    return paginateOwn(this.domains, auth.user.id, query, 'domains', domainView);
+    const target = this.verifier.target();
+    return paginateOwn(this.domains, auth.user.id, query, 'domains', (d) => domainView(d, target));
   }
 
   /**

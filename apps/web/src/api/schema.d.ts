@@ -2367,6 +2367,31 @@ export interface components {
        */
       delivery: number;
     };
+    DomainVerificationView: {
+      /**
+       * @example TXT
+       * @enum {string}
+       */
+      type: 'TXT';
+      /** @example _linkverify.go.example.com */
+      name: string;
+      /** @example MYalvQXNBwbassyJD1HQLPNgppPkRgt4 */
+      value: string;
+    };
+    DomainTargetView: {
+      /**
+       * @description Addresses an A or AAAA record of the host may hold (SERVICE_IPS); [] when none
+       * @example [
+       *       "203.0.113.7"
+       *     ]
+       */
+      addresses: string[];
+      /**
+       * @description The host name a CNAME of the host may name (SERVICE_HOST); null when none
+       * @example edge.short.example
+       */
+      cname: string | null;
+    };
     DomainView: {
       /** @example 1 */
       id: number;
@@ -2387,17 +2412,10 @@ export interface components {
       redirect404: string;
       /** @description Whether ownership is proven (POST /api/domain/:id/verify): the domain serves links only once it is */
       verified: boolean;
-    };
-    DomainVerificationView: {
-      /**
-       * @example TXT
-       * @enum {string}
-       */
-      type: 'TXT';
-      /** @example _linkverify.go.example.com */
-      name: string;
-      /** @example MYalvQXNBwbassyJD1HQLPNgppPkRgt4 */
-      value: string;
+      /** @description While the domain is not verified: the TXT record to create before POST /api/domain/:id/verify (as domain/add answered it); null once verified */
+      verification: components['schemas']['DomainVerificationView'] | null;
+      /** @description The DNS record the host must keep: an A/AAAA record to one of `addresses` or a CNAME to `cname`; null when the service checks no DNS (DOMAIN_VERIFY=off) */
+      target: components['schemas']['DomainTargetView'] | null;
     };
     DomainCreatedView: {
       /** @example 1 */
