@@ -2,7 +2,15 @@ import { Locator, Page } from 'playwright-core';
 
 import { DnsResolver } from '../apps/api/src/domains/dns.resolver';
 import { createPlan, createUser, TestUser } from './support/app';
-import { axeViolations, MAIN, NARROW, openSignedIn, scrollWidth, webSuite } from './support/web';
+import {
+  axeViolations,
+  fieldError,
+  MAIN,
+  NARROW,
+  openSignedIn,
+  scrollWidth,
+  webSuite,
+} from './support/web';
 
 /**
  * The dashboard's pages of what links use (campaigns, channels, pixels, CTA overlays, splash
@@ -44,23 +52,6 @@ describe('the dashboard: campaigns, channels, pixels, overlays, splash pages, do
     (await suite.t.http().post(path).set(u.auth).send(body).expect(200)).body;
   const uniq = (p: string) => `${p}${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 
-  /**
-   * The API's message shown for the field `label` names in `form`: the `role="alert"` element of
-   * its `aria-describedby` (which also names its hint), once the field is `aria-invalid`.
-   */
-  async function errorOf(form: Locator, label: string): Promise<string> {
-    const field = form.getByLabel(label, { exact: true });
-    await form.locator('[aria-invalid="true"]').first().waitFor();
-    expect(await field.getAttribute('aria-invalid')).toBe('true');
-    const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ');
-    for (const id of ids) {
-      const described = form.page().locator(`[id="${id}"]`);
-      if ((await described.getAttribute('role')) === 'alert')
-        return (await described.textContent()) ?? '';
-    }
-    throw new Error(`no error describes ${label}`);
-  }
-
   /** The 4xx answers a test provokes on purpose are not problems. */
   const unexpected = (problems: string[], ...expected: RegExp[]) =>
     problems.filter((p) => !expected.some((e) => e.test(p)));
@@ -95,7 +86,7 @@ describe('the dashboard: campaigns, channels, pixels, overlays, splash pages, do
     const form = page.getByRole('form', { name: `New ${j.noun}` });
     await j.bad.fill(form);
     await form.getByRole('button', { name: 'Create' }).click();
-    expect(await errorOf(form, j.bad.label)).toMatch(j.bad.message);
+    expect(await fieldError(form, j.bad.label)).toMatch(j.bad.message);
     expect((await get(u, `${j.list}`)).data[j.key]).toEqual([]);
 
     await j.create(form);

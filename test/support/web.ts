@@ -184,11 +184,13 @@ async function expectInvalid(field: Locator): Promise<void> {
 }
 
 /**
- * The message shown for the field `name` labels: the text of its `aria-describedby` element,
+ * The message shown for the field labelled `label` (in `scope`: the page, or a form when labels
+ * repeat): the text of its `aria-describedby` element,
  * once the field is marked invalid.
  */
-export async function fieldError(page: Page, label: string | RegExp): Promise<string> {
-  const field = page.getByLabel(label, { exact: typeof label === 'string' }).first();
+export async function fieldError(scope: Page | Locator, label: string | RegExp): Promise<string> {
+  const page = 'page' in scope && typeof scope.page === 'function' ? scope.page() : (scope as Page);
+  const field = scope.getByLabel(label, { exact: typeof label === 'string' }).first();
   await expectInvalid(field);
   // the field may be described by a hint too: the message is the description that is an alert
   const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(/\s+/).filter(Boolean);
