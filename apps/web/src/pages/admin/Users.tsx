@@ -118,7 +118,7 @@ export function UsersSection(props: { plans: Plan[] }) {
       )}
       {list.length > 0 && (
         <div className="table-wrap">
-          <table>
+          <table className="admin-users">
             <thead>
               <tr>
                 <th scope="col">E-mail</th>
