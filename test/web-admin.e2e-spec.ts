@@ -108,15 +108,16 @@ describe('dashboard: admin area', () => {
     await openAdmin(page, admin);
     await narrow(page);
 
-    // add: the api's refusal next to its field, then a good one
+    // add: each refused field shows its own part of the api's message, then a good one
     await page.getByRole('button', { name: 'Add user' }).click();
     const username = uniq('web_');
     const email = `${username}@example.com`;
-    await page.getByRole('textbox', { name: 'Username' }).fill('x');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    expect(await fieldError(page, 'Username')).toMatch(/^username: must be 3 to 32 [^;]*$/);
+    expect(await fieldError(page, 'E-mail')).toMatch(/^email: [^;]*$/);
+    expect(await fieldError(page, 'Password')).toMatch(/^password: [^;]*$/);
     await page.getByRole('textbox', { name: 'E-mail', exact: true }).fill(email);
     await page.getByLabel('Password').fill('secret1');
-    await page.getByRole('button', { name: 'Create user' }).click();
-    expect(await fieldError(page, 'Username')).toMatch(/^username: /);
     await page.getByRole('textbox', { name: 'Username' }).fill(username);
     await page.getByLabel('Membership expires (optional)').fill('2001-01-01T00:00:00');
     await page.getByRole('button', { name: 'Create user' }).click();
@@ -186,6 +187,94 @@ describe('dashboard: admin area', () => {
     expect(page.url()).toBe(`${MAIN}/app/admin`);
     expect((await suite.t.http().get(`/api/user/${id}`).set(admin.auth)).status).toBe(404);
     expect(unexpected(problems, /^400 .*\/api\/(user\/add|plan\/)/)).toEqual([]);
+  });
+
+  it('works by keyboard: focus in the form, then on the result; back on "Add user" after Cancel', async () => {
+    const admin = await createUser(suite.t, { admin: true });
+    const { page, problems } = await suite.open();
+    await openAdmin(page, admin);
+    const focusedId = () => page.evaluate('document.activeElement && document.activeElement.id');
+    const focusedText = () =>
+      page.evaluate('document.activeElement && document.activeElement.textContent');
+
+    const add = page.getByRole('button', { name: 'Add user' });
+    await add.focus();
+    await page.keyboard.press('Enter');
+    const name = page.getByRole('textbox', { name: 'Username' });
+    await name.waitFor();
+    expect(await focusedId()).toBe(await name.getAttribute('id'));
+    const username = uniq('kb_');
+    await page.keyboard.type(username);
+    await page.keyboard.press('Tab');
+    expect(await focusedId()).toBe(
+      await page.getByRole('textbox', { name: 'E-mail', exact: true }).getAttribute('id'),
+    );
+    await page.keyboard.type(`${username}@example.com`);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('secret1');
+    await page.keyboard.press('Enter');
+    await page.getByText(`User ${username} was created.`).waitFor();
+    expect(await page.evaluate('document.activeElement.getAttribute("role")')).toBe('status');
+    await suite.t.http().get('/api/users').query({ email: username }).set(admin.auth).expect(200);
+
+    await add.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Cancel' }).focus();
+    await page.keyboard.press('Enter');
+    expect(await page.getByRole('button', { name: 'Create user' }).count()).toBe(0);
+    expect(await focusedText()).toBe('Add user');
+
+    // the blocklist: Enter adds; Unblock asks, its Confirm has the focus
+    await page
+      .getByRole('navigation', { name: 'Admin area' })
+      .getByRole('link', { name: 'Blocklist' })
+      .click();
+    const entry = page.getByRole('textbox', { name: 'Domain or keyword' });
+    await entry.focus();
+    const host = `${uniq('kb')}.test`;
+    await page.keyboard.type(host);
+    await page.keyboard.press('Enter');
+    await page.getByRole('cell', { name: host, exact: true }).waitFor();
+    // the focus stays in the field, for the next entry
+    expect(await focusedId()).toBe(await entry.getAttribute('id'));
+    await page.getByRole('button', { name: `Unblock ${host}` }).focus();
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement.getAttribute("aria-label")')).toBe(
+      `Confirm unblocking ${host}`,
+    );
+    await page.keyboard.press('Enter');
+    await page.getByText(`${host} is no longer blocked.`).waitFor();
+    expect(await page.evaluate('document.activeElement.getAttribute("role")')).toBe('status');
+    expect(unexpected(problems)).toEqual([]);
+  });
+
+  it('pages the users list by the pages of the api', async () => {
+    const admin = await createUser(suite.t, { admin: true });
+    for (let i = 0; i < 21; i++) await createUser(suite.t);
+    // every user this worker creates has an e-mail starting u<pid>
+    const search = `u${process.pid}`;
+    const { page, problems } = await suite.open();
+    await openAdmin(page, admin);
+    await page.getByRole('searchbox', { name: 'E-mail contains' }).fill(search);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const rows = page.locator('tbody tr');
+    await page.getByText('Page 1', { exact: true }).waitFor();
+    expect(await rows.count()).toBe(20);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Page 2', { exact: true }).waitFor();
+    const second = await suite.t
+      .http()
+      .get('/api/users')
+      .query({ email: search, page: 2, limit: 20 })
+      .set(admin.auth)
+      .expect(200);
+    const emails = second.body.data.map((u: { email: string }) => u.email);
+    expect(emails.length).toBeGreaterThan(0);
+    await page.getByRole('link', { name: emails[0] }).waitFor();
+    expect(await rows.count()).toBe(emails.length);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await page.getByText('Page 1', { exact: true }).waitFor();
+    expect(unexpected(problems)).toEqual([]);
   });
 
   it('filters the users list: admins only', async () => {

@@ -1,4 +1,4 @@
-import { FormEvent, useRef, useState } from 'react';
+import { FormEvent, useState } from 'react';
 
 import { ApiError, call, client } from '../../api';
 import {
@@ -25,9 +25,8 @@ export function BlocklistSection() {
   const [entry, setEntry] = useState('');
   const [error, setError] = useState<ApiError | null>(null);
   const [listError, setListError] = useState<ApiError | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<{ text: string; focus: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
 
   const list = useLoad(
     async () =>
@@ -49,9 +48,9 @@ export function BlocklistSection() {
         client.POST('/api/admin/blocklist/add', { body: { entry: entry.trim() } }),
       );
       setEntry('');
-      setNotice(`${added.entry} is blocked.`);
       if (page === 1) await list.reload();
       else setPage(1);
+      setNotice({ text: `${added.entry} is blocked.`, focus: false });
     } catch (err) {
       setError(toApiError(err));
     } finally {
@@ -64,9 +63,9 @@ export function BlocklistSection() {
     setNotice(null);
     try {
       await call(client.DELETE('/api/admin/blocklist/{id}/delete', { params: { path: { id } } }));
-      setNotice(`${name} is no longer blocked.`);
       await list.reload();
-      input.current?.focus();
+      // the row and its button are gone: the focus goes to the notice saying so
+      setNotice({ text: `${name} is no longer blocked.`, focus: true });
     } catch (err) {
       setListError(toApiError(err));
     }
@@ -89,7 +88,6 @@ export function BlocklistSection() {
           hint="A domain blocks it and its subdomains (bad.example); keyword:word blocks every URL containing the word."
         >
           <input
-            ref={input}
             value={entry}
             onChange={(e) => setEntry(e.target.value)}
             autoComplete="off"
@@ -103,7 +101,11 @@ export function BlocklistSection() {
           </button>
         </div>
       </form>
-      {notice && <Notice onDismiss={() => setNotice(null)}>{notice}</Notice>}
+      {notice && (
+        <Notice key={notice.text} focus={notice.focus} onDismiss={() => setNotice(null)}>
+          {notice.text}
+        </Notice>
+      )}
       <FormError error={listError} />
       <LoadState loaded={list} what="The blocklist" />
       {data && data.blocklist.length === 0 && <p>No entries added through the API.</p>}

@@ -13,7 +13,15 @@ import {
   toApiError,
   useLoad,
 } from '../../ui';
-import { AdminUser, Notice, Plan, planName, setFlash, toApiDateTime } from './common';
+import {
+  AdminUser,
+  Notice,
+  Plan,
+  planName,
+  setFlash,
+  toApiDateTime,
+  errorsByField,
+} from './common';
 
 /**
  * One user (`/admin/users/<id>`, `GET /api/user/:id`): the details, the API key (hidden until
@@ -170,6 +178,7 @@ function PlanForm(props: { user: AdminUser; plans: Plan[]; onChanged: () => Prom
   const [error, setError] = useState<ApiError | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const errs = errorsByField(error);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -199,7 +208,7 @@ function PlanForm(props: { user: AdminUser; plans: Plan[]; onChanged: () => Prom
     <form className="card admin-form" aria-labelledby="admin-plan" onSubmit={submit} noValidate>
       <h2 id="admin-plan">Plan</h2>
       <div className="grid-2">
-        <Field label="Plan" names={['planid']} error={error}>
+        <Field label="Plan" names={['planid']} error={errs.of('planid')}>
           <select value={planid} onChange={(e) => setPlanid(e.target.value)}>
             {props.plans.map((p) => (
               <option key={p.id} value={p.id}>
@@ -212,7 +221,7 @@ function PlanForm(props: { user: AdminUser; plans: Plan[]; onChanged: () => Prom
         <Field
           label="Billing period"
           names={['type']}
-          error={error}
+          error={errs.of('type')}
           hint="Sets the expiry when none is given: a month, a year, or never."
         >
           <select value={type} onChange={(e) => setType(e.target.value as typeof type)}>
@@ -224,7 +233,7 @@ function PlanForm(props: { user: AdminUser; plans: Plan[]; onChanged: () => Prom
         <Field
           label="Expires (optional)"
           names={['expiration']}
-          error={error}
+          error={errs.of('expiration')}
           hint="Your local time; overrides the billing period. A free plan never expires."
         >
           <input
@@ -235,7 +244,7 @@ function PlanForm(props: { user: AdminUser; plans: Plan[]; onChanged: () => Prom
           />
         </Field>
       </div>
-      <FormError error={error} names={PLAN_FIELDS} />
+      <FormError error={errs.rest(PLAN_FIELDS)} />
       {done && <Notice>{done}</Notice>}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>

@@ -3,7 +3,15 @@ import { FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiError, call, client } from '../../api';
 import { Link } from '../../router';
 import { Field, FormError, formatDate, LoadState, PageHead, toApiError, useLoad } from '../../ui';
-import { AdminUser, Notice, Plan, planName, takeFlash, toApiDateTime } from './common';
+import {
+  AdminUser,
+  Notice,
+  Plan,
+  planName,
+  takeFlash,
+  toApiDateTime,
+  errorsByField,
+} from './common';
 
 /** Users per page of the list (the api's default is 100, up to 1000). */
 const LIMIT = 20;
@@ -89,7 +97,7 @@ export function UsersSection(props: { plans: Plan[] }) {
         />
       )}
       {notice && (
-        <Notice onDismiss={() => setNotice(null)}>
+        <Notice key={notice.text} onDismiss={() => setNotice(null)}>
           {notice.text}{' '}
           {notice.id !== undefined && (
             <Link to={`/admin/users/${notice.id}`}>Open its details</Link>
@@ -186,6 +194,7 @@ function AddUserForm(props: {
   const [busy, setBusy] = useState(false);
   const first = useRef<HTMLInputElement>(null);
   useEffect(() => first.current?.focus(), []);
+  const errs = errorsByField(error);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -218,7 +227,7 @@ function AddUserForm(props: {
         <Field
           label="Username"
           names={['username']}
-          error={error}
+          error={errs.of('username')}
           hint="3 to 32 of A–Z, a–z, 0–9, _ . -"
         >
           <input
@@ -229,7 +238,7 @@ function AddUserForm(props: {
             required
           />
         </Field>
-        <Field label="E-mail" names={['email']} error={error}>
+        <Field label="E-mail" names={['email']} error={errs.of('email')}>
           <input
             type="email"
             value={email}
@@ -238,7 +247,12 @@ function AddUserForm(props: {
             required
           />
         </Field>
-        <Field label="Password" names={['password']} error={error} hint="At least 5 characters">
+        <Field
+          label="Password"
+          names={['password']}
+          error={errs.of('password')}
+          hint="At least 5 characters"
+        >
           <input
             type="password"
             value={password}
@@ -247,7 +261,7 @@ function AddUserForm(props: {
             required
           />
         </Field>
-        <Field label="Plan" names={['planid']} error={error}>
+        <Field label="Plan" names={['planid']} error={errs.of('planid')}>
           <select value={planid} onChange={(e) => setPlanid(e.target.value)}>
             <option value="">The free plan (default)</option>
             {props.plans.map((p) => (
@@ -261,7 +275,7 @@ function AddUserForm(props: {
         <Field
           label="Membership expires (optional)"
           names={['expiration']}
-          error={error}
+          error={errs.of('expiration')}
           hint="Your local time. Empty: a paid plan does not expire; a free plan never does."
         >
           <input
@@ -272,7 +286,7 @@ function AddUserForm(props: {
           />
         </Field>
       </div>
-      <FormError error={error} names={ADD_FIELDS} />
+      <FormError error={errs.rest(ADD_FIELDS)} />
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
           Create user

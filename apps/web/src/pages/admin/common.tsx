@@ -1,6 +1,7 @@
 import { ReactNode, useEffect, useRef } from 'react';
 
-import { Schemas } from '../../api';
+import { ApiError, Schemas } from '../../api';
+import { fieldMatches } from '../../ui';
 
 /** A plan of `GET /api/plans`. */
 export type Plan = Schemas['PlanResponse'];
@@ -32,13 +33,15 @@ export function limitText(value: number | string, zero = 'Unlimited'): string {
 
 /**
  * A message after an action ("User jane was created."), announced politely and focused (so that
- * keyboard users land on it after a form closes). `onDismiss` adds a "Dismiss" button.
+ * keyboard users land on it after a form closes or a row goes; `focus={false}` when the focus is
+ * already where it should stay). `onDismiss` adds a "Dismiss" button.
  */
-export function Notice(props: { children: ReactNode; onDismiss?: () => void }) {
+export function Notice(props: { children: ReactNode; onDismiss?: () => void; focus?: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
+  const focus = props.focus ?? true;
   useEffect(() => {
-    ref.current?.focus();
-  }, []);
+    if (focus) ref.current?.focus();
+  }, [focus]);
   return (
     <div className="card admin-notice" role="status" tabIndex={-1} ref={ref}>
       <p>{props.children}</p>
@@ -78,4 +81,22 @@ export function takeFlash(): string | null {
   const message = flash;
   flash = null;
   return message;
+}
+
+/**
+ * The errors of one refusal by field: the api names every refused field in one message
+ * (`username: …; email: …`), and `ApiError.field` is only the first. `of(name)` is the error to
+ * show by that field (its own part of the message), `rest(names)` what no listed field shows.
+ */
+export function errorsByField(error: ApiError | null) {
+  const parts = error
+    ? error.message
+        .split(/; (?=[A-Za-z][\w.[\]]*: )/)
+        .map((part) => new ApiError(part, error.status))
+    : [];
+  return {
+    of: (name: string) => parts.find((p) => fieldMatches(p.field, [name])) ?? null,
+    rest: (names: string[]) =>
+      error && parts.every((p) => fieldMatches(p.field, names)) ? null : error,
+  };
 }
