@@ -61,9 +61,16 @@ export function UsersSection(props: { plans: Plan[] }) {
     setQuery({ email: email.trim(), filter, page: 1 });
   };
 
+  // back on "Add user" when the form is cancelled (after a creation the notice takes the focus)
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (adding || !refocus.current) return;
+    refocus.current = false;
+    addButton.current?.focus();
+  }, [adding]);
   const closeForm = () => {
+    refocus.current = true;
     setAdding(false);
-    requestAnimationFrame(() => addButton.current?.focus());
   };
 
   const list = users.data ?? [];
