@@ -35,14 +35,15 @@ export function TakedownsSection() {
 
   const act = async (disabled: boolean, target = { id: id.trim(), kind }) => {
     setError(null);
-    if (!/^\d+$/.test(target.id) || Number(target.id) < 1) {
-      setError(new ApiError('id: must be a positive whole number', 0));
+    if (!target.id) {
+      setError(new ApiError('id: enter the id of the link, bio page or QR code', 0));
       return;
     }
     setBusy(true);
     try {
       const params = {
-        path: { id: Number(target.id) },
+        // sent as typed: the api names what is wrong with it ("id: …")
+        path: { id: target.id as unknown as number },
         query: target.kind ? { kind: target.kind } : undefined,
       };
       const answer = disabled
