@@ -50,7 +50,8 @@ function NotFound() {
 
 export function Shell(props: { user: SessionUser; path: string; onSignedOut: () => void }) {
   const pages = PAGES.filter((p) => !p.admin || props.user.admin);
-  const active = pages.find((p) => props.path === p.path || props.path.startsWith(`${p.path}/`));
+  // an admin page opened by a non-admin still runs: it says "Admins only" (the api refuses them)
+  const active = PAGES.find((p) => props.path === p.path || props.path.startsWith(`${p.path}/`));
   const main = useRef<HTMLElement>(null);
   const [signingOut, setSigningOut] = useState(false);
 
