@@ -1,0 +1,390 @@
+import { Page } from 'playwright-core';
+
+import { sha256 } from '@app/common';
+
+import { createPlan, createUser, TestApp, TestUser } from './support/app';
+import {
+  axeViolations,
+  MAIN,
+  NARROW,
+  openSignedIn,
+  scrollWidth,
+  signIn,
+  webSuite,
+} from './support/web';
+
+/**
+ * The team page (/app/team: workspaces, members, named keys) and the settings page
+ * (/app/settings: account, e-mail, password, key rotation) in a real Chromium against the real
+ * api (docs/teams.md, docs/sessions.md), and the session's journeys seen from the app: CSRF, an
+ * ended session, one user never seeing another's team.
+ */
+describe('the team and settings pages', () => {
+  const suite = webSuite();
+  let t: TestApp;
+  /** a plan with the team feature, unlimited members */
+  let teamPlan: number;
+
+  beforeAll(async () => {
+    t = suite.t;
+    teamPlan = await createPlan(t, { team: { enabled: '1', count: '0' } });
+  });
+
+  const owner = () => createUser(t, { planId: teamPlan });
+  const get = (path: string, auth: Record<string, string>) => t.http().get(path).set(auth);
+  const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+  /** The text of the status region that says `text` (a change's outcome). */
+  const status = (page: Page, text: string | RegExp) =>
+    page.getByRole('status').filter({ hasText: text }).waitFor();
+  /**
+   * The API's message shown for the field `label` names: the `role="alert"` element among its
+   * `aria-describedby` ones (a field can also be described by its hint), once it is invalid.
+   */
+  async function fieldError(page: Page, label: string): Promise<string> {
+    const field = page.getByLabel(label, { exact: true }).first();
+    await page
+      .getByLabel(label, { exact: true })
+      .and(page.locator('[aria-invalid="true"]'))
+      .waitFor();
+    const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').filter(Boolean);
+    const error = page.locator(ids.map((id) => `[id="${id}"][role="alert"]`).join(', '));
+    return (await error.textContent()) ?? '';
+  }
+  /** The text of the focused element. */
+  const focused = (page: Page) =>
+    page.evaluate('document.activeElement && document.activeElement.textContent');
+  /** Problems but the failures a test provokes on purpose (`statuses`). */
+  const unexpected = (problems: string[], statuses: number[]) =>
+    problems.filter((p) => !statuses.some((s) => p.startsWith(`${s} `)));
+
+  it('adds a member by e-mail with a role, changes the role, removes the member; an unknown e-mail is shown by its field', async () => {
+    const a = await owner();
+    const b = await createUser(t);
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, a, '/team', 'Team');
+    await page.getByText('No members yet').waitFor();
+
+    const email = page.getByLabel("Member's email", { exact: true });
+    await email.fill(`nobody-${Date.now()}@example.com`);
+    await page.getByRole('button', { name: 'Add member' }).click();
+    expect(await fieldError(page, "Member's email")).toBe('email: no user has this e-mail address');
+
+    await email.fill(b.email);
+    await page.getByLabel('Role', { exact: true }).selectOption('editor');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await status(page, `${b.email} was added as editor.`);
+    const role = page.getByRole('combobox', { name: `Role of ${b.email}` });
+    expect(await role.inputValue()).toBe('editor');
+    expect(await email.inputValue()).toBe('');
+    let members = (await get('/api/team', a.auth).expect(200)).body.data.members;
+    expect(members.map((m: TestUser & { role: string }) => [m.email, m.role])).toEqual([
+      [b.email, 'editor'],
+    ]);
+
+    await role.selectOption('admin');
+    await page.getByRole('button', { name: `Change role of ${b.email}` }).click();
+    await status(page, `${b.email} is now admin.`);
+    members = (await get('/api/team', a.auth).expect(200)).body.data.members;
+    expect(members.map((m: { role: string }) => m.role)).toEqual(['admin']);
+    // the member now acts in the owner's workspace as admin
+    await get('/api/keys', { ...b.auth, 'X-Workspace': String(a.id) }).expect(200);
+
+    await page.getByRole('button', { name: `Remove ${b.email}` }).click();
+    await page.getByRole('button', { name: `Confirm removing ${b.email}` }).click();
+    await status(page, `${b.email} was removed from the team.`);
+    await page.getByText('No members yet').waitFor();
+    members = (await get('/api/team', a.auth).expect(200)).body.data.members;
+    expect(members).toEqual([]);
+    expect(unexpected(problems, [404])).toEqual([]);
+  });
+
+  it('shows the API message when the plan lacks the team feature', async () => {
+    const solo = await createUser(t);
+    const other = await createUser(t);
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, solo, '/team', 'Team');
+    await page.getByLabel("Member's email", { exact: true }).fill(other.email);
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Your plan does not include the "team" feature' })
+      .waitFor();
+    expect(unexpected(problems, [403])).toEqual([]);
+  });
+
+  it('makes a named key with scopes, shows it once, lists it by prefix, edits and deletes it', async () => {
+    const a = await owner();
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, a, '/team', 'Team');
+    await page.getByText('No named keys yet.').waitFor();
+
+    await page.getByRole('button', { name: 'New key' }).click();
+    const name = page.getByRole('textbox', { name: 'Key name' });
+    // the focus is on the form's first field
+    expect(await page.evaluate("document.activeElement.getAttribute('maxlength')")).toBe('64');
+    await name.fill('CI deploys');
+    // no scope: the API's message under the scopes
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^scopes: / })
+      .waitFor();
+    // an expiry in the past: by its field
+    await page.getByRole('checkbox', { name: 'links:write' }).check();
+    await page.getByRole('checkbox', { name: 'stats:read' }).check();
+    await page.getByLabel('Expires (optional)').fill('2020-01-01T10:00');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect(await fieldError(page, 'Expires (optional)')).toMatch(/^expires: /);
+
+    await page.getByLabel('Expires (optional)').fill('');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByRole('textbox', { name: 'New key “CI deploys”' });
+    await shown.waitFor();
+    const key = await shown.inputValue();
+    expect(key).toMatch(/^lk_/);
+    // focus is on the key, to copy it
+    expect(await page.evaluate('document.activeElement.value')).toBe(key);
+    // listed by its prefix, never in full
+    const prefix = key.slice(0, 10);
+    await page.getByRole('cell', { name: `${prefix}…` }).waitFor();
+    const listed = (await get('/api/keys', a.auth).expect(200)).body.data.keys;
+    expect(listed.map((k: { name: string; prefix: string; scopes: string[] }) => k)).toEqual([
+      expect.objectContaining({
+        name: 'CI deploys',
+        prefix,
+        scopes: ['links:write', 'stats:read'],
+        expires: null,
+      }),
+    ]);
+    // the key works within its scopes
+    await get('/api/urls', bearer(key)).expect(200);
+    await get('/api/team', bearer(key)).expect(403);
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await shown.count()).toBe(0);
+    expect(await focused(page)).toBe('New key');
+    await page.reload();
+    await page.getByRole('cell', { name: `${prefix}…` }).waitFor();
+    expect(await page.content()).not.toContain(key);
+
+    // edit: name and scopes
+    await page.getByRole('button', { name: 'Edit key CI deploys' }).click();
+    const editName = page.getByRole('textbox', { name: 'Key name' });
+    expect(await editName.inputValue()).toBe('CI deploys');
+    await editName.fill('CI');
+    await page.getByRole('checkbox', { name: 'stats:read' }).uncheck();
+    await page.getByRole('checkbox', { name: 'team:read' }).check();
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await status(page, 'Key “CI” was saved.');
+    const edited = (await get('/api/keys', a.auth).expect(200)).body.data.keys[0];
+    expect([edited.name, edited.scopes]).toEqual(['CI', ['links:write', 'team:read']]);
+    await get('/api/team', bearer(key)).expect(200);
+
+    await page.getByRole('button', { name: 'Delete key CI' }).click();
+    await page.getByRole('button', { name: 'Confirm deleting key CI' }).click();
+    await status(page, 'Key “CI” was deleted: it no longer works.');
+    await page.getByText('No named keys yet.').waitFor();
+    expect((await get('/api/keys', a.auth).expect(200)).body.data.keys).toEqual([]);
+    await get('/api/urls', bearer(key)).expect(401);
+    expect(unexpected(problems, [400])).toEqual([]);
+  });
+
+  it('settings: changes the e-mail, rotates the key, changes the password and signs in again', async () => {
+    const a = await owner();
+    const taken = await createUser(t);
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, a, '/settings', 'Settings');
+    await page.getByText(a.username, { exact: true }).first().waitFor();
+
+    // e-mail: invalid, taken (by their field), then a new one
+    const email = page.getByRole('textbox', { name: 'Email address' });
+    expect(await email.inputValue()).toBe(a.email);
+    await email.fill('not-an-email');
+    await page.getByRole('button', { name: 'Save email' }).click();
+    expect(await fieldError(page, 'Email address')).toMatch(/^email: /);
+    await email.fill(taken.email);
+    await page.getByRole('button', { name: 'Save email' }).click();
+    await page.getByText('email: a user with this e-mail already exists').waitFor();
+    const newEmail = `new-${a.email}`;
+    await email.fill(newEmail);
+    await page.getByRole('button', { name: 'Save email' }).click();
+    await status(page, 'Account has been updated successfully.');
+    expect((await get('/api/account', a.auth).expect(200)).body.data.email).toBe(newEmail);
+
+    // the key: a confirmation, the new key once; the old one stops working
+    await page.getByRole('button', { name: 'Rotate API key' }).click();
+    await page.getByRole('button', { name: 'Confirm rotating the API key' }).click();
+    const shown = page.getByRole('textbox', { name: 'New API key' });
+    await shown.waitFor();
+    const rotated = await shown.inputValue();
+    expect(rotated).not.toBe(a.apiKey);
+    await get('/api/account', a.auth).expect(401);
+    await get('/api/account', bearer(rotated)).expect(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await shown.count()).toBe(0);
+
+    // the password: the two must agree, the API's rule by its field
+    const password = page.getByLabel('New password', { exact: true });
+    const again = page.getByLabel('New password again', { exact: true });
+    await password.fill('new-password-1');
+    await again.fill('new-password-2');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    expect(await fieldError(page, 'New password again')).toBe('confirm: the two passwords differ');
+    await password.fill('abc');
+    await again.fill('abc');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    expect(await fieldError(page, 'New password')).toMatch(/^password: /);
+    await password.fill('new-password-1');
+    await again.fill('new-password-1');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    // every session ended, this one too: the page says so and leads to the sign-in page
+    await page.getByRole('heading', { name: 'Your password has been changed' }).waitFor();
+    expect(await focused(page)).toBe('Your password has been changed');
+    await t
+      .http()
+      .post('/auth/session')
+      .send({ email: newEmail, password: a.password })
+      .expect(401);
+    await page.getByRole('button', { name: 'Sign in again' }).click();
+    await page.waitForURL(`${MAIN}/app/sign-in`);
+    await signIn(page, { ...a, email: newEmail, password: 'new-password-1' });
+    expect(unexpected(problems, [400, 401, 409])).toEqual([]);
+  });
+
+  it('refuses a change without the X-CSRF-Token while the app’s own calls succeed', async () => {
+    const a = await owner();
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, a, '/team', 'Team');
+    const forged = await page.evaluate(async () => {
+      const res = await fetch('/api/url/add', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'https://example.com/forged' }),
+      });
+      return { status: res.status, body: (await res.json()) as { message: string } };
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.body.message).toMatch(/^Missing or wrong X-CSRF-Token/);
+    expect((await get('/api/urls', a.auth).expect(200)).body.data.urls).toEqual([]);
+
+    // the app's own change carries the token
+    await page.getByRole('button', { name: 'New key' }).click();
+    await page.getByRole('textbox', { name: 'Key name' }).fill('app');
+    await page.getByRole('checkbox', { name: 'links:read' }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('textbox', { name: 'New key “app”' }).waitFor();
+    expect((await get('/api/keys', a.auth).expect(200)).body.data.keys).toHaveLength(1);
+    expect(unexpected(problems, [403])).toEqual([]);
+  });
+
+  it('an ended session: the next action says so, and the app returns to the sign-in page', async () => {
+    const a = await owner();
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, a, '/team', 'Team');
+    await page.getByText('No named keys yet.').waitFor();
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'lm_session');
+    expect(cookie).toBeDefined();
+    // the session ends server-side (as a sign-out elsewhere or its expiry would end it)
+    expect(await t.redis.client.del(t.redis.key('session', sha256(cookie!.value)))).toBe(1);
+
+    await page.getByRole('button', { name: 'New key' }).click();
+    await page.getByRole('textbox', { name: 'Key name' }).fill('late');
+    await page.getByRole('checkbox', { name: 'links:read' }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    // not silent: the API's message
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Session expired or signed out: sign in again' })
+      .waitFor();
+    expect((await get('/api/keys', a.auth).expect(200)).body.data.keys).toEqual([]);
+    await page.reload();
+    await page.waitForURL(`${MAIN}/app/sign-in`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(unexpected(problems, [401])).toEqual([]);
+  });
+
+  it('never shows one user another’s team or keys; a member sees the owner’s team through the switcher', async () => {
+    const a = await owner();
+    const member = await createUser(t);
+    const stranger = await createUser(t);
+    await t
+      .http()
+      .post('/api/team/add')
+      .set(a.auth)
+      .send({ email: member.email, role: 'viewer' })
+      .expect(200);
+    await t
+      .http()
+      .post('/api/key/add')
+      .set(a.auth)
+      .send({ name: 'secret-ci', scopes: ['links:read'] })
+      .expect(200);
+
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, stranger, '/team', 'Team');
+    await page.getByText('No members yet').waitFor();
+    await page.getByText('No named keys yet.').waitFor();
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).not.toContain(member.email);
+    expect(text).not.toContain('secret-ci');
+    expect(await page.getByLabel('Show the team of').count()).toBe(0);
+
+    // the member: its own workspace first, then the owner's (as viewer)
+    const other = await suite.open();
+    await openSignedIn(other.page, member, '/team', 'Team');
+    await other.page.getByRole('cell', { name: a.username, exact: true }).waitFor();
+    await other.page.getByText('No members yet').waitFor();
+    await other.page.getByLabel('Show the team of').selectOption(String(a.id));
+    await other.page.getByRole('combobox', { name: `Role of ${member.email}` }).waitFor();
+    await other.page.getByText('Named keys are managed by the workspace').waitFor();
+    expect(await other.page.getByRole('button', { name: 'Add member' }).count()).toBe(0);
+    expect(((await other.page.locator('main').textContent()) ?? '').includes('secret-ci')).toBe(
+      false,
+    );
+    expect(problems).toEqual([]);
+    expect(other.problems).toEqual([]);
+  });
+
+  it('has no serious or critical axe-core violation and fits 375 px: the team page', async () => {
+    const a = await owner();
+    const member = await createUser(t);
+    await t
+      .http()
+      .post('/api/team/add')
+      .set(a.auth)
+      .send({ email: member.email, role: 'editor' })
+      .expect(200);
+    await t
+      .http()
+      .post('/api/key/add')
+      .set(a.auth)
+      .send({ name: 'a key with a rather long name for narrow screens', scopes: ['*'] })
+      .expect(200);
+    const { page } = await suite.open({ viewport: NARROW, bypassCSP: true });
+    await openSignedIn(page, a, '/team', 'Team');
+    await page.getByRole('combobox', { name: `Role of ${member.email}` }).waitFor();
+    await page.getByRole('button', { name: 'New key' }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^name: / })
+      .waitFor();
+    expect(await scrollWidth(page)).toBeLessThanOrEqual(NARROW.width);
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it('has no serious or critical axe-core violation and fits 375 px: the settings page', async () => {
+    const a = await owner();
+    const { page } = await suite.open({ viewport: NARROW, bypassCSP: true });
+    await openSignedIn(page, a, '/settings', 'Settings');
+    await page.getByRole('textbox', { name: 'Email address' }).fill('bad');
+    await page.getByRole('button', { name: 'Save email' }).click();
+    await fieldError(page, 'Email address');
+    await page.getByRole('button', { name: 'Rotate API key' }).click();
+    await page.getByRole('button', { name: 'Confirm rotating the API key' }).click();
+    await page.getByRole('textbox', { name: 'New API key' }).waitFor();
+    expect(await scrollWidth(page)).toBeLessThanOrEqual(NARROW.width);
+    expect(await axeViolations(page)).toEqual([]);
+  });
+});
