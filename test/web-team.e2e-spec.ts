@@ -189,27 +189,47 @@ describe('the team and settings pages', () => {
     expect(unexpected(problems, [400])).toEqual([]);
   });
 
-  it('settings: changes the e-mail, rotates the key, changes the password and signs in again', async () => {
+  it('settings: changes the e-mail and user name, rotates the key, changes the password and signs in again', async () => {
     const a = await owner();
     const taken = await createUser(t);
     const { page, problems } = await suite.open();
     await openSignedIn(page, a, '/settings', 'Settings');
-    await page.getByText(a.username, { exact: true }).first().waitFor();
 
-    // e-mail: invalid, taken (by their field), then a new one
+    // e-mail and user name: invalid, taken (each by its field), then new ones
     const email = page.getByRole('textbox', { name: 'Email address' });
+    const username = page.getByRole('textbox', { name: 'User name' });
+    const save = page.getByRole('button', { name: 'Save profile' });
     expect(await email.inputValue()).toBe(a.email);
+    expect(await username.inputValue()).toBe(a.username);
+    expect(await save.isDisabled()).toBe(true);
     await email.fill('not-an-email');
-    await page.getByRole('button', { name: 'Save email' }).click();
+    await save.click();
     expect(await fieldError(page, 'Email address')).toMatch(/^email: /);
     await email.fill(taken.email);
-    await page.getByRole('button', { name: 'Save email' }).click();
-    await page.getByText('email: a user with this e-mail already exists').waitFor();
+    await save.click();
+    expect(await fieldError(page, 'Email address')).toBe(
+      'email: a user with this e-mail already exists',
+    );
+    await email.fill(a.email);
+    await username.fill('has space');
+    await save.click();
+    expect(await fieldError(page, 'User name')).toMatch(/^username: must be 3 to 32 characters/);
+    await username.fill(taken.username.toUpperCase());
+    await save.click();
+    expect(await fieldError(page, 'User name')).toBe('username: this username is already taken');
+    // the field the API named has the focus
+    expect(await page.evaluate('document.activeElement.name')).toBe('username');
     const newEmail = `new-${a.email}`;
+    const newName = `renamed.${a.id}`;
     await email.fill(newEmail);
-    await page.getByRole('button', { name: 'Save email' }).click();
+    await username.fill(newName);
+    await save.click();
     await status(page, 'Account has been updated successfully.');
-    expect((await get('/api/account', a.auth).expect(200)).body.data.email).toBe(newEmail);
+    expect((await get('/api/account', a.auth).expect(200)).body.data).toMatchObject({
+      email: newEmail,
+      username: newName,
+    });
+    await page.getByRole('definition').filter({ hasText: newName }).waitFor();
 
     // the key: a confirmation, the new key once; the old one stops working
     await page.getByRole('button', { name: 'Rotate API key' }).click();
@@ -379,7 +399,7 @@ describe('the team and settings pages', () => {
     const { page } = await suite.open({ viewport: NARROW, bypassCSP: true });
     await openSignedIn(page, a, '/settings', 'Settings');
     await page.getByRole('textbox', { name: 'Email address' }).fill('bad');
-    await page.getByRole('button', { name: 'Save email' }).click();
+    await page.getByRole('button', { name: 'Save profile' }).click();
     await fieldError(page, 'Email address');
     await page.getByRole('button', { name: 'Rotate API key' }).click();
     await page.getByRole('button', { name: 'Confirm rotating the API key' }).click();

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 
 import { call, client } from '../api';
 import { LoadState, PageHead, useLoad } from '../ui';
-import { AccountDetails, EmailForm, PasswordForm } from './settings/Account';
+import { AccountDetails, PasswordForm, ProfileForm } from './settings/Account';
 import { RotateKey } from './settings/RotateKey';
 
 /**
@@ -37,8 +37,8 @@ function SignedOut() {
 }
 
 /**
- * The account settings page (`/settings`): the account (`GET /api/account`), its e-mail and
- * password (`PUT /api/account/update`), and the personal API key's rotation
+ * The account settings page (`/settings`): the account (`GET /api/account`), its e-mail, user
+ * name and password (`PUT /api/account/update`), and the personal API key's rotation
  * (`POST /api/account/key/rotate`).
  */
 export function SettingsPage(props: { sub: string }) {
@@ -57,7 +57,7 @@ export function SettingsPage(props: { sub: string }) {
           {account.data && (
             <>
               <AccountDetails account={account.data} />
-              <EmailForm account={account.data} onSaved={account.reload} />
+              <ProfileForm account={account.data} onSaved={account.reload} />
               <PasswordForm onSignedOut={() => setSignedOut(true)} />
               <RotateKey />
             </>

@@ -23,23 +23,30 @@ export function AccountDetails(props: { account: Account }) {
         <dt>Registered</dt>
         <dd>{formatDate(a.registered)}</dd>
       </dl>
-      <p className="hint">
-        The user name is set when the account is made; the API offers no way to change it yourself
-        (an administrator can).
-      </p>
     </section>
   );
 }
 
-/** "Change e-mail" (`PUT /api/account/update` with `email`): 400 or 409 shown by the field. */
-export function EmailForm(props: { account: Account; onSaved: () => Promise<void> }) {
+/**
+ * E-mail and user name (`PUT /api/account/update` with the fields that changed): 400 and 409 (taken
+ * by someone else) shown by the field they name.
+ */
+export function ProfileForm(props: { account: Account; onSaved: () => Promise<void> }) {
   const [email, setEmail] = useState(props.account.email);
+  const [username, setUsername] = useState(props.account.username);
   const [error, setError] = useState<ApiError | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
+  const form = useRef<HTMLFormElement>(null);
 
   useEffect(() => setEmail(props.account.email), [props.account.email]);
+  useEffect(() => setUsername(props.account.username), [props.account.username]);
+
+  const body = {
+    email: email.trim() !== props.account.email ? email.trim() : undefined,
+    username: username.trim() !== props.account.username ? username.trim() : undefined,
+  };
+  const changed = body.email !== undefined || body.username !== undefined;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -47,23 +54,26 @@ export function EmailForm(props: { account: Account; onSaved: () => Promise<void
     setError(null);
     setSaved(null);
     try {
-      const res = await call(client.PUT('/api/account/update', { body: { email: email.trim() } }));
+      const res = await call(client.PUT('/api/account/update', { body }));
       setSaved(res.message);
       await props.onSaved();
     } catch (err) {
-      setError(toApiError(err));
-      input.current?.focus();
+      const failure = toApiError(err);
+      setError(failure);
+      // the field the API names, else the first
+      const name = failure.field === 'username' ? 'username' : 'email';
+      form.current?.querySelector<HTMLInputElement>(`input[name="${name}"]`)?.focus();
     } finally {
       setBusy(false);
     }
   };
 
   return (
-    <form className="card" onSubmit={submit} aria-labelledby="email-title" noValidate>
-      <h2 id="email-title">Email</h2>
+    <form ref={form} className="card" onSubmit={submit} aria-labelledby="profile-title" noValidate>
+      <h2 id="profile-title">Profile</h2>
       <Field label="Email address" names={['email']} error={error} hint="You sign in with it.">
         <input
-          ref={input}
+          name="email"
           type="email"
           autoComplete="email"
           required
@@ -71,17 +81,28 @@ export function EmailForm(props: { account: Account; onSaved: () => Promise<void
           onChange={(e) => setEmail(e.target.value)}
         />
       </Field>
-      <FormError error={error} names={['email']} />
+      <Field
+        label="User name"
+        names={['username']}
+        error={error}
+        hint="3 to 32 of A–Z, a–z, 0–9, _, . and -; it names your workspace to your team."
+      >
+        <input
+          name="username"
+          autoComplete="nickname"
+          required
+          maxLength={32}
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+        />
+      </Field>
+      <FormError error={error} names={['email', 'username']} />
       <p role="status" className="notice">
         {saved}
       </p>
       <div className="actions">
-        <button
-          type="submit"
-          className="primary"
-          disabled={busy || email.trim() === props.account.email}
-        >
-          Save email
+        <button type="submit" className="primary" disabled={busy || !changed}>
+          Save profile
         </button>
       </div>
     </form>
