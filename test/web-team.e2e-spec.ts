@@ -202,6 +202,36 @@ describe('the team and settings pages', () => {
     expect(unexpected(problems, [400])).toEqual([]);
   });
 
+  it('lists keys a page at a time (the server paginates); deleting the last one of the last page shows the page before', async () => {
+    const a = await owner();
+    for (let i = 1; i <= 21; i++)
+      await t
+        .http()
+        .post('/api/key/add')
+        .set(a.auth)
+        .send({ name: `key ${String(i).padStart(2, '0')}`, scopes: ['links:read'] })
+        .expect(200);
+    const { page, problems } = await suite.open();
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/keys')) asked.push(new URL(r.url()).search);
+    });
+    await openSignedIn(page, a, '/team', 'Team');
+    // newest first: key 21 … key 02 on the first page
+    await page.getByRole('button', { name: 'Edit key key 21' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Edit key / }).count()).toBe(20);
+    await page.getByText('Page 1 of 2').waitFor();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Page 2 of 2').waitFor();
+    expect(await page.getByRole('button', { name: /^Edit key / }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Delete key key 01' }).click();
+    await page.getByRole('button', { name: 'Confirm deleting key key 01' }).click();
+    await page.getByRole('button', { name: 'Edit key key 21' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Edit key / }).count()).toBe(20);
+    expect(asked).toEqual(expect.arrayContaining(['?page=1&limit=20', '?page=2&limit=20']));
+    expect(problems).toEqual([]);
+  });
+
   it('settings: changes the e-mail and user name, rotates the key, changes the password and signs in again', async () => {
     const a = await owner();
     const taken = await createUser(t);

@@ -244,6 +244,10 @@ export function Keys(props: { workspace?: number }) {
     [page, props.workspace],
   );
   const data = loaded.data;
+  // the last item of the last page went (a removal): show the page before
+  useEffect(() => {
+    if (data && data.keys.length === 0 && page > 1) setPage(Math.min(page - 1, data.maxpage));
+  }, [data, page]);
 
   const remove = async (k: Key) => {
     setError(null);

@@ -1,4 +1,4 @@
-import { FormEvent, useRef, useState } from 'react';
+import { FormEvent, useEffect, useRef, useState } from 'react';
 
 import { ApiError, call, client, Schemas } from '../../api';
 import {
@@ -203,6 +203,10 @@ export function Members(props: { workspace?: number; canManage: boolean }) {
     [page, props.workspace],
   );
   const data = loaded.data;
+  // the last item of the last page went (a removal): show the page before
+  useEffect(() => {
+    if (data && data.members.length === 0 && page > 1) setPage(Math.min(page - 1, data.maxpage));
+  }, [data, page]);
 
   /** After a change: its message, the list again, and the focus on the message (its row may be gone). */
   const changed = async (message: string, focus = true) => {
