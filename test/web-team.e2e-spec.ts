@@ -232,6 +232,54 @@ describe('the team and settings pages', () => {
     expect(problems).toEqual([]);
   });
 
+  it('works by keyboard alone: adding a member, a new key, rotating the key', async () => {
+    const a = await owner();
+    const b = await createUser(t);
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, a, '/team', 'Team');
+    const label = () =>
+      page.evaluate(
+        '(() => { const e = document.activeElement; return e && (e.labels && e.labels[0] ? e.labels[0].textContent : e.getAttribute("aria-label") || e.textContent); })()',
+      );
+    await page.getByLabel("Member's email", { exact: true }).focus();
+    await page.keyboard.type(b.email);
+    await page.keyboard.press('Tab');
+    expect(await label()).toBe('Role');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    expect(await label()).toBe('Add member');
+    await page.keyboard.press('Enter');
+    await status(page, `${b.email} was added as editor.`);
+    // ready for the next one
+    expect(await label()).toBe("Member's email");
+
+    await page.getByRole('button', { name: 'New key' }).focus();
+    await page.keyboard.press('Enter');
+    expect(await label()).toBe('Key name');
+    await page.keyboard.type('by keyboard');
+    await page.keyboard.press('Tab');
+    expect(await label()).toBe('*');
+    await page.keyboard.press('Tab');
+    expect(await label()).toBe('links:read');
+    await page.keyboard.press('Space');
+    await page.getByRole('button', { name: 'Create key' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('textbox', { name: 'New key “by keyboard”' }).waitFor();
+    expect(await label()).toBe('New key “by keyboard”');
+    const keys = (await get('/api/keys', a.auth).expect(200)).body.data.keys;
+    expect(keys.map((k: { scopes: string[] }) => k.scopes)).toEqual([['links:read']]);
+
+    await page.goto(`${MAIN}/app/settings`);
+    await page.getByRole('button', { name: 'Rotate API key' }).focus();
+    await page.keyboard.press('Enter');
+    expect(await label()).toBe('Confirm rotating the API key');
+    await page.keyboard.press('Enter');
+    await page.getByRole('textbox', { name: 'New API key' }).waitFor();
+    expect(await label()).toBe('New API key');
+    await get('/api/account', a.auth).expect(401);
+    expect(problems).toEqual([]);
+  });
+
   it('settings: changes the e-mail and user name, rotates the key, changes the password and signs in again', async () => {
     const a = await owner();
     const taken = await createUser(t);
