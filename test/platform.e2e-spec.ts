@@ -225,6 +225,39 @@ describe('platform: envelope, auth, errors, health, docs', () => {
       expect((await t.http().get('/api/account').set(u.auth)).body.data.email).toBe(email);
     });
 
+    it('PUT /api/account/update changes the user name: unique (case-insensitive), by the rule of user names', async () => {
+      const u = await createUser(t);
+      const other = await createUser(t);
+      const username = `renamed.${u.id}`;
+      await t.http().put('/api/account/update').set(u.auth).send({ username }).expect(200);
+      expect((await t.http().get('/api/account').set(u.auth)).body.data.username).toBe(username);
+      // its own name again, in another case: not a conflict with itself
+      await t
+        .http()
+        .put('/api/account/update')
+        .set(u.auth)
+        .send({ username: username.toUpperCase() })
+        .expect(200);
+      expectError(
+        await t
+          .http()
+          .put('/api/account/update')
+          .set(u.auth)
+          .send({ username: other.username.toUpperCase() }),
+        409,
+        /^username: this username is already taken$/,
+      );
+      for (const bad of ['ab', 'has space', 'x'.repeat(33), '']) {
+        expectError(
+          await t.http().put('/api/account/update').set(u.auth).send({ username: bad }),
+          400,
+          /^username: /,
+        );
+      }
+      const [row] = await t.db.query(`SELECT username FROM users WHERE id = $1`, [u.id]);
+      expect(row.username).toBe(username.toUpperCase());
+    });
+
     it('PUT /api/account/update hashes a new password', async () => {
       const u = await createUser(t);
       await t
@@ -241,7 +274,7 @@ describe('platform: envelope, auth, errors, health, docs', () => {
       expectError(
         await t.http().put('/api/account/update').set(user.auth).send({}),
         400,
-        /^Send at least one field to change: email, password$/,
+        /^Send at least one field to change: email, password, username$/,
       );
       expectError(
         await t.http().put('/api/account/update').set(user.auth).send({ email: 'nope' }),

@@ -50,9 +50,9 @@ export class AccountController {
   @MessageRoute(
     Put('update'),
     {
-      summary: 'Update e-mail and/or password: {error, message}',
+      summary: 'Update e-mail, user name and/or password: {error, message}',
       description:
-        'At least one of email and password. 400 for an empty body or an invalid field; 409 when the e-mail belongs to another user (case-insensitive).',
+        'At least one of email, username and password. 400 for an empty body or an invalid field; 409 when the e-mail or the user name belongs to another user (case-insensitive). A new password ends every signed-in session of the account.',
     },
     [400, 409],
   )

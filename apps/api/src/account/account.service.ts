@@ -43,10 +43,9 @@ export class AccountService {
   async update(auth: Principal, dto: UpdateAccountDto): Promise<void> {
     assertSendsAField(dto);
     const changes: Partial<User> = {};
-    if (dto.email !== undefined) {
-      await this.users.assertUnique(dto.email, undefined, auth.user.id);
-      changes.email = dto.email;
-    }
+    await this.users.assertUnique(dto.email, dto.username, auth.user.id);
+    if (dto.email !== undefined) changes.email = dto.email;
+    if (dto.username !== undefined) changes.username = dto.username;
     if (dto.password !== undefined) changes.passwordHash = await hashPassword(dto.password);
     // field names only: `password` when it changes, never its value
     const audited = {
@@ -54,7 +53,10 @@ export class AccountService {
       resource: { type: 'account', id: auth.user.id },
       changes: fieldsOf(dto),
     };
-    await this.audit.change(auth, audited, (em) => em.update(User, { id: auth.user.id }, changes));
+    // a concurrent change that took the e-mail or user name first: the unique index decides
+    await this.audit
+      .change(auth, audited, (em) => em.update(User, { id: auth.user.id }, changes))
+      .catch((err: unknown) => this.users.rethrowTaken(err));
     await this.owners.forgetUser(auth.user.id);
     // a new password signs every browser out, on every replica (the one that changed it too)
     if (changes.passwordHash) await this.sessions.endAll(auth.user.id);

@@ -123,6 +123,14 @@ export class UsersService {
     }
   }
 
+  /** A unique index's refusal as the 409 naming its field (e-mail or user name); `err` otherwise. */
+  rethrowTaken(err: unknown): never {
+    const constraint = violatedConstraint(err);
+    const field = constraint ? UNIQUE_FIELDS[constraint] : undefined;
+    if (field) throw new ConflictError(field === 'email' ? EMAIL_TAKEN : USERNAME_TAKEN);
+    throw err;
+  }
+
   /**
    * Creates a user with a new API key. An unknown `planId` is a 400 naming `planid`; a taken
    * e-mail or user name a 409 naming the field, also when a concurrent request wins the race
@@ -158,10 +166,7 @@ export class UsersService {
         if (then) await then(em, user);
       });
     } catch (err) {
-      const constraint = violatedConstraint(err);
-      const field = constraint ? UNIQUE_FIELDS[constraint] : undefined;
-      if (field) throw new ConflictError(field === 'email' ? EMAIL_TAKEN : USERNAME_TAKEN);
-      throw err;
+      this.rethrowTaken(err);
     }
     return { user, apiKey };
   }

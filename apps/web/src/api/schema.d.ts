@@ -206,8 +206,8 @@ export interface paths {
     };
     get?: never;
     /**
-     * Update e-mail and/or password: {error, message}
-     * @description At least one of email and password. 400 for an empty body or an invalid field; 409 when the e-mail belongs to another user (case-insensitive).
+     * Update e-mail, user name and/or password: {error, message}
+     * @description At least one of email, username and password. 400 for an empty body or an invalid field; 409 when the e-mail or the user name belongs to another user (case-insensitive). A new password ends every signed-in session of the account.
      *
      *     Needs: the workspace's owner (`x-needs: owner`); a named key needs the scope `*`.
      */
@@ -2091,6 +2091,11 @@ export interface components {
     UpdateAccountDto: {
       /** @example me@example.com */
       email?: string;
+      /**
+       * @description 3–32 of A-Z a-z 0-9 _ . -; unique (case-insensitive)
+       * @example jane.doe
+       */
+      username?: string;
       password?: string;
     };
     PlanPricesResponse: {
