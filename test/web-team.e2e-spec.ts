@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import { Page } from 'playwright-core';
 
 import { sha256 } from '@app/common';
@@ -8,10 +5,10 @@ import { sha256 } from '@app/common';
 import { createPlan, createUser, TestApp, TestUser } from './support/app';
 import {
   axeViolations,
+  fieldError,
   MAIN,
   NARROW,
   openSignedIn,
-  ROOT,
   scrollWidth,
   signIn,
   webSuite,
@@ -23,15 +20,6 @@ import {
  * api (docs/teams.md, docs/sessions.md), and the session's journeys seen from the app: CSRF, an
  * ended session, one user never seeing another's team.
  */
-/**
- * Whether the app itself returns to the sign-in page when a session ends under it (`api.ts`
- * `onSessionEnded`, which App listens to): this branch predates it, main has it.
- */
-const APP_NOTICES_ENDED_SESSION = readFileSync(
-  join(ROOT, 'apps', 'web', 'src', 'api.ts'),
-  'utf8',
-).includes('onSessionEnded');
-
 describe('the team and settings pages', () => {
   const suite = webSuite();
   let t: TestApp;
@@ -49,20 +37,6 @@ describe('the team and settings pages', () => {
   /** The text of the status region that says `text` (a change's outcome). */
   const status = (page: Page, text: string | RegExp) =>
     page.getByRole('status').filter({ hasText: text }).waitFor();
-  /**
-   * The API's message shown for the field `label` names: the `role="alert"` element among its
-   * `aria-describedby` ones (a field can also be described by its hint), once it is invalid.
-   */
-  async function fieldError(page: Page, label: string): Promise<string> {
-    const field = page.getByLabel(label, { exact: true }).first();
-    await page
-      .getByLabel(label, { exact: true })
-      .and(page.locator('[aria-invalid="true"]'))
-      .waitFor();
-    const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').filter(Boolean);
-    const error = page.locator(ids.map((id) => `[id="${id}"][role="alert"]`).join(', '));
-    return (await error.textContent()) ?? '';
-  }
   /** The text of the focused element. */
   const focused = (page: Page) =>
     page.evaluate('document.activeElement && document.activeElement.textContent');
@@ -403,19 +377,9 @@ describe('the team and settings pages', () => {
     await page.getByRole('textbox', { name: 'Key name' }).fill('late');
     await page.getByRole('checkbox', { name: 'links:read' }).check();
     await page.getByRole('button', { name: 'Create key' }).click();
-    if (APP_NOTICES_ENDED_SESSION) {
-      // the sign-in page at once, saying why
-      await page.waitForURL(`${MAIN}/app/sign-in`);
-      await page.getByRole('alert').filter({ hasText: 'Your session has ended' }).waitFor();
-    } else {
-      // not silent: the API's message where the action was; the next load is the sign-in page
-      await page
-        .getByRole('alert')
-        .filter({ hasText: 'Session expired or signed out: sign in again' })
-        .waitFor();
-      await page.reload();
-      await page.waitForURL(`${MAIN}/app/sign-in`);
-    }
+    // the sign-in page at once, saying why
+    await page.waitForURL(`${MAIN}/app/sign-in`);
+    await page.getByRole('alert').filter({ hasText: 'Your session has ended' }).waitFor();
     expect((await get('/api/keys', a.auth).expect(200)).body.data.keys).toEqual([]);
     // signing in again works, and the page is there again
     await openSignedIn(page, a, '/team', 'Team');
