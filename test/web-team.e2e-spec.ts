@@ -387,7 +387,7 @@ describe('the team and settings pages', () => {
     expect(unexpected(problems, [401])).toEqual([]);
   });
 
-  it('never shows one user another’s team or keys; a member sees the owner’s team through the switcher', async () => {
+  it('never shows one user another’s team or keys; a member acts in the owner’s workspace through the Workspace choice', async () => {
     const a = await owner();
     const member = await createUser(t);
     const stranger = await createUser(t);
@@ -403,6 +403,8 @@ describe('the team and settings pages', () => {
       .set(a.auth)
       .send({ name: 'secret-ci', scopes: ['links:read'] })
       .expect(200);
+    const ownersLink = `https://example.com/owners-${a.id}`;
+    await t.http().post('/api/url/add').set(a.auth).send({ url: ownersLink }).expect(200);
 
     const { page, problems } = await suite.open();
     await openSignedIn(page, stranger, '/team', 'Team');
@@ -411,20 +413,41 @@ describe('the team and settings pages', () => {
     const text = (await page.locator('main').textContent()) ?? '';
     expect(text).not.toContain(member.email);
     expect(text).not.toContain('secret-ci');
-    expect(await page.getByLabel('Show the team of').count()).toBe(0);
+    expect(await page.getByRole('combobox', { name: 'Workspace' }).count()).toBe(0);
 
     // the member: its own workspace first, then the owner's (as viewer)
-    const other = await suite.open();
+    const other = await suite.open({ bypassCSP: true });
     await openSignedIn(other.page, member, '/team', 'Team');
     await other.page.getByRole('cell', { name: a.username, exact: true }).waitFor();
     await other.page.getByText('No members yet').waitFor();
-    await other.page.getByLabel('Show the team of').selectOption(String(a.id));
+    await other.page.getByRole('combobox', { name: 'Workspace' }).selectOption(String(a.id));
     await other.page.getByRole('combobox', { name: `Role of ${member.email}` }).waitFor();
     await other.page.getByText('Named keys are managed by the workspace').waitFor();
     expect(await other.page.getByRole('button', { name: 'Add member' }).count()).toBe(0);
     expect(((await other.page.locator('main').textContent()) ?? '').includes('secret-ci')).toBe(
       false,
     );
+    // every page acts in the chosen workspace: the owner's links, also after a reload
+    await other.page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Links' })
+      .click();
+    await other.page.getByText(ownersLink).waitFor();
+    await other.page.reload();
+    await other.page.getByText(ownersLink).waitFor();
+    // the account is the person's own, whatever the workspace
+    await other.page.goto(`${MAIN}/app/settings`);
+    await other.page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    await other.page.getByText(member.email).first().waitFor();
+    // back to one's own: none of the owner's links
+    await other.page.getByRole('combobox', { name: 'Workspace' }).selectOption(String(member.id));
+    await other.page.goto(`${MAIN}/app/links`);
+    await other.page.getByText('No links yet').waitFor();
+    expect(await other.page.getByText(ownersLink).count()).toBe(0);
+    // the header with its Workspace choice: at 375 px, and for axe
+    await other.page.setViewportSize(NARROW);
+    expect(await scrollWidth(other.page)).toBeLessThanOrEqual(NARROW.width);
+    expect(await axeViolations(other.page)).toEqual([]);
     expect(problems).toEqual([]);
     expect(other.problems).toEqual([]);
   });

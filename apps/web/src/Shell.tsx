@@ -1,6 +1,6 @@
 import { ReactNode, useEffect, useRef, useState } from 'react';
 
-import { session, SessionUser } from './api';
+import { call, client, currentWorkspace, session, SessionUser, setWorkspace } from './api';
 import { AdminPage } from './pages/Admin';
 import { BioPage } from './pages/Bio';
 import { DomainsPage } from './pages/Domains';
@@ -12,6 +12,7 @@ import { StatsPage } from './pages/Stats';
 import { TeamPage } from './pages/Team';
 import { WebhooksPage } from './pages/Webhooks';
 import { Link, navigate } from './router';
+import { useLoad } from './ui';
 
 /**
  * The pages of the navigation, in order: path, the link's accessible name (CONTRACT "Sign-in for
@@ -37,6 +38,62 @@ const PAGES: Array<{
   { path: '/admin', name: 'Admin', page: (sub) => <AdminPage sub={sub} />, admin: true },
 ];
 
+/** Where the chosen workspace is kept for the tab (a reload keeps it; a new tab starts at one's own). */
+const WORKSPACE_KEY = 'lm_workspace';
+
+function storedWorkspace(): number | null {
+  const value = Number(window.sessionStorage.getItem(WORKSPACE_KEY));
+  return Number.isInteger(value) && value > 0 ? value : null;
+}
+
+/**
+ * "Workspace": the workspaces the person belongs to (`GET /api/workspaces`), shown when there is
+ * more than one; the choice is sent as `X-Workspace` on every call of every page (api.ts), and
+ * the page starts again in it. A stored choice the person no longer belongs to falls back to
+ * their own workspace.
+ */
+function WorkspacePicker(props: { onChange: () => void }) {
+  const list = useLoad(() => call(client.GET('/api/workspaces')).then((r) => r.data), []);
+  const workspaces = list.data ?? [];
+  const own = workspaces.find((w) => w.role === 'owner');
+  useEffect(() => {
+    const chosen = currentWorkspace();
+    if (
+      list.data &&
+      chosen !== null &&
+      !list.data.some((w) => w.id === chosen && w.role !== 'owner')
+    ) {
+      setWorkspace(null);
+      window.sessionStorage.removeItem(WORKSPACE_KEY);
+      props.onChange();
+    }
+  }, [list.data, props]);
+  if (workspaces.length < 2) return null;
+  const choose = (id: number) => {
+    const other = own && id === own.id ? null : id;
+    setWorkspace(other);
+    if (other === null) window.sessionStorage.removeItem(WORKSPACE_KEY);
+    else window.sessionStorage.setItem(WORKSPACE_KEY, String(other));
+    props.onChange();
+  };
+  return (
+    <div className="workspace">
+      <label htmlFor="workspace">Workspace</label>
+      <select
+        id="workspace"
+        value={currentWorkspace() ?? own?.id}
+        onChange={(e) => choose(Number(e.target.value))}
+      >
+        {workspaces.map((w) => (
+          <option key={w.id} value={w.id}>
+            {w.role === 'owner' ? `${w.name} (yours)` : `${w.name} (${w.role})`}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function NotFound() {
   return (
     <>
@@ -54,6 +111,11 @@ export function Shell(props: { user: SessionUser; path: string; onSignedOut: () 
   const active = PAGES.find((p) => props.path === p.path || props.path.startsWith(`${p.path}/`));
   const main = useRef<HTMLElement>(null);
   const [signingOut, setSigningOut] = useState(false);
+  // the workspace chosen in this tab, before any page calls the api
+  const [workspace, setShown] = useState(() => {
+    setWorkspace(storedWorkspace());
+    return currentWorkspace();
+  });
 
   // a new page: its title, and the focus on its content (as a page load would put it)
   useEffect(() => {
@@ -64,6 +126,8 @@ export function Shell(props: { user: SessionUser; path: string; onSignedOut: () 
   const signOut = async () => {
     setSigningOut(true);
     try {
+      setWorkspace(null);
+      window.sessionStorage.removeItem(WORKSPACE_KEY);
       await session.signOut();
     } catch {
       // the session is forgotten here either way
@@ -90,6 +154,7 @@ export function Shell(props: { user: SessionUser; path: string; onSignedOut: () 
             ))}
           </ul>
         </nav>
+        <WorkspacePicker onChange={() => setShown(currentWorkspace())} />
         <div className="account">
           <span className="who" title={props.user.email}>
             {props.user.username}
@@ -99,7 +164,8 @@ export function Shell(props: { user: SessionUser; path: string; onSignedOut: () 
           </button>
         </div>
       </header>
-      <main id="main" ref={main} tabIndex={-1}>
+      {/* a new workspace starts the page again: nothing of the other one stays on screen */}
+      <main id="main" ref={main} tabIndex={-1} key={workspace ?? 'own'}>
         {active ? active.page(props.path.slice(active.path.length)) : <NotFound />}
       </main>
     </>

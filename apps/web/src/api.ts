@@ -38,69 +38,58 @@ export function setCsrf(token: string | null): void {
   csrfToken = token;
 }
 
-type Query = Record<string, string | number | undefined>;
-
-function withQuery(path: string, query?: Query): string {
-  if (!query) return path;
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query))
-    if (v !== undefined && v !== '') params.set(k, String(v));
-  const s = params.toString();
-  return s ? `${path}?${s}` : path;
-}
-
-/**
- * A call outside the typed client (a download, a multipart upload): the parsed body of a success,
- * ApiError otherwise. Prefer `call(client.…)`.
- */
-export async function request<T>(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  path: string,
-  opts: { body?: unknown; query?: Query } = {},
-): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
-  let res: Response;
-  try {
-    res = await fetch(withQuery(path, opts.query), {
-      method,
-      headers,
-      credentials: 'same-origin',
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    });
-  } catch {
-    throw new ApiError(UNREACHABLE, 0);
-  }
-  let body: unknown = null;
-  if (res.status !== 204) body = await res.json().catch(() => null);
-  const envelope = body as { error?: number | string; message?: unknown } | null;
-  const failed = !res.ok || (envelope !== null && Number(envelope.error) === 1);
-  if (failed) {
-    noticeEnded(res);
-    const message =
-      envelope && typeof envelope.message === 'string'
-        ? envelope.message
-        : `The request failed (HTTP ${res.status}).`;
-    throw new ApiError(message, res.status);
-  }
-  return body as T;
-}
-
-export const api = {
-  get: <T>(path: string, query?: Query) => request<T>('GET', path, { query }),
-  post: <T>(path: string, body?: unknown) => request<T>('POST', path, { body }),
-  put: <T>(path: string, body?: unknown) => request<T>('PUT', path, { body }),
-  delete: <T>(path: string) => request<T>('DELETE', path),
-};
-
 /** The typed client of the api (paths, parameters and answers from the OpenAPI document). */
 export const client = createClient<paths>({ credentials: 'same-origin' });
 
+/**
+ * The workspace the app acts in when it is not one's own (docs/teams.md): sent as `X-Workspace`
+ * on every call but the personal ones (`PERSONAL`: the account, the list of workspaces, the admin
+ * routes, which are about the person, not a workspace). `null`: one's own.
+ */
+let workspace: number | null = null;
+const PERSONAL = [
+  '/auth/',
+  '/api/account',
+  '/api/workspaces',
+  '/api/users',
+  '/api/user/',
+  '/api/plans',
+  '/api/plan/',
+  '/api/admin/',
+];
+
+export function setWorkspace(id: number | null): void {
+  workspace = id;
+}
+
+export function currentWorkspace(): number | null {
+  return workspace;
+}
+
+/**
+ * The headers of a call made outside the typed client (a file download): `init`, and what every
+ * call carries.
+ */
+export function headersFor(method: string, path: string, init?: HeadersInit): Headers {
+  const headers = new Headers(init);
+  decorate(method, path, headers);
+  return headers;
+}
+
+/** The headers every call carries: the CSRF token on a change, the workspace. */
+function decorate(method: string, path: string, headers: Headers): void {
+  if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers.set('X-CSRF-Token', csrfToken);
+  if (
+    workspace !== null &&
+    !headers.has('X-Workspace') &&
+    !PERSONAL.some((p) => path.startsWith(p))
+  )
+    headers.set('X-Workspace', String(workspace));
+}
+
 client.use({
   onRequest({ request }) {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && csrfToken)
-      request.headers.set('X-CSRF-Token', csrfToken);
+    decorate(request.method, new URL(request.url).pathname, request.headers);
     return request;
   },
 });

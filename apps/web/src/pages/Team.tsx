@@ -1,8 +1,6 @@
 import './team.css';
 
-import { useState } from 'react';
-
-import { call, client } from '../api';
+import { call, client, currentWorkspace } from '../api';
 import { LoadState, PageHead, useLoad } from '../ui';
 import { Keys } from './team/Keys';
 import { Members } from './team/Members';
@@ -10,18 +8,13 @@ import { Members } from './team/Members';
 /**
  * The team page (`/team`): the workspaces the person belongs to (`GET /api/workspaces`), and for
  * the one chosen here its members (`/api/team*`) and named API keys (`/api/keys`, `/api/key/*`).
- * Another workspace than one's own is reached with `X-Workspace` on this page's own calls: the
- * rest of the dashboard acts in one's own workspace.
+ * The workspace is the app's (the "Workspace" choice in the header, sent as `X-Workspace`).
  */
 export function TeamPage(props: { sub: string }) {
   void props.sub;
   const workspaces = useLoad(() => call(client.GET('/api/workspaces')).then((r) => r.data), []);
-  const [chosen, setChosen] = useState<number | null>(null);
   const list = workspaces.data ?? [];
-  const own = list[0];
-  const current = list.find((w) => w.id === chosen) ?? own;
-  // one's own workspace goes without X-Workspace, as every other page's calls do
-  const workspace = current && own && current.id !== own.id ? current.id : undefined;
+  const current = list.find((w) => w.id === currentWorkspace()) ?? list[0];
   const role = current?.role;
   const manages = role === 'owner' || role === 'admin';
 
@@ -54,35 +47,21 @@ export function TeamPage(props: { sub: string }) {
                 </tbody>
               </table>
             </div>
-            {list.length > 1 && (
-              <div className="field workspace-pick">
-                <label htmlFor="team-workspace">Show the team of</label>
-                <select
-                  id="team-workspace"
-                  value={current?.id}
-                  onChange={(e) => setChosen(Number(e.target.value))}
-                  aria-describedby="team-workspace-hint"
-                >
-                  {list.map((w) => (
-                    <option key={w.id} value={w.id}>
-                      {w.name} ({w.role})
-                    </option>
-                  ))}
-                </select>
-                <p id="team-workspace-hint" className="hint">
-                  Members and keys below are this workspace's. The other pages act in your own
-                  workspace; with the API, send <code>X-Workspace: {current?.id}</code>.
-                </p>
-              </div>
+            {list.length > 1 && current && (
+              <p className="hint">
+                Members and keys below are those of {current.name}&apos;s workspace: choose another
+                with &ldquo;Workspace&rdquo; at the top of the page. With the API, send{' '}
+                <code>X-Workspace: {current.id}</code>.
+              </p>
             )}
           </>
         )}
       </section>
       {current && (
         <>
-          <Members key={`m-${current.id}`} workspace={workspace} canManage={manages} />
+          <Members key={`m-${current.id}`} canManage={manages} />
           {manages ? (
-            <Keys key={`k-${current.id}`} workspace={workspace} />
+            <Keys key={`k-${current.id}`} />
           ) : (
             <section aria-labelledby="keys-title">
               <h2 id="keys-title">API keys</h2>

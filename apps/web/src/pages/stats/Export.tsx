@@ -1,6 +1,6 @@
 import { useState } from 'react';
 
-import { ApiError } from '../../api';
+import { ApiError, headersFor } from '../../api';
 import { FormError, toApiError } from '../../ui';
 
 /**
@@ -12,7 +12,10 @@ import { FormError, toApiError } from '../../ui';
 async function download(path: string, fallbackName: string): Promise<void> {
   let res: Response;
   try {
-    res = await fetch(path, { credentials: 'same-origin', headers: { Accept: 'text/csv' } });
+    res = await fetch(path, {
+      credentials: 'same-origin',
+      headers: headersFor('GET', path, { Accept: 'text/csv' }),
+    });
   } catch {
     throw new ApiError('The service cannot be reached: check the connection and try again.', 0);
   }

@@ -12,7 +12,6 @@ import {
   toApiError,
   useLoad,
 } from '../../ui';
-import { inWorkspace } from './Members';
 import { fromLocalInput, Scope, ScopePicker, toLocalInput } from './scopes';
 
 type Key = Schemas['KeyView'];
@@ -60,7 +59,7 @@ function KeyFields(props: {
 }
 
 /** "New key": the form, then the key itself, shown once. */
-function NewKey(props: { workspace?: number; onCreated: () => Promise<void> }) {
+function NewKey(props: { onCreated: () => Promise<void> }) {
   const [open, setOpen] = useState(false);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>([]);
@@ -92,7 +91,6 @@ function NewKey(props: { workspace?: number; onCreated: () => Promise<void> }) {
     try {
       const created = await call(
         client.POST('/api/key/add', {
-          params: { header: inWorkspace(props.workspace) },
           body: { name: name.trim(), scopes, expires: fromLocalInput(expires) },
         }),
       );
@@ -164,11 +162,7 @@ function NewKey(props: { workspace?: number; onCreated: () => Promise<void> }) {
 }
 
 /** "Edit" of one key: name, scopes, expiry (empty removes it). */
-function EditKey(props: {
-  item: Key;
-  workspace?: number;
-  onDone: (message: string | null) => void;
-}) {
+function EditKey(props: { item: Key; onDone: (message: string | null) => void }) {
   const k = props.item;
   const [name, setName] = useState(k.name);
   const [scopes, setScopes] = useState<Scope[]>(k.scopes);
@@ -186,7 +180,7 @@ function EditKey(props: {
     try {
       await call(
         client.PUT('/api/key/{id}/update', {
-          params: { path: { id: k.id }, header: inWorkspace(props.workspace) },
+          params: { path: { id: k.id } },
           body: { name: name.trim(), scopes, expires: fromLocalInput(expires) },
         }),
       );
@@ -228,7 +222,7 @@ function EditKey(props: {
  * scopes and an optional expiry, the key shown once; each listed by its prefix, with "Edit" and
  * "Delete". Only admins and the owner see them (the API answers 403 to the others: shown).
  */
-export function Keys(props: { workspace?: number }) {
+export function Keys() {
   const [page, setPage] = useState(1);
   const [editing, setEditing] = useState<Key | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -238,10 +232,10 @@ export function Keys(props: { workspace?: number }) {
     () =>
       call(
         client.GET('/api/keys', {
-          params: { query: { page, limit: PER_PAGE }, header: inWorkspace(props.workspace) },
+          params: { query: { page, limit: PER_PAGE } },
         }),
       ).then((r) => r.data),
-    [page, props.workspace],
+    [page],
   );
   const data = loaded.data;
   // the last item of the last page went (a removal): show the page before
@@ -254,7 +248,7 @@ export function Keys(props: { workspace?: number }) {
     try {
       await call(
         client.DELETE('/api/key/{id}/delete', {
-          params: { path: { id: k.id }, header: inWorkspace(props.workspace) },
+          params: { path: { id: k.id } },
         }),
       );
       setNotice(`Key “${k.name}” was deleted: it no longer works.`);
@@ -273,7 +267,7 @@ export function Keys(props: { workspace?: number }) {
         Named keys act in this workspace for the member who made them, within their scopes and never
         beyond that member's role. Send one as <code>Authorization: Bearer &lt;key&gt;</code>.
       </p>
-      <NewKey workspace={props.workspace} onCreated={loaded.reload} />
+      <NewKey onCreated={loaded.reload} />
       <p ref={noticeRef} role="status" className="notice" tabIndex={-1}>
         {notice}
       </p>
@@ -354,7 +348,6 @@ export function Keys(props: { workspace?: number }) {
         <EditKey
           key={editing.id}
           item={editing}
-          workspace={props.workspace}
           onDone={(message) => {
             const id = editing.id;
             setEditing(null);

@@ -27,13 +27,8 @@ export const ROLES: Array<{ role: Role; what: string }> = [
 
 const PER_PAGE = 20;
 
-/** `X-Workspace` for a workspace other than one's own (undefined: one's own). */
-export function inWorkspace(workspace: number | undefined) {
-  return workspace === undefined ? undefined : { 'X-Workspace': workspace };
-}
-
 /** The form that adds a member: an existing user's e-mail and a role. */
-function AddMember(props: { workspace?: number; onAdded: (member: Member) => void }) {
+function AddMember(props: { onAdded: (member: Member) => void }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const [error, setError] = useState<ApiError | null>(null);
@@ -47,7 +42,6 @@ function AddMember(props: { workspace?: number; onAdded: (member: Member) => voi
     try {
       const added = await call(
         client.POST('/api/team/add', {
-          params: { header: inWorkspace(props.workspace) },
           body: { email: email.trim(), role },
         }),
       );
@@ -101,16 +95,12 @@ function AddMember(props: { workspace?: number; onAdded: (member: Member) => voi
 }
 
 /** One member: the role (changed with "Change role"), and "Remove" with a confirmation. */
-function MemberRow(props: {
-  member: Member;
-  workspace?: number;
-  onChanged: (message: string) => Promise<void>;
-}) {
+function MemberRow(props: { member: Member; onChanged: (message: string) => Promise<void> }) {
   const m = props.member;
   const [role, setRole] = useState<Role>(m.role);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
-  const params = (id: number) => ({ path: { id }, header: inWorkspace(props.workspace) });
+  const params = (id: number) => ({ path: { id } });
 
   const change = async () => {
     setBusy(true);
@@ -189,7 +179,7 @@ function MemberRow(props: {
  * The workspace's members (`GET /api/team`, a page at a time), adding one by e-mail with a role,
  * changing a role, removing one. The owner is not a member: it is not listed.
  */
-export function Members(props: { workspace?: number; canManage: boolean }) {
+export function Members(props: { canManage: boolean }) {
   const [page, setPage] = useState(1);
   const [notice, setNotice] = useState<string | null>(null);
   const noticeRef = useRef<HTMLParagraphElement>(null);
@@ -197,10 +187,10 @@ export function Members(props: { workspace?: number; canManage: boolean }) {
     () =>
       call(
         client.GET('/api/team', {
-          params: { query: { page, limit: PER_PAGE }, header: inWorkspace(props.workspace) },
+          params: { query: { page, limit: PER_PAGE } },
         }),
       ).then((r) => r.data),
-    [page, props.workspace],
+    [page],
   );
   const data = loaded.data;
   // the last item of the last page went (a removal): show the page before
@@ -226,10 +216,7 @@ export function Members(props: { workspace?: number; canManage: boolean }) {
         ))}
       </p>
       {props.canManage && (
-        <AddMember
-          workspace={props.workspace}
-          onAdded={(m) => void changed(`${m.email} was added as ${m.role}.`, false)}
-        />
+        <AddMember onAdded={(m) => void changed(`${m.email} was added as ${m.role}.`, false)} />
       )}
       <p ref={noticeRef} role="status" className="notice" tabIndex={-1}>
         {notice}
@@ -256,12 +243,7 @@ export function Members(props: { workspace?: number; canManage: boolean }) {
               </thead>
               <tbody>
                 {data.members.map((m) => (
-                  <MemberRow
-                    key={`${m.id}-${m.role}`}
-                    member={m}
-                    workspace={props.workspace}
-                    onChanged={changed}
-                  />
+                  <MemberRow key={`${m.id}-${m.role}`} member={m} onChanged={changed} />
                 ))}
               </tbody>
             </table>
