@@ -295,6 +295,8 @@ describe('the team and settings pages', () => {
       username: newName,
     });
     await page.getByRole('definition').filter({ hasText: newName }).waitFor();
+    // the header names the person by the new name at once
+    await page.getByRole('banner').getByText(newName, { exact: true }).waitFor();
 
     // the key: a confirmation, the new key once; the old one stops working
     await page.getByRole('button', { name: 'Rotate API key' }).click();

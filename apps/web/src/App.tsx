@@ -1,6 +1,13 @@
 import { useEffect, useState } from 'react';
 
-import { onSessionEnded, session, SESSION_ENDED, SessionUser, setCsrf } from './api';
+import {
+  onSessionChanged,
+  onSessionEnded,
+  session,
+  SESSION_ENDED,
+  SessionUser,
+  setCsrf,
+} from './api';
 import { Shell } from './Shell';
 import { SignIn } from './pages/SignIn';
 import { navigate, usePath } from './router';
@@ -28,6 +35,18 @@ export function App() {
         setCsrf(null);
         setFailure(SESSION_ENDED);
         setUser(null);
+      }),
+    [],
+  );
+
+  // a change of the person's own details (Settings): read the session again
+  useEffect(
+    () =>
+      onSessionChanged(() => {
+        session.current().then(
+          (u) => u && setUser(u),
+          () => undefined,
+        );
       }),
     [],
   );

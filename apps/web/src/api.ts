@@ -110,6 +110,19 @@ export function onSessionEnded(listener: () => void): () => void {
   return () => endedListeners.delete(listener);
 }
 
+const changedListeners = new Set<() => void>();
+
+/** Calls `listener` when the signed-in person's own details changed (a new e-mail or name). */
+export function onSessionChanged(listener: () => void): () => void {
+  changedListeners.add(listener);
+  return () => changedListeners.delete(listener);
+}
+
+/** Says that the person's details changed: the app reads the session again (the header's name). */
+export function sessionChanged(): void {
+  for (const listener of changedListeners) listener();
+}
+
 function noticeEnded(response: Response): void {
   if (response.status === 401 && csrfToken && new URL(response.url).pathname.startsWith('/api/'))
     for (const listener of endedListeners) listener();

@@ -1,6 +1,6 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
 
-import { ApiError, call, client, Schemas } from '../../api';
+import { ApiError, call, client, Schemas, sessionChanged } from '../../api';
 import { Field, FormError, formatDate, toApiError } from '../../ui';
 
 type Account = Schemas['AccountResponse'];
@@ -56,6 +56,7 @@ export function ProfileForm(props: { account: Account; onSaved: () => Promise<vo
     try {
       const res = await call(client.PUT('/api/account/update', { body }));
       setSaved(res.message);
+      sessionChanged();
       await props.onSaved();
     } catch (err) {
       const failure = toApiError(err);
