@@ -1,18 +1,30 @@
-import { ReactNode, useEffect, useRef, useState } from 'react';
+import { ComponentType, lazy, ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 
 import { call, client, currentWorkspace, session, SessionUser, setWorkspace } from './api';
-import { AdminPage } from './pages/Admin';
-import { BioPage } from './pages/Bio';
-import { DomainsPage } from './pages/Domains';
-import { ImportPage } from './pages/Import';
 import { LinksArea } from './pages/LinksArea';
-import { QrPage } from './pages/Qr';
-import { SettingsPage } from './pages/Settings';
-import { StatsPage } from './pages/Stats';
-import { TeamPage } from './pages/Team';
-import { WebhooksPage } from './pages/Webhooks';
 import { Link, navigate } from './router';
 import { useLoad } from './ui';
+
+/**
+ * A page loaded when first opened (its own chunk): the first load carries the shell and the links
+ * area only.
+ */
+function later(
+  load: () => Promise<Record<string, ComponentType<{ sub: string }>>>,
+  name: string,
+): ComponentType<{ sub: string }> {
+  return lazy(() => load().then((module) => ({ default: module[name] })));
+}
+
+const QrPage = later(() => import('./pages/Qr'), 'QrPage');
+const BioPage = later(() => import('./pages/Bio'), 'BioPage');
+const StatsPage = later(() => import('./pages/Stats'), 'StatsPage');
+const DomainsPage = later(() => import('./pages/Domains'), 'DomainsPage');
+const WebhooksPage = later(() => import('./pages/Webhooks'), 'WebhooksPage');
+const ImportPage = later(() => import('./pages/Import'), 'ImportPage');
+const TeamPage = later(() => import('./pages/Team'), 'TeamPage');
+const SettingsPage = later(() => import('./pages/Settings'), 'SettingsPage');
+const AdminPage = later(() => import('./pages/Admin'), 'AdminPage');
 
 /**
  * The pages of the navigation, in order: path, the link's accessible name (CONTRACT "Sign-in for
@@ -166,7 +178,9 @@ export function Shell(props: { user: SessionUser; path: string; onSignedOut: () 
       </header>
       {/* a new workspace starts the page again: nothing of the other one stays on screen */}
       <main id="main" ref={main} tabIndex={-1} key={workspace ?? 'own'}>
-        {active ? active.page(props.path.slice(active.path.length)) : <NotFound />}
+        <Suspense fallback={<p aria-busy="true">Loading the page…</p>}>
+          {active ? active.page(props.path.slice(active.path.length)) : <NotFound />}
+        </Suspense>
       </main>
     </>
   );
