@@ -8,11 +8,11 @@ export const NEST_ROOTS = ['api', 'auth', 'health', 'docs'] as const;
 
 /**
  * The path prefixes the public side serves besides `/<alias>`: QR codes `/q/`, campaign rotators
- * `/r/`, list pages `/u/` and the dashboard `/app/` (also `/app`). Each is registered by its feature's module (PublicRoutes.register),
+ * `/r/`, list pages `/u/`, the dashboard `/app/` (also `/app`) and the on-demand TLS check `/tls/`. Each is registered by its feature's module (PublicRoutes.register),
  * and none may be an alias (RESERVED_ALIASES is derived from them); a spec ties this list to the
  * registrations.
  */
-export const PUBLIC_PREFIXES = ['/q/', '/r/', '/u/', '/app/'] as const;
+export const PUBLIC_PREFIXES = ['/q/', '/r/', '/u/', '/app/', '/tls/'] as const;
 
 /**
  * Paths served by the Nest (Express) app: `/api`, `/api/…`, `/auth/…`, `/health…` and `/docs…`;
