@@ -6,7 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PeerCertificate } from 'node:tls';
 
+import { ClientAddress } from '@app/common';
+
 import { LinkCache } from '../apps/api/src/link-cache/link-cache';
+import { LookupBudget } from '../apps/api/src/tls/tls-ask';
+import { TlsAskHandler } from '../apps/api/src/tls/tls-ask.handler';
 import { createUser, expectError, expectHtmlHeaders, useTestApp } from './support/app';
 import { addLink, insertDomain, uniq } from './support/links';
 
@@ -103,6 +107,26 @@ describe('automatic HTTPS for branded domains', () => {
         expect(asked.sort()).toEqual([d.host, unknown].sort());
       } finally {
         spy.mockRestore();
+      }
+    });
+
+    it('past the lookup budget, an uncached host is a 404 without a lookup; cached answers still come', async () => {
+      const u = await createUser(t);
+      const d = await insertDomain(t, u.id);
+      expect((await ask(`?domain=${d.host}`)).status).toBe(200); // now held in memory
+      const handler = t.app.get(TlsAskHandler) as unknown as { budget: LookupBudget };
+      const saved = handler.budget;
+      handler.budget = new LookupBudget(0, 0);
+      const spy = jest.spyOn(t.app.get(LinkCache), 'resolveHost');
+      try {
+        const other = await insertDomain(t, u.id);
+        expectHtmlHeaders(await ask(`?domain=${other.host}`), 404);
+        expect((await ask(`?domain=${d.host}`)).status).toBe(200);
+        expect((await ask(`?domain=${MAIN}`)).status).toBe(200);
+        expect(spy.mock.calls.map((c) => c[0])).not.toContain(other.host);
+      } finally {
+        spy.mockRestore();
+        handler.budget = saved;
       }
     });
 
@@ -217,6 +241,65 @@ https:// {
       expect([main.status, main.location]).toEqual([302, '/docs']);
     }, 15_000);
 
+    it("the api sees the visitor's address through Caddy, never an address the visitor claims", async () => {
+      const u = await createUser(t);
+      const d = await insertDomain(t, u.id);
+      const l = await addLink(t, u, { url: 'https://example.com/address', domain: d.id });
+      const clients = t.app.get(ClientAddress);
+      const seen: Array<{ ip: string; xff: unknown; proto: unknown }> = [];
+      const of = clients.of.bind(clients);
+      const spy = jest.spyOn(clients, 'of').mockImplementation((req) => {
+        const ip = of(req);
+        seen.push({
+          ip,
+          xff: req.headers['x-forwarded-for'],
+          proto: req.headers['x-forwarded-proto'],
+        });
+        return ip;
+      });
+      try {
+        const res = await get(httpsPort, d.host, `/${l.alias}`, {
+          'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0',
+          'X-Forwarded-For': '203.0.113.9',
+        });
+        expect(res.status).toBe(302);
+        // TRUST_PROXY=loopback (test/support/env.ts): Caddy on 127.0.0.1 is believed, and it
+        // replaced the visitor's own X-Forwarded-For with the address it saw
+        expect(seen).toContainEqual({ ip: '127.0.0.1', xff: '127.0.0.1', proto: 'https' });
+        expect(seen.map((s) => s.ip)).not.toContain('203.0.113.9');
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
+    it('the shipped deploy/Caddyfile parses, asks /tls/ask on the api and proxies 80 and 443 to it', () => {
+      const adapted = spawnSync(
+        'caddy',
+        [
+          'adapt',
+          '--config',
+          join(__dirname, '..', 'deploy', 'Caddyfile'),
+          '--adapter',
+          'caddyfile',
+        ],
+        { encoding: 'utf8', env: { ...process.env, API_UPSTREAM: 'api:3000' } },
+      );
+      expect(adapted.status).toBe(0);
+      const config = JSON.parse(adapted.stdout);
+      expect(config.apps.tls.automation.on_demand.ask).toBe('http://api:3000/tls/ask');
+      expect(config.apps.tls.automation.policies).toEqual([{ on_demand: true }]);
+      const servers = Object.values(config.apps.http.servers) as Array<{
+        listen: string[];
+        routes: Array<{ handle: Array<{ handler: string; upstreams: Array<{ dial: string }> }> }>;
+      }>;
+      expect(servers.map((s) => s.listen).sort()).toEqual([[':443'], [':80']]);
+      for (const s of servers)
+        expect(s.routes[0].handle[0]).toMatchObject({
+          handler: 'reverse_proxy',
+          upstreams: [{ dial: 'api:3000' }],
+        });
+    });
+
     it("an unknown or unverified host's handshake is refused", async () => {
       const u = await createUser(t);
       const unverified = await insertDomain(t, u.id, { verified: false });
@@ -262,6 +345,7 @@ function get(
   port: number,
   host: string,
   path: string,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; location?: string; cert: PeerCertificate }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
@@ -270,7 +354,7 @@ function get(
         port,
         path,
         servername: host,
-        headers: { Host: host },
+        headers: { ...headers, Host: host },
         rejectUnauthorized: false,
         agent: false,
         timeout: 10_000,
