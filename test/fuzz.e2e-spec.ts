@@ -504,7 +504,16 @@ describe('fuzz: hostile input on every route', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.record({
-          prefix: fc.constantFrom('/', '/q/', '/r/', '/u/', '/auth/login/', '/api/', '/health/'),
+          prefix: fc.constantFrom(
+            '/',
+            '/q/',
+            '/r/',
+            '/u/',
+            '/tls/ask?domain=',
+            '/auth/login/',
+            '/api/',
+            '/health/',
+          ),
           tail: fc.oneof(
             hostileId,
             hostileValue.map((v) =>
