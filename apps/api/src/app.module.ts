@@ -35,6 +35,7 @@ import { StatsApiModule } from './stats/stats.module';
 import { TeamModule } from './team/team.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ReportsModule } from './reports/reports.module';
 
 /**
  * The api: infrastructure first, then one module per feature. A new feature is a folder under
@@ -66,6 +67,7 @@ const FEATURES = [
   KeysModule,
   TeamModule,
   AuditModule,
+  ReportsModule,
 ];
 
 @Module({
