@@ -198,9 +198,12 @@ export class ReportsService {
     const status = action === 'disable' ? 'disabled' : 'dismissed';
     return this.db.transaction(async (em) => {
       const rows: Array<{ id: number }> = await em.query(
-        `UPDATE abuse_reports SET status = $3, resolved_at = now(), resolved_by = $4
-          WHERE (id = $1 OR link_id = $2) AND status = 'open'
-          RETURNING id`,
+        // a CTE makes the driver answer rows (an UPDATE alone answers [rows, count])
+        `WITH changed AS (
+           UPDATE abuse_reports SET status = $3, resolved_at = now(), resolved_by = $4
+            WHERE (id = $1 OR link_id = $2) AND status = 'open'
+            RETURNING id)
+         SELECT id FROM changed ORDER BY id`,
         [id, linkId, status, auth.actor.id],
       );
       if (!rows.some((r) => r.id === id))

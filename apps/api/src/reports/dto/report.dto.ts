@@ -18,18 +18,18 @@ export class CreateReportDto {
     description: 'The short link: `<PUBLIC_URL>/<alias>` or `<verified branded domain>/<alias>`',
     maxLength: MAX_REPORT_URL,
   })
-  @IsString({ message: 'url: must be a string' })
-  @MaxLength(MAX_REPORT_URL, { message: `url: at most ${MAX_REPORT_URL} characters` })
+  @IsString({ message: 'must be a string' })
+  @MaxLength(MAX_REPORT_URL, { message: `at most ${MAX_REPORT_URL} characters` })
   url: string;
 
   @ApiProperty({ enum: REPORT_REASONS, example: 'phishing' })
-  @IsIn(REPORT_REASONS, { message: `reason: must be one of ${REPORT_REASONS.join(', ')}` })
+  @IsIn(REPORT_REASONS, { message: `must be one of ${REPORT_REASONS.join(', ')}` })
   reason: string;
 
   @ApiPropertyOptional({ example: 'Asks for my bank password', maxLength: MAX_DETAILS })
   @IsOptional()
-  @IsString({ message: 'details: must be text' })
-  @MaxLength(MAX_DETAILS, { message: `details: at most ${MAX_DETAILS} characters` })
+  @IsString({ message: 'must be text' })
+  @MaxLength(MAX_DETAILS, { message: `at most ${MAX_DETAILS} characters` })
   details?: string;
 
   @ApiPropertyOptional({
@@ -38,9 +38,9 @@ export class CreateReportDto {
     maxLength: MAX_EMAIL,
   })
   @IsOptional()
-  @IsString({ message: 'email: must be an e-mail address' })
-  @MaxLength(MAX_EMAIL, { message: 'email: must be an e-mail address' })
-  @Matches(EMAIL_PATTERN, { message: 'email: must be an e-mail address' })
+  @IsString({ message: 'must be an e-mail address' })
+  @MaxLength(MAX_EMAIL, { message: 'must be an e-mail address' })
+  @Matches(EMAIL_PATTERN, { message: 'must be an e-mail address' })
   email?: string;
 }
 
@@ -54,7 +54,7 @@ export const REPORT_STATUSES = ['open', 'dismissed', 'disabled'] as const;
 export class ListReportsDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: REPORT_STATUSES, description: 'Only reports of this status' })
   @IsOptional()
-  @IsIn(REPORT_STATUSES, { message: `status: must be one of ${REPORT_STATUSES.join(', ')}` })
+  @IsIn(REPORT_STATUSES, { message: `must be one of ${REPORT_STATUSES.join(', ')}` })
   status?: (typeof REPORT_STATUSES)[number];
 }
 
@@ -67,6 +67,6 @@ export class ResolveReportDto {
     description:
       '`dismiss`: nothing wrong; `disable`: take the link down (as `PUT /api/admin/url/:id/disable`: it answers 451)',
   })
-  @IsIn(RESOLVE_ACTIONS, { message: 'action: must be dismiss or disable' })
+  @IsIn(RESOLVE_ACTIONS, { message: 'must be dismiss or disable' })
   action: ResolveAction;
 }
