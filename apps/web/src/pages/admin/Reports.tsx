@@ -115,7 +115,7 @@ export function ReportsSection() {
       <LoadState loaded={list} what="The reports" />
       {data && data.reports.length === 0 && <p>No reports here.</p>}
       {data && data.reports.length > 0 && (
-        <div className="table-wrap">
+        <div className="table-wrap admin-reports-wrap">
           <table className="admin-reports">
             <thead>
               <tr>
