@@ -143,6 +143,8 @@ const ROUTES: Record<Family, string[]> = {
     'DELETE /api/admin/blocklist/:id/delete',
     'PUT /api/admin/url/:id/disable',
     'PUT /api/admin/url/:id/enable',
+    'GET /api/admin/reports',
+    'PUT /api/admin/report/:id/resolve',
   ],
 };
 
@@ -248,6 +250,7 @@ describe('access: roles and scopes on every route', () => {
       'GET /auth/session',
       'GET /health',
       'GET /health/ready',
+      'POST /api/report',
       'POST /auth/session',
     ]);
   });

@@ -915,4 +915,31 @@ describe('public pages in a real browser', () => {
     expect(c.external[0].answeredAt).toBeUndefined();
     for (const s of [a, b, c]) expect([...s.csp, ...s.errors, ...s.xss]).toEqual([]);
   });
+
+  it('the report page: sent without JavaScript under its CSP, a refused field shown next to it, no scrolling at 375 px', async () => {
+    const u = await newUser();
+    const l = await addLink(t, u, { url: landing(uniq('rep')) });
+    const s = await session({ javaScriptEnabled: false, viewport: { width: 375, height: 740 } });
+    const first = await visit(s, '/report');
+    expect(first.status()).toBe(200);
+    expect(first.headers()['content-security-policy']).toContain("form-action 'self'");
+    expect(await s.page.title()).toBe('Report a short link');
+    expect(await s.page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+    await s.page.getByLabel('Short link').fill(`${MAIN}/${uniq('nope')}`);
+    await s.page.getByLabel('Reason').selectOption('phishing');
+    await s.page.getByRole('button', { name: 'Send report' }).click();
+    await s.page.waitForURL(`${MAIN}/report`);
+    const field = s.page.getByLabel('Short link');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect(await s.page.locator('#url-err').textContent()).toBe('url: no such short link');
+    await field.fill(l.shorturl);
+    await s.page.getByLabel('Details (optional)').fill(PLAIN);
+    await s.page.getByRole('button', { name: 'Send report' }).click();
+    await s.page.getByRole('heading', { name: 'Thank you' }).waitFor();
+    const [row] = await t.db.query(`SELECT reason, details FROM abuse_reports WHERE link_id = $1`, [
+      l.id,
+    ]);
+    expect(row).toEqual({ reason: 'phishing', details: PLAIN });
+    expect([...s.csp, ...s.errors, ...s.xss]).toEqual([]);
+  });
 });

@@ -53,7 +53,7 @@ describe('dashboard: admin area', () => {
     await a.page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     expect(a.page.url()).toBe(`${MAIN}/app/admin`);
     const sub = a.page.getByRole('navigation', { name: 'Admin area' });
-    for (const name of ['Users', 'Plans', 'Blocklist', 'Disabled links'])
+    for (const name of ['Users', 'Plans', 'Blocklist', 'Disabled links', 'Reports'])
       await sub.getByRole('link', { name, exact: true }).waitFor();
     expect(unexpected(a.problems)).toEqual([]);
 
@@ -399,6 +399,89 @@ describe('dashboard: admin area', () => {
     ).toEqual([]);
   });
 
+  it('reports: a report through the api, seen in the queue, dismiss, disable link (the redirect answers 451); axe and 375 px', async () => {
+    const admin = await createUser(suite.t, { admin: true });
+    const member = await createUser(suite.t);
+    const add = async (path: string) => {
+      const res = await suite.t
+        .http()
+        .post('/api/url/add')
+        .set(member.auth)
+        .send({ url: `https://example.com/${path}` })
+        .expect(200);
+      return { id: res.body.id as number, shorturl: res.body.shorturl as string };
+    };
+    const bad = await add('reported-phish');
+    const fine = await add('reported-fine');
+    const alias = bad.shorturl.split('/').pop() as string;
+    expect((await visit(alias)).status).toBe(302);
+    const report = (body: Record<string, unknown>) =>
+      suite.t
+        .http()
+        .post('/api/report')
+        .set('X-Forwarded-For', '203.0.113.77')
+        .send(body)
+        .expect(200);
+    await report({
+      url: bad.shorturl,
+      reason: 'phishing',
+      details: 'asks for a password',
+      email: 'who@example.org',
+    });
+    await report({ url: fine.shorturl, reason: 'spam' });
+
+    const { page, problems } = await suite.open({ viewport: NARROW });
+    await openAdmin(page, admin, '/admin/reports', 'Reports');
+    const table = page.getByRole('table');
+    await table.getByText(bad.shorturl, { exact: true }).waitFor();
+    await table.getByText('who@example.org').waitFor();
+    await table.getByText('asks for a password').waitFor();
+    await narrow(page);
+
+    // dismiss the report of the fine link: it leaves the open queue
+    const fineRow = page.getByRole('row').filter({ hasText: fine.shorturl });
+    await fineRow.getByRole('button', { name: /^Dismiss report / }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Report dismissed; 1 report resolved\./)
+      .waitFor();
+    await eventually(
+      async () => (await page.getByRole('row').filter({ hasText: fine.shorturl }).count()) === 0,
+    );
+    expect((await visit(fine.shorturl.split('/').pop() as string)).status).toBe(302);
+
+    // disable the reported link (asked first)
+    const badRow = page.getByRole('row').filter({ hasText: bad.shorturl });
+    await badRow.getByRole('button', { name: /^Disable link of report / }).click();
+    await page.getByRole('button', { name: `Confirm disabling ${bad.shorturl}` }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Link disabled; 1 report resolved\./)
+      .waitFor();
+    await eventually(async () => (await visit(alias)).status === 451);
+    const queue = await suite.t
+      .http()
+      .get('/api/admin/reports?status=disabled')
+      .set(admin.auth)
+      .expect(200);
+    expect(queue.body.data.reports[0]).toMatchObject({
+      status: 'disabled',
+      link: { id: bad.id, disabled: true },
+    });
+
+    // the resolved ones under their status
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('disabled');
+    await page.getByRole('table').getByText(bad.shorturl, { exact: true }).waitFor();
+    await narrow(page);
+    expect(unexpected(problems)).toEqual([]);
+
+    const scan = await suite.open({ bypassCSP: true });
+    await report({ url: fine.shorturl, reason: 'malware' });
+    await openAdmin(scan.page, admin, '/admin/reports', 'Reports');
+    await scan.page.getByRole('table').waitFor();
+    expect(await axeViolations(scan.page)).toEqual([]);
+  });
+
   it('has no serious or critical axe-core violation in any section, light or dark', async () => {
     const admin = await createUser(suite.t, { admin: true });
     const member = await createUser(suite.t);
@@ -430,6 +513,7 @@ describe('dashboard: admin area', () => {
       ['Plans', 'Plans'],
       ['Blocklist', 'Blocklist'],
       ['Disabled links', 'Disabled links'],
+      ['Reports', 'Reports'],
     ]) {
       await sub.getByRole('link', { name, exact: true }).click();
       await page.getByRole('heading', { name: heading, level: 1 }).waitFor();

@@ -36,6 +36,7 @@ import { TeamModule } from './team/team.module';
 import { TlsModule } from './tls/tls.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ReportsModule } from './reports/reports.module';
 
 /**
  * The api: infrastructure first, then one module per feature. A new feature is a folder under
@@ -68,6 +69,7 @@ const FEATURES = [
   TeamModule,
   AuditModule,
   TlsModule,
+  ReportsModule,
 ];
 
 @Module({

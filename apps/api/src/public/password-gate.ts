@@ -103,13 +103,14 @@ export class PasswordGate {
 }
 
 /**
- * Reads an `application/x-www-form-urlencoded` body of at most MAX_FORM_BYTES. Answers 413 / 400
+ * Reads an `application/x-www-form-urlencoded` body of at most `maxBytes` (MAX_FORM_BYTES). Answers 413 / 400
  * itself and resolves null when the body is refused.
  */
-function readForm(
+export function readForm(
   req: IncomingMessage,
   res: ServerResponse,
   responder: PublicResponder,
+  maxBytes = MAX_FORM_BYTES,
 ): Promise<URLSearchParams | null> {
   return new Promise((resolve, reject) => {
     const type = String(req.headers['content-type'] ?? '')
@@ -123,7 +124,7 @@ function readForm(
       resolve(null);
     };
     if (type !== 'application/x-www-form-urlencoded') return refuse(STATIC.badForm, 400);
-    if (Number(req.headers['content-length'] ?? 0) > MAX_FORM_BYTES)
+    if (Number(req.headers['content-length'] ?? 0) > maxBytes)
       return refuse(STATIC.tooLarge, 413);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -131,7 +132,7 @@ function readForm(
     req.on('data', (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
-      if (size > MAX_FORM_BYTES) {
+      if (size > maxBytes) {
         done = true;
         return refuse(STATIC.tooLarge, 413);
       }

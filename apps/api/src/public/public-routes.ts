@@ -51,15 +51,20 @@ export class PublicRoutes {
   private readonly routes = new Map<string, PublicRoute>();
   private readonly kinds = new Map<LinkKind, ShortCodeRoute>();
   /** Prefixes also served without their trailing slash (`/app`): a few at most, looked at in turn. */
-  private readonly bares: Array<{ path: string; route: PublicRoute }> = [];
+  private readonly bares: Array<{ path: string; route: PublicRoute; post: boolean }> = [];
 
   /**
    * `prefix` is one path segment between slashes, e.g. `/q/`, declared in PUBLIC_PREFIXES
    * (@app/common): the alias rules reserve those (RESERVED_ALIASES), so that no short link is
    * shadowed by a route. A segment that could be an alias and is not reserved is refused.
-   * `bare`: the route also answers the prefix without its trailing slash (`/app` as `/app/`).
+   * `bare`: the route also answers the prefix without its trailing slash (`/app` as `/app/`);
+   * `post`: that bare path also takes POST (a form posting to itself, `/report`).
    */
-  register(prefix: string, route: PublicRoute, opts: { bare?: boolean } = {}): void {
+  register(
+    prefix: string,
+    route: PublicRoute,
+    opts: { bare?: boolean; post?: boolean } = {},
+  ): void {
     if (!/^\/[a-z0-9-]+\/$/.test(prefix))
       throw new Error(`public route prefix must look like /name/: ${prefix}`);
     const segment = prefix.slice(1, -1);
@@ -69,7 +74,7 @@ export class PublicRoutes {
       );
     if (this.routes.has(prefix)) throw new Error(`public route ${prefix} is already registered`);
     this.routes.set(prefix, route);
-    if (opts.bare) this.bares.push({ path: prefix.slice(0, -1), route });
+    if (opts.bare) this.bares.push({ path: prefix.slice(0, -1), route, post: !!opts.post });
   }
 
   /** Serves the short codes of `kind` at `/<alias>` (plain links are the redirector's own). */
@@ -87,6 +92,12 @@ export class PublicRoutes {
   bare(path: string): PublicRoute | undefined {
     for (const b of this.bares) if (path === b.path) return b.route;
     return undefined;
+  }
+
+  /** Whether the bare `path` was registered with `post` (its form posts to it). */
+  barePost(path: string): boolean {
+    for (const b of this.bares) if (path === b.path) return b.post;
+    return false;
   }
 
   /** The route whose prefix starts `path`, if any. */

@@ -125,7 +125,8 @@ export class RedirectorHandler extends PublicHandler {
       }
       const bare = this.routes.bare(path);
       if (bare !== undefined) {
-        if (method === 'POST') return this.respond.methodNotAllowed(res);
+        if (method === 'POST' && !this.routes.barePost(path))
+          return this.respond.methodNotAllowed(res);
         const result = bare(req, res, { path, host, domain });
         if (result) result.catch((err) => this.respond.fail(res, err));
         return;

@@ -2002,6 +2002,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/report': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Report a short link for abuse (no API key): {error, id}
+     * @description `url` must be a short link of this service (`<PUBLIC_URL>/<alias>` or a verified branded domain); `reason` one of phishing, malware, spam, illegal, other. The report goes to the admins' queue; the e-mail is shown to them only. At most 10 reports (accepted or refused) per client address and hour: 429 with Retry-After. The page `/report` sends the same report from a plain HTML form.
+     */
+    post: operations['ReportsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/reports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Abuse reports, newest first (admin; list, key reports)
+     * @description `status`: open, dismissed or disabled (default: all). Each report with its link (alias, short URL, target, owner id, taken down or not), the reporter's e-mail (admins only), and the number of reports of that link (all, open). Reports per client address: 10 every 60 minutes.
+     *
+     *     Needs: an admin, acting in their own workspace (`x-needs: owner`); a named key needs the scope `*`.
+     */
+    get: operations['ReportsAdminController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/report/{id}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Resolve an abuse report (admin): dismiss it, or disable the link
+     * @description `disable` takes the link down as `PUT /api/admin/url/:id/disable` does (it answers 451 on every api instance). Every other open report of the same link is resolved the same way at once. One audit entry (`report.dismiss` / `report.disable`) per report resolved. A report already resolved: 409.
+     *
+     *     Needs: an admin, acting in their own workspace (`x-needs: owner`); a named key needs the scope `*`.
+     */
+    put: operations['ReportsAdminController_resolve'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4742,6 +4806,106 @@ export interface components {
        *     ]
        */
       changes: string[];
+    };
+    CreatedReportResponse: {
+      /**
+       * @description The report id
+       * @example 12
+       */
+      id: number;
+    };
+    CreateReportDto: {
+      /**
+       * @description The short link: `<PUBLIC_URL>/<alias>` or `<verified branded domain>/<alias>`
+       * @example https://s.example/abc123
+       */
+      url: string;
+      /**
+       * @example phishing
+       * @enum {string}
+       */
+      reason: 'phishing' | 'malware' | 'spam' | 'illegal' | 'other';
+      /** @example Asks for my bank password */
+      details?: string;
+      /**
+       * @description To hear back; shown to the administrators only, never to the link owner
+       * @example reporter@example.com
+       */
+      email?: string;
+    };
+    ReportedLinkView: {
+      /**
+       * @description The link id (`PUT /api/admin/url/:id/disable`)
+       * @example 42
+       */
+      id: number;
+      /** @example abc123 */
+      alias: string;
+      /** @example https://s.example/abc123 */
+      shorturl: string;
+      /**
+       * @description The target
+       * @example https://target.example/login
+       */
+      url: string;
+      /**
+       * @description The owner's user id
+       * @example 7
+       */
+      owner: number;
+      /**
+       * @description Taken down by an admin (answers 451)
+       * @example false
+       */
+      disabled: boolean;
+    };
+    ReportView: {
+      /** @example 12 */
+      id: number;
+      /**
+       * @description When it was reported (UTC)
+       * @example 2026-11-28 21:00:00
+       */
+      date: string;
+      /** @enum {string} */
+      reason: 'phishing' | 'malware' | 'spam' | 'illegal' | 'other';
+      /** @example Asks for my bank password */
+      details: string;
+      /**
+       * @description The reporter's e-mail if given (admins only)
+       * @example reporter@example.com
+       */
+      email: string | null;
+      /** @enum {string} */
+      status: 'open' | 'dismissed' | 'disabled';
+      /**
+       * @description When it was resolved (UTC)
+       * @example null
+       */
+      resolved: string | null;
+      /**
+       * @description The admin who resolved it
+       * @example null
+       */
+      resolvedBy: number | null;
+      link: components['schemas']['ReportedLinkView'];
+      /**
+       * @description Reports of this link, every status
+       * @example 3
+       */
+      reports: number;
+      /**
+       * @description Open reports of this link
+       * @example 2
+       */
+      open: number;
+    };
+    ResolveReportDto: {
+      /**
+       * @description `dismiss`: nothing wrong; `disable`: take the link down (as `PUT /api/admin/url/:id/disable`: it answers 451)
+       * @enum {string}
+       */
+      action: 'dismiss' | 'disable';
     };
     ErrorResponse: {
       /** @enum {integer} */
@@ -16636,6 +16800,421 @@ export interface operations {
       };
       /** @description Unknown id, or an id that belongs to another user; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`) */
       404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limit exceeded: retry after Retry-After seconds */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected error (generic message) */
+      500: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A dependency (Postgres, Redis) is down */
+      503: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ReportsController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateReportDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @example 0
+             * @enum {integer}
+             */
+            error: 0;
+          } & components['schemas']['CreatedReportResponse'];
+        };
+      };
+      /** @description Invalid field or malformed JSON (the message names the field) */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not an admin, plan feature disabled or plan limit reached (the message names it) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Body larger than 1 MB */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Body not in UTF-8 */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many reports from this client address (see Retry-After) */
+      429: {
+        headers: {
+          'Retry-After': components['headers']['Retry-After'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected error (generic message) */
+      500: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A dependency (Postgres, Redis) is down */
+      503: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ReportsAdminController_list: {
+    parameters: {
+      query?: {
+        /** @description Items per page (default 15, larger values are clamped to 100) */
+        limit?: number;
+        /** @description Page requested (default 1) */
+        page?: number;
+        /** @description Only reports of this status */
+        status?: 'open' | 'dismissed' | 'disabled';
+      };
+      header?: {
+        /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
+        'X-Workspace'?: components['parameters']['XWorkspace'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Newest first. nextpage is 0 on the last page; maxpage = max(1, ceil(result / perpage)). */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @example 0
+             * @enum {string}
+             */
+            error: '0';
+            data: {
+              /** @description items matching across all pages */
+              result: number;
+              perpage: number;
+              currentpage: number;
+              /** @description the next page, 0 on the last one */
+              nextpage: number;
+              maxpage: number;
+              reports: components['schemas']['ReportView'][];
+            };
+          };
+        };
+      };
+      /** @description Invalid field or malformed JSON (the message names the field); or an `X-Workspace` that is not a positive integer */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired API key; or, without a key, no live session (`cookieAuth`) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not an admin, plan feature disabled or plan limit reached; or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed); or, with a session, a change without its `X-CSRF-Token` */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unknown id, or an id that belongs to another user; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`) */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limit exceeded: retry after Retry-After seconds */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected error (generic message) */
+      500: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A dependency (Postgres, Redis) is down */
+      503: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ReportsAdminController_resolve: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
+        'X-Workspace'?: components['parameters']['XWorkspace'];
+        /** @description With a session (the `cookieAuth` cookie) instead of a key: required, the session's `csrf` token (from `POST` or `GET /auth/session`); missing or wrong → 403. Ignored with a key. */
+        'X-CSRF-Token'?: components['parameters']['XCsrfToken'];
+      };
+      path: {
+        /** @description positive integer id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ResolveReportDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @example 0
+             * @enum {integer}
+             */
+            error: 0;
+            message: string;
+          };
+        };
+      };
+      /** @description Invalid field or malformed JSON (the message names the field); or an `X-Workspace` that is not a positive integer */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired API key; or, without a key, no live session (`cookieAuth`) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not an admin, plan feature disabled or plan limit reached; or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed); or, with a session, a change without its `X-CSRF-Token` */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unknown id, or an id that belongs to another user; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`) */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Duplicate value */
+      409: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Body larger than 1 MB */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Body not in UTF-8 */
+      415: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
           'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];

@@ -5,6 +5,7 @@ import { LoadState, SubNav, useLoad } from '../ui';
 import { BlocklistSection } from './admin/Blocklist';
 import { AdminsOnly } from './admin/common';
 import { PlansSection } from './admin/Plans';
+import { ReportsSection } from './admin/Reports';
 import { TakedownsSection } from './admin/Takedowns';
 import { UserDetail } from './admin/UserDetail';
 import { UsersSection } from './admin/Users';
@@ -15,11 +16,12 @@ const SECTIONS = [
   { to: '/admin/plans', name: 'Plans' },
   { to: '/admin/blocklist', name: 'Blocklist' },
   { to: '/admin/links', name: 'Disabled links' },
+  { to: '/admin/reports', name: 'Reports' },
 ];
 
 /**
  * The admin area (`/admin…`, admins only): users (`/admin`, one user at `/admin/users/<id>`),
- * plans, the blocklist and disabled links. The plans are loaded first: every section needs them
+ * plans, the blocklist, disabled links and abuse reports. The plans are loaded first: every section needs them
  * (plan names, the plan a user changes to) and their 403 tells a non-admin apart, who gets the
  * "Admins only" message instead of the sections.
  */
@@ -37,6 +39,7 @@ export function AdminPage(props: { sub: string }) {
   else if (path === '/admin/plans') section = <PlansSection plans={plans.data} />;
   else if (path === '/admin/blocklist') section = <BlocklistSection />;
   else if (path === '/admin/links') section = <TakedownsSection />;
+  else if (path === '/admin/reports') section = <ReportsSection />;
   else
     section = (
       <>

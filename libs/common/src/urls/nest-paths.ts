@@ -12,7 +12,7 @@ export const NEST_ROOTS = ['api', 'auth', 'health', 'docs'] as const;
  * and none may be an alias (RESERVED_ALIASES is derived from them); a spec ties this list to the
  * registrations.
  */
-export const PUBLIC_PREFIXES = ['/q/', '/r/', '/u/', '/app/', '/tls/'] as const;
+export const PUBLIC_PREFIXES = ['/q/', '/r/', '/u/', '/app/', '/tls/', '/report/'] as const;
 
 /**
  * Paths served by the Nest (Express) app: `/api`, `/api/…`, `/auth/…`, `/health…` and `/docs…`;

@@ -9,6 +9,7 @@ import { StatsMonthDims1732200007000 } from './1732200007000-stats-month-dims';
 import { Takedowns1732200010000 } from './1732200010000-takedowns';
 import { ListScale1732300020000 } from './1732300020000-list-scale';
 import { Teams1732300030000 } from './1732300030000-teams';
+import { Reports1732300040000 } from './1732300040000-reports';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -26,4 +27,5 @@ export const MIGRATIONS = [
   Takedowns1732200010000,
   ListScale1732300020000,
   Teams1732300030000,
+  Reports1732300040000,
 ];
