@@ -92,6 +92,8 @@ function baselineScript(): string {
   return compiled({
     'baseline-server': join(__dirname, 'lib', 'baseline-server.ts'),
     'batched-get': join(__dirname, '..', 'libs', 'redis', 'src', 'batched-get.ts'),
+    'key-slot': join(__dirname, '..', 'libs', 'redis', 'src', 'key-slot.ts'),
+    'redis-client': join(__dirname, '..', 'libs', 'redis', 'src', 'redis-client.ts'),
   });
 }
 
