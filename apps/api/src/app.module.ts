@@ -33,6 +33,7 @@ import { SessionsModule } from './sessions/sessions.module';
 import { SplashModule } from './splash/splash.module';
 import { StatsApiModule } from './stats/stats.module';
 import { TeamModule } from './team/team.module';
+import { ThreatFeedsModule } from './threat-feeds/threat-feeds.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -66,6 +67,7 @@ const FEATURES = [
   KeysModule,
   TeamModule,
   AuditModule,
+  ThreatFeedsModule,
 ];
 
 @Module({
