@@ -33,8 +33,27 @@ async function readSource(source: string): Promise<string> {
   const res = await fetch(source, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
   if (!res.ok) throw new Error(`HTTP ${res.status}`);
   const length = Number(res.headers.get('content-length') ?? 0);
-  if (length > MAX_FEED_BYTES) throw new Error('feed larger than 512 MB');
-  return res.text();
+  if (length > MAX_FEED_BYTES || !res.body) {
+    await res.body?.cancel();
+    throw new Error(res.body ? 'feed larger than 512 MB' : 'empty answer');
+  }
+  // read with a running count: a chunked answer has no length to check beforehand
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    // leaving the loop cancels the download
+    if (size > MAX_FEED_BYTES) throw new Error('feed larger than 512 MB');
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** An error's message with its cause (fetch says only "fetch failed" and puts the reason there). */
+function describe(err: unknown): string {
+  const e = err as Error & { cause?: { message?: string; code?: string } };
+  const cause = e.cause?.code ?? e.cause?.message;
+  return `${e.message || String(err)}${cause ? ` (${cause})` : ''}`;
 }
 
 /**
@@ -160,7 +179,7 @@ export class ThreatFeedLoader implements OnApplicationBootstrap, OnApplicationSh
       );
     } catch (err) {
       await client.unlink(next).catch(() => undefined);
-      const message = ((err as Error).message || String(err)).slice(0, 300);
+      const message = describe(err).slice(0, 300);
       const state: ThreatFeedState = {
         format: previous?.format ?? null,
         entries: previous?.entries ?? 0,

@@ -124,7 +124,7 @@ function urlhausType(threat: string | undefined): string {
 }
 
 /** Lines handed to `onEntries` per batch (the loader writes each batch before parsing on). */
-export const PARSE_BATCH = 5000;
+export const PARSE_BATCH = 2000;
 
 /**
  * Parses a feed in `format`, handing entries to `onEntries` in batches of PARSE_BATCH (awaited:
