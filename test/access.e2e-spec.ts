@@ -145,6 +145,7 @@ const ROUTES: Record<Family, string[]> = {
     'PUT /api/admin/url/:id/enable',
     'GET /api/admin/reports',
     'PUT /api/admin/report/:id/resolve',
+    'GET /api/admin/feeds',
   ],
 };
 

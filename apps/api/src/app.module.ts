@@ -34,6 +34,7 @@ import { SplashModule } from './splash/splash.module';
 import { StatsApiModule } from './stats/stats.module';
 import { TeamModule } from './team/team.module';
 import { TlsModule } from './tls/tls.module';
+import { ThreatFeedsModule } from './threat-feeds/threat-feeds.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ReportsModule } from './reports/reports.module';
@@ -70,6 +71,7 @@ const FEATURES = [
   AuditModule,
   TlsModule,
   ReportsModule,
+  ThreatFeedsModule,
 ];
 
 @Module({

@@ -10,13 +10,20 @@ import { WebhooksLibModule } from '@app/webhooks';
 import { ImportJobsModule } from './imports/import-jobs.module';
 import { QrJobsModule } from './qr/qr-jobs.module';
 import { StatsJobsModule } from './stats/stats-jobs.module';
+import { ThreatFeedJobsModule } from './threat-feeds/threat-feed-jobs.module';
 import { WebhookJobsModule } from './webhooks/webhook-jobs.module';
 
 /**
  * The worker: BullMQ processors only, no HTTP listener. Each job family is a module in its own
  * folder (processor + the services it needs), added to JOBS.
  */
-const JOBS = [StatsJobsModule, QrJobsModule, WebhookJobsModule, ImportJobsModule];
+const JOBS = [
+  StatsJobsModule,
+  QrJobsModule,
+  WebhookJobsModule,
+  ImportJobsModule,
+  ThreatFeedJobsModule,
+];
 
 @Module({
   imports: [

@@ -413,6 +413,19 @@ export class AppConfig {
   @IsAllowHosts()
   WEBHOOK_ALLOW_HOSTS: string[] = [];
 
+  /**
+   * Threat feeds (comma-separated files or http(s) URLs, each optionally `name=` first) in the
+   * URLhaus (CSV or plain text), PhishTank (CSV or JSON) or OpenPhish (plain list) formats,
+   * loaded by the worker; a destination they flag is refused on create and update.
+   */
+  @Transform(toList)
+  @IsString({ each: true })
+  THREAT_FEEDS: string[] = [];
+
+  /** Minutes between two loads of each threat feed (the worker also loads them at start). */
+  @IntSetting(1, 10080)
+  THREAT_FEED_MINUTES = 30;
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
   }

@@ -5,6 +5,7 @@ import { httpUrlProblem, intentFallbacks, InvalidFieldError, PublicUrls } from '
 import { Blocklist } from './blocklist';
 import { canonicalHost } from './blocklist-matcher';
 import { LinkCacheAccess } from './link-cache-access';
+import { ThreatFeeds } from './threat-feeds/threat-feeds';
 
 /**
  * The hosts a destination sends visitors to on the web: its own when it is http(s) (or an intent
@@ -38,6 +39,7 @@ export class DestinationPolicy {
     private readonly blocklist: Blocklist,
     private readonly cache: LinkCacheAccess,
     urls: PublicUrls,
+    private readonly feeds: ThreatFeeds,
   ) {
     this.publicHost = urls.host;
   }
@@ -55,6 +57,8 @@ export class DestinationPolicy {
     if (problem) throw new InvalidFieldError(field, problem);
     if (this.blocklist.match(url))
       throw new InvalidFieldError(field, 'this destination is blocked');
+    const flag = await this.feeds.match(url);
+    if (flag) throw new InvalidFieldError(field, `flagged as ${flag.type} by ${flag.source}`);
     if (options.ownHostsAllowed) return;
     const hosts = webHosts(url);
     if (options.loopHost !== undefined && hosts.includes(options.loopHost))

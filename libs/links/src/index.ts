@@ -10,3 +10,5 @@ export * from './link-import-writer';
 export * from './link-input';
 export * from './short-codes/link-event';
 export * from './short-codes/short-codes';
+export * from './threat-feeds/feed-format';
+export * from './threat-feeds/threat-feeds';

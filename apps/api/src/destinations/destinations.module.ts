@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 
-import { Blocklist, DestinationPolicy } from '@app/links';
+import { Blocklist, DestinationPolicy, ThreatFeeds } from '@app/links';
 
 import { LinkCacheModule } from '../link-cache/link-cache.module';
 import { BlocklistController } from './blocklist.controller';
@@ -15,7 +15,7 @@ import { BlocklistService } from './blocklist.service';
 @Module({
   imports: [LinkCacheModule],
   controllers: [BlocklistController],
-  providers: [Blocklist, BlocklistService, DestinationPolicy],
-  exports: [Blocklist, DestinationPolicy],
+  providers: [Blocklist, BlocklistService, DestinationPolicy, ThreatFeeds],
+  exports: [Blocklist, DestinationPolicy, ThreatFeeds],
 })
 export class DestinationsModule {}

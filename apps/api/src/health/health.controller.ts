@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 
 import { Public, ServiceUnavailableError } from '@app/common';
 import { ReadReplicas } from '@app/database';
+import { ThreatFeeds } from '@app/links';
 import { isCluster, primaries, RedisClient, RedisService } from '@app/redis';
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
@@ -33,6 +34,7 @@ export class HealthController {
     @InjectDataSource() private readonly db: DataSource,
     private readonly redis: RedisService,
     private readonly replicas: ReadReplicas,
+    private readonly feeds: ThreatFeeds,
   ) {}
 
   @Get()
@@ -98,8 +100,31 @@ export class HealthController {
                 additionalProperties: false,
               },
             },
+            feeds: {
+              type: 'array',
+              description:
+                'One entry per threat feed (THREAT_FEEDS), in order (empty without feeds); a feed never fails readiness',
+              items: {
+                type: 'object',
+                properties: {
+                  name: { type: 'string' },
+                  entries: { type: 'integer', description: 'Entries of the set in use' },
+                  age: {
+                    type: 'integer',
+                    nullable: true,
+                    description: 'Seconds since the set in use was loaded (null: never loaded)',
+                  },
+                  error: {
+                    type: 'boolean',
+                    description: 'The last load failed (the previous set stays in use)',
+                  },
+                },
+                required: ['name', 'entries', 'age', 'error'],
+                additionalProperties: false,
+              },
+            },
           },
-          required: ['postgres', 'redis', 'replicas'],
+          required: ['postgres', 'redis', 'replicas', 'feeds'],
           additionalProperties: false,
         },
       },
@@ -129,6 +154,13 @@ export class HealthController {
         `Not ready: postgres ${pg ? 'up' : 'down'}, redis ${redis ? 'up' : 'down'}`,
       );
     }
-    return { message: 'ready', data: { postgres: 'up', redis: 'up', replicas } };
+    const now = Date.now();
+    const feeds = (await withTimeout(this.feeds.states(), 2000).catch(() => [])).map((f) => ({
+      name: f.name,
+      entries: f.entries,
+      age: f.loadedAt ? Math.max(0, Math.round((now - Date.parse(f.loadedAt)) / 1000)) : null,
+      error: f.error !== null,
+    }));
+    return { message: 'ready', data: { postgres: 'up', redis: 'up', replicas, feeds } };
   }
 }

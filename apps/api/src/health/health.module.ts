@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
+import { ThreatFeedsModule } from '../threat-feeds/threat-feeds.module';
 import { HealthController } from './health.controller';
 
-@Module({ controllers: [HealthController] })
+@Module({ imports: [ThreatFeedsModule], controllers: [HealthController] })
 export class HealthModule {}

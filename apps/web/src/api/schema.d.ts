@@ -45,6 +45,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/admin/feeds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Threat feeds and their loads (admin): {error, data: [feed]}
+     * @description One entry per feed of THREAT_FEEDS, in order. The worker loads each at start and every THREAT_FEED_MINUTES; a destination a feed flags is refused on create and update (400 "url: flagged as <type> by <name>"). A load that fails keeps the previous set and shows its error.
+     *
+     *     Needs: an admin, acting in their own workspace (`x-needs: owner`); a named key needs the scope `*`.
+     */
+    get: operations['ThreatFeedsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/users': {
     parameters: {
       query?: never;
@@ -2070,6 +2092,39 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    ThreatFeedView: {
+      /**
+       * @description What refusals name: "flagged as <type> by <name>"
+       * @example urlhaus
+       */
+      name: string;
+      /**
+       * @description The file path, or the URL reduced to its origin (a feed URL often holds an access key)
+       * @example https://urlhaus.abuse.ch/…
+       */
+      source: string;
+      /**
+       * @description Detected from the content at the last successful load (null: none yet)
+       * @enum {string|null}
+       */
+      format:
+        'urlhaus-csv' | 'urlhaus-text' | 'phishtank-csv' | 'phishtank-json' | 'openphish' | null;
+      /** @description Entries (hosts and URLs) of the set in use */
+      entries: number;
+      /** @description Lines of the last successful load not understood */
+      skipped: number;
+      /**
+       * Format: date-time
+       * @description When the set in use was loaded (null: never; nothing is flagged by this feed)
+       */
+      loadedAt: string | null;
+      /** @description Seconds since loadedAt */
+      ageSeconds: number | null;
+      /** Format: date-time */
+      attemptedAt: string | null;
+      /** @description Why the last load failed (the previous set stays in use); null when it succeeded */
+      error: string | null;
+    };
     UserResponse: {
       id: number;
       email: string;
@@ -5031,6 +5086,16 @@ export interface operations {
                  */
                 lag: number | null;
               }[];
+              /** @description One entry per threat feed (THREAT_FEEDS), in order (empty without feeds); a feed never fails readiness */
+              feeds: {
+                name: string;
+                /** @description Entries of the set in use */
+                entries: number;
+                /** @description Seconds since the set in use was loaded (null: never loaded) */
+                age: number | null;
+                /** @description The last load failed (the previous set stays in use) */
+                error: boolean;
+              }[];
             };
           };
         };
@@ -5047,6 +5112,124 @@ export interface operations {
       /** @description A dependency (Postgres, Redis) is down */
       503: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ThreatFeedsController_list: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
+        'X-Workspace'?: components['parameters']['XWorkspace'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @example 0
+             * @enum {integer}
+             */
+            error: 0;
+            data: components['schemas']['ThreatFeedView'][];
+          };
+        };
+      };
+      /** @description Invalid field or malformed JSON (the message names the field); or an `X-Workspace` that is not a positive integer */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired API key; or, without a key, no live session (`cookieAuth`) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not an admin, plan feature disabled or plan limit reached (the message names it); or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed); or, with a session, a change without its `X-CSRF-Token` */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unknown id, or an id that belongs to another user; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`) */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limit exceeded: retry after Retry-After seconds */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected error (generic message) */
+      500: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A dependency (Postgres, Redis) is down */
+      503: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {

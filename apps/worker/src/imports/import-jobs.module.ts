@@ -7,6 +7,7 @@ import {
   LinkCacheAccess,
   LinkImportWriter,
   ShortCodes,
+  ThreatFeeds,
 } from '@app/links';
 
 import { ImportTurns } from './import-turns';
@@ -27,6 +28,7 @@ import { WorkerLinkCache } from './worker-link-cache';
     ShortCodes,
     DestinationPolicy,
     Blocklist,
+    ThreatFeeds,
     PlanService,
     PublicUrls,
     { provide: LinkCacheAccess, useClass: WorkerLinkCache },

@@ -1,0 +1,165 @@
+import { basename, extname } from 'node:path';
+
+import { Injectable, Logger } from '@nestjs/common';
+
+import { AppConfig } from '@app/config';
+import { RedisService } from '@app/redis';
+
+import { FeedFormat, lookupFields } from './feed-format';
+
+/** A feed named in THREAT_FEEDS. */
+export interface ThreatFeedSource {
+  /** What refusals name (`flagged as phishing by <name>`). */
+  name: string;
+  /** A file path or an http(s) URL. */
+  source: string;
+}
+
+/** What the worker records of a feed's loads (one JSON value per feed, in Redis). */
+export interface ThreatFeedState {
+  format: FeedFormat | null;
+  entries: number;
+  skipped: number;
+  /** ISO time of the last load that succeeded (null: none yet). */
+  loadedAt: string | null;
+  /** ISO time of the last attempt, successful or not. */
+  attemptedAt: string | null;
+  /** The last attempt's failure (null when it succeeded). */
+  error: string | null;
+}
+
+/** A feed's answer for a destination. */
+export interface ThreatFlag {
+  source: string;
+  type: string;
+}
+
+const NAME = /^[a-z0-9][a-z0-9._-]{0,39}$/;
+
+/**
+ * THREAT_FEEDS read: each item a file path or an http(s) URL, optionally `name=` before it (a
+ * name of letters, digits, `.`, `_`, `-`); unnamed, a file is named by its base name without
+ * extension and a URL by its host (without `www.`). A name used twice gets `-2`, `-3`, …
+ */
+export function parseThreatFeeds(items: string[]): ThreatFeedSource[] {
+  const feeds: ThreatFeedSource[] = [];
+  for (const raw of items) {
+    const item = raw.trim();
+    if (!item) continue;
+    const named = /^([a-z0-9][a-z0-9._-]{0,39})=(.+)$/i.exec(item);
+    let name: string;
+    let source: string;
+    if (named && !named[1].includes(':')) {
+      name = named[1].toLowerCase();
+      source = named[2].trim();
+    } else {
+      source = item;
+      if (/^https?:\/\//i.test(item)) {
+        try {
+          name = new URL(item).hostname.toLowerCase().replace(/^www\./, '');
+        } catch {
+          name = 'feed';
+        }
+      } else name = basename(item, extname(item)).toLowerCase();
+      name = name.replace(/[^a-z0-9._-]/g, '-').slice(0, 40) || 'feed';
+      if (!NAME.test(name)) name = `feed-${name}`.slice(0, 40);
+    }
+    let unique = name;
+    for (let n = 2; feeds.some((f) => f.name === unique); n++) unique = `${name}-${n}`;
+    feeds.push({ name: unique, source });
+  }
+  return feeds;
+}
+
+/**
+ * Where the feeds live in Redis, shared by the worker that loads them and every api replica that
+ * reads them. Each feed's entries are one hash (`h:<host>` / `u:<url key>` → type) under a hash
+ * tag of its own, `{tf:<name>}` (a feed's keys share a slot, feeds spread over a cluster): the
+ * worker fills `…:next` in batches, then swaps it for `…:live` in one MULTI (UNLINK, RENAME), so
+ * readers see the old set or the new one, never a half-loaded or empty one.
+ */
+export class ThreatFeedKeys {
+  constructor(private readonly redis: RedisService) {}
+  live(name: string): string {
+    return this.redis.slotKey(['tf', name], 'live');
+  }
+  next(name: string): string {
+    return this.redis.slotKey(['tf', name], 'next');
+  }
+  lock(name: string): string {
+    return this.redis.slotKey(['tf', name], 'lock');
+  }
+  /** One hash for every feed's ThreatFeedState (name → JSON). */
+  get state(): string {
+    return this.redis.key('tf', 'state');
+  }
+}
+
+/**
+ * The api's (and the import worker's) side of the threat feeds: is a destination flagged? One
+ * HMGET per feed (in parallel) with the destination's lookup fields (lookupFields): its hosts and
+ * their parent domains, its exact URL. While Redis is unreachable the answer is "not flagged"
+ * (logged): the feeds never block creation on their own failure.
+ */
+@Injectable()
+export class ThreatFeeds {
+  private readonly logger = new Logger(ThreatFeeds.name);
+  readonly feeds: ThreatFeedSource[];
+  readonly keys: ThreatFeedKeys;
+  private warnedAt = 0;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
+    this.feeds = parseThreatFeeds(config.THREAT_FEEDS);
+    this.keys = new ThreatFeedKeys(redis);
+  }
+
+  /** The first feed (in THREAT_FEEDS order) that flags `url`, or null. */
+  async match(url: string): Promise<ThreatFlag | null> {
+    if (!this.feeds.length) return null;
+    const fields = lookupFields(url);
+    if (!fields.length) return null;
+    try {
+      const answers = await Promise.all(
+        this.feeds.map((f) => this.redis.client.hmget(this.keys.live(f.name), ...fields)),
+      );
+      for (let i = 0; i < answers.length; i++) {
+        const type = answers[i].find((v) => v !== null);
+        if (type) return { source: this.feeds[i].name, type };
+      }
+      return null;
+    } catch (err) {
+      if (Date.now() - this.warnedAt > 60_000) {
+        this.warnedAt = Date.now();
+        this.logger.warn(`threat feeds not checked (Redis): ${(err as Error).message}`);
+      }
+      return null;
+    }
+  }
+
+  /** Every configured feed with its recorded state (null fields: never attempted yet). */
+  async states(): Promise<Array<ThreatFeedSource & ThreatFeedState>> {
+    if (!this.feeds.length) return [];
+    const raw = await this.redis.client.hmget(this.keys.state, ...this.feeds.map((f) => f.name));
+    return this.feeds.map((f, i) => {
+      let state: Partial<ThreatFeedState> = {};
+      try {
+        state = raw[i] ? (JSON.parse(raw[i] as string) as ThreatFeedState) : {};
+      } catch {
+        state = {};
+      }
+      return {
+        name: f.name,
+        source: f.source,
+        format: state.format ?? null,
+        entries: state.entries ?? 0,
+        skipped: state.skipped ?? 0,
+        loadedAt: state.loadedAt ?? null,
+        attemptedAt: state.attemptedAt ?? null,
+        error: state.error ?? null,
+      };
+    });
+  }
+}
