@@ -124,8 +124,7 @@ export function readForm(
       resolve(null);
     };
     if (type !== 'application/x-www-form-urlencoded') return refuse(STATIC.badForm, 400);
-    if (Number(req.headers['content-length'] ?? 0) > maxBytes)
-      return refuse(STATIC.tooLarge, 413);
+    if (Number(req.headers['content-length'] ?? 0) > maxBytes) return refuse(STATIC.tooLarge, 413);
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
