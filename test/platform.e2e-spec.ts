@@ -324,7 +324,13 @@ describe('platform: envelope, auth, errors, health, docs', () => {
     it('GET /health and /health/ready', async () => {
       expect((await t.http().get('/health')).status).toBe(200);
       const ready = await t.http().get('/health/ready').expect(200);
-      expect(ready.body.data).toEqual({ postgres: 'up', redis: 'up', replicas: expect.any(Array) });
+      expect(ready.body.data).toEqual({
+        postgres: 'up',
+        redis: 'up',
+        replicas: expect.any(Array),
+        // THREAT_FEEDS: none in tests
+        feeds: [],
+      });
     });
 
     it('serves the OpenAPI document with the API key scheme (Bearer or Token) and the session cookie', async () => {
