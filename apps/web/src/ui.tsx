@@ -279,3 +279,27 @@ export function formatDate(value: string | null | undefined): string {
   const date = new Date(value.includes('T') ? value : `${value.replace(' ', 'T')}Z`);
   return Number.isNaN(date.getTime()) ? value : date.toLocaleString();
 }
+
+/** The api's `YYYY-MM-DD HH:MM:SS` (UTC) as a `datetime-local` value (the reader's time); '' when none. */
+export function toLocalInput(value: string | null): string {
+  if (!value) return '';
+  const date = new Date(`${value.replace(' ', 'T')}Z`);
+  if (Number.isNaN(date.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(
+    date.getHours(),
+  )}:${pad(date.getMinutes())}`;
+}
+
+/**
+ * A `datetime-local` value (the reader's time) as the api's date-time: `YYYY-MM-DD HH:MM:SS` in
+ * UTC. Empty stays undefined (an optional field); what the browser cannot read is sent as typed,
+ * for the api to name.
+ */
+export function toApiDateTime(local: string): string | undefined {
+  const value = local.trim();
+  if (!value) return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return value;
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}

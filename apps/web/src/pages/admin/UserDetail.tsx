@@ -12,16 +12,9 @@ import {
   ShownOnce,
   toApiError,
   useLoad,
-} from '../../ui';
-import {
-  AdminUser,
-  Notice,
-  Plan,
-  planName,
-  setFlash,
   toApiDateTime,
-  errorsByField,
-} from './common';
+} from '../../ui';
+import { AdminUser, Notice, Plan, planName, setFlash, errorsByField } from './common';
 
 /**
  * One user (`/admin/users/<id>`, `GET /api/user/:id`): the details, the API key (hidden until

@@ -2,16 +2,17 @@ import { FormEvent, useEffect, useRef, useState } from 'react';
 
 import { ApiError, call, client } from '../../api';
 import { Link } from '../../router';
-import { Field, FormError, formatDate, LoadState, PageHead, toApiError, useLoad } from '../../ui';
 import {
-  AdminUser,
-  Notice,
-  Plan,
-  planName,
-  takeFlash,
+  Field,
+  FormError,
+  formatDate,
+  LoadState,
+  PageHead,
+  toApiError,
+  useLoad,
   toApiDateTime,
-  errorsByField,
-} from './common';
+} from '../../ui';
+import { AdminUser, Notice, Plan, planName, takeFlash, errorsByField } from './common';
 
 /** Users per page of the list (the api's default is 100, up to 1000). */
 const LIMIT = 20;

@@ -13,19 +13,6 @@ export function planName(plans: Plan[], id: number): string {
   return plans.find((p) => p.id === id)?.name ?? `#${id}`;
 }
 
-/**
- * A `datetime-local` value (the person's local time) as the api's date-time: `YYYY-MM-DD
- * HH:MM:SS` in UTC. Empty stays empty (the field is optional); what the browser cannot read is
- * sent as typed, for the api to name.
- */
-export function toApiDateTime(local: string): string | undefined {
-  const value = local.trim();
-  if (!value) return undefined;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return value;
-  return date.toISOString().slice(0, 19).replace('T', ' ');
-}
-
 /** A limit where 0 means none: "Unlimited", else the number. */
 export function limitText(value: number | string, zero = 'Unlimited'): string {
   return Number(value) === 0 ? zero : String(value);

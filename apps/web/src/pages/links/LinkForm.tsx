@@ -1,7 +1,15 @@
 import { FormEvent, ReactNode, useEffect, useId, useRef, useState } from 'react';
 
 import { ApiError, call, client, Schemas } from '../../api';
-import { Field, fieldMatches, FormError, toApiError, useLoad } from '../../ui';
+import {
+  Field,
+  fieldMatches,
+  FormError,
+  toApiError,
+  useLoad,
+  toApiDateTime,
+  toLocalInput,
+} from '../../ui';
 import '../links.css';
 
 /**
@@ -119,22 +127,6 @@ interface State {
 let uids = 0;
 const uid = () => ++uids;
 
-/** The API's `YYYY-MM-DD HH:MM:SS` (UTC) as a datetime-local value (the reader's time). */
-function toLocalInput(value: string | null): string {
-  if (!value) return '';
-  const d = new Date(`${value.replace(' ', 'T')}Z`);
-  if (Number.isNaN(d.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
-/** A datetime-local value (the reader's time) as the API's `YYYY-MM-DD HH:MM:SS` (UTC). */
-function toApiDate(value: string): string {
-  const d = new Date(value);
-  if (Number.isNaN(d.getTime())) return value;
-  return d.toISOString().slice(0, 19).replace('T', ' ');
-}
-
 function stateOf(d?: Details): State {
   return {
     url: d?.longurl ?? '',
@@ -190,7 +182,7 @@ function fullBody(s: State): UpdateBody {
     title: s.title,
     description: s.description,
     type: typeOf(s.type),
-    expiry: s.expiry ? toApiDate(s.expiry) : null,
+    expiry: toApiDateTime(s.expiry) ?? null,
     status: s.status,
     clicklimit: s.clicklimit.trim() === '' ? null : Number(s.clicklimit),
     expirationredirect: text(s.expirationredirect),

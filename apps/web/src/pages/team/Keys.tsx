@@ -11,8 +11,9 @@ import {
   ShownOnce,
   toApiError,
   useLoad,
+  toLocalInput,
 } from '../../ui';
-import { fromLocalInput, Scope, ScopePicker, toLocalInput } from './scopes';
+import { fromLocalInput, Scope, ScopePicker } from './scopes';
 
 type Key = Schemas['KeyView'];
 

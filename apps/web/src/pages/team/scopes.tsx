@@ -127,17 +127,6 @@ export function ScopePicker(props: {
   );
 }
 
-/** `YYYY-MM-DD HH:MM:SS` (UTC, the API's) → the `datetime-local` value in local time. */
-export function toLocalInput(value: string | null): string {
-  if (!value) return '';
-  const date = new Date(`${value.replace(' ', 'T')}Z`);
-  if (Number.isNaN(date.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(
-    date.getHours(),
-  )}:${pad(date.getMinutes())}`;
-}
-
 /** A `datetime-local` value (local time) → ISO 8601 with its offset for the API; '' → null. */
 export function fromLocalInput(value: string): string | null {
   if (!value) return null;
