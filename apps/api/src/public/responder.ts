@@ -143,14 +143,26 @@ export class PublicResponder {
     }
   }
 
-  /** Hands a visit of link `linkId` (owned by `userId`) to the recorder; call it once the answer is written. */
-  record(req: IncomingMessage, linkId: number, userId: number): void {
+  /**
+   * Hands a visit of link `linkId` (owned by `userId`) to the recorder; call it once the answer
+   * is written. `parameters`: the link's, whose UTM values count when the query has none.
+   */
+  record(
+    req: IncomingMessage,
+    linkId: number,
+    userId: number,
+    parameters?: ReadonlyArray<{ name: string; value: string }> | null,
+  ): void {
     try {
       // not counted (HEAD, no user agent): nothing to read, not even the address; the recorder
       // tells bots apart (memoised per visitor)
       const method = req.method as string;
       const userAgent = req.headers['user-agent'];
       if (!userAgent || !countableMethod(method)) return;
+      // the query only when it may name UTM values: the recorder's memo compares it
+      const url = req.url ?? '';
+      const q = url.indexOf('?');
+      const query = q >= 0 && url.includes('utm_', q) ? url.slice(q + 1) : undefined;
       this.visits.record({
         linkId,
         userId,
@@ -159,6 +171,8 @@ export class PublicResponder {
         userAgent,
         referer: req.headers.referer,
         acceptLanguage: req.headers['accept-language'],
+        query,
+        parameters,
       });
     } catch (err) {
       this.logger.warn(`visit not recorded: ${(err as Error).message}`);
