@@ -114,6 +114,9 @@ describe('statistics: cities, regions, UTM, referrer URLs, device models, hours'
       await visit(`/${link.alias}?x=1`, a.ip, BROWSER_UA, 'https://www.example.org/');
       // a QR scan: UTM from its query only
       await visit(`/q/${qr.alias}?utm_source=poster&utm_medium=print`, b.ip, IPHONE_UA);
+      // the QR scan is handed over when its answer finishes; then the in-memory log is written
+      await new Promise((r) => setTimeout(r, 100));
+      await t.app.get(VisitRecorder).flush();
       const keys = statsKeys(t);
       for (const id of [link.id, qr.linkId])
         for (let i = 0; i < 50 && !(await t.redis.client.exists(keys.pending(id))); i++)
