@@ -3,7 +3,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { ClientAddress, mapError } from '@app/common';
-import { countableMethod, VisitRecorder } from '@app/stats';
+import { countableMethod, MAX_HEADER_CHARS, VisitRecorder } from '@app/stats';
 
 import {
   headerSafeUrl,
@@ -159,10 +159,12 @@ export class PublicResponder {
       const method = req.method as string;
       const userAgent = req.headers['user-agent'];
       if (!userAgent || !countableMethod(method)) return;
-      // the query only when it may name UTM values: the recorder's memo compares it
+      // the query only when it may name UTM values, cut like headers: the recorder's visitor
+      // memo keeps it (at most MAX_HEADER_CHARS per remembered visitor)
       const url = req.url ?? '';
       const q = url.indexOf('?');
-      const query = q >= 0 && url.includes('utm_', q) ? url.slice(q + 1) : undefined;
+      const query =
+        q >= 0 && url.includes('utm_', q) ? url.slice(q + 1, q + 1 + MAX_HEADER_CHARS) : undefined;
       this.visits.record({
         linkId,
         userId,
