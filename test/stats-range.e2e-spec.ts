@@ -5,6 +5,7 @@ import {
   agentInfo,
   countryOf,
   dayKey,
+  placeOfAddress,
   isoDay,
   periodStart,
   VisitRecorder,
@@ -199,6 +200,13 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
         topOs: topOf(visits, (v) => agentInfo(v.visitor.userAgent).os),
         topDevices: { desktop: '10', mobile: '3', tablet: '1' },
         topLanguages: { fr: '10', de: '3', Unknown: '1' },
+        topCities: topOf(visits, (v) => placeOfAddress(v.visitor.ip).city),
+        topRegions: topOf(visits, (v) => placeOfAddress(v.visitor.ip).region),
+        topUtmSources: {},
+        topUtmMediums: {},
+        topUtmCampaigns: {},
+        topReferrerUrls: { 'https://www.linkedin.com/feed/': '1' },
+        topDeviceModels: { 'Apple iPhone': '3', 'Apple iPad': '1' },
         socialCount: { network01: 0, network02: 0, network03: 1 },
       });
       const series = res.body.data.series as Array<{ date: string; clicks: number }>;
@@ -369,7 +377,11 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
         ['from=2026-02-30', /^from: /],
         ['from=yesterday', /^from: /],
         ['to=2026-1-1', /^to: must be a date/],
-        ['interval=hour', /^interval: must be one of day, week, month/],
+        ['interval=hourly', /^interval: must be one of day, week, month, hour$/],
+        [
+          `interval=hour&from=${addDays(today, -7)}`,
+          /^interval: hour takes ranges of at most 7 days/,
+        ],
         ['interval=', /^interval: /],
         [`from=${today}&to=${addDays(today, -1)}`, /^from: must not be after to/],
         [`from=${addDays(today, -400)}`, /^from: .*spans 401 days; at most 400/],
@@ -909,6 +921,13 @@ describe('statistics over date ranges (/api/url/:id/stats, /api/qr/:id/stats, /a
       'topOs',
       'topDevices',
       'topLanguages',
+      'topCities',
+      'topRegions',
+      'topUtmSources',
+      'topUtmMediums',
+      'topUtmCampaigns',
+      'topReferrerUrls',
+      'topDeviceModels',
       'socialCount',
     ])
       expect({ field, documented: Boolean(view[field]) }).toEqual({ field, documented: true });

@@ -2,7 +2,7 @@ import { Cluster } from 'ioredis';
 
 import { createPlan, createTestWorker, createUser, TestUser, useTestApp } from './support/app';
 
-import { dayKey, monthKey, VisitRecorder } from '@app/stats';
+import { dayKey, hourKey, monthKey, placeOfAddress, VisitRecorder } from '@app/stats';
 
 import { insertLink } from './support/resources';
 import {
@@ -60,6 +60,13 @@ describe('visit statistics: recording, reads, folding', () => {
       topReferrers: { 'facebook.com': '1' },
       topBrowsers: { Chrome: '1' },
       topOs: { Windows: '1' },
+      topCities: { [placeOfAddress('8.8.8.8').city]: '1' },
+      topRegions: { [placeOfAddress('8.8.8.8').region]: '1' },
+      topUtmSources: {},
+      topUtmMediums: {},
+      topUtmCampaigns: {},
+      topReferrerUrls: { 'https://www.facebook.com/some/post': '1' },
+      topDeviceModels: {},
       socialCount: { network01: 1, network02: 0, network03: 0 },
     };
     expect(await readStats(t, linkId)).toEqual(expected);
@@ -241,10 +248,27 @@ describe('visit statistics: recording, reads, folding', () => {
     recorder.record({ ...visit, userAgent: PREVIEW_UA });
     recorder.record({ ...visit, method: 'HEAD' });
     // only the first visit is in Redis yet: one counter, its profile
+    const us = placeOfAddress('8.8.8.8');
     expect(await t.redis.client.hgetall(statsKeys(t).pending(linkId))).toEqual({
-      [`${dayKey(new Date())}|v|United States|t.co|Chrome|Windows|network02|desktop|Unknown`]: '1',
+      [`${dayKey(new Date())}|v|United States|t.co|Chrome|Windows|network02|desktop|Unknown|${us.city}|${us.region}||||https://t.co/abc||${hourKey(new Date()).slice(8)}`]:
+        '1',
     });
     await recorder.flush();
+    const ips = [
+      '8.8.8.8',
+      ...Array.from({ length: 50 }, (_, i) => `90.1.2.${i % 10}`),
+      '90.1.2.3',
+    ];
+    const topPlaces = (labelOf: (ip: string) => string) => {
+      const m = new Map<string, number>();
+      for (const ip of ips) m.set(labelOf(ip), (m.get(labelOf(ip)) ?? 0) + 1);
+      return Object.fromEntries(
+        [...m]
+          .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+          .slice(0, 10)
+          .map(([k, n]) => [k, String(n)]),
+      );
+    };
     const expected = {
       clicks: 52,
       uniqueClicks: 11,
@@ -252,6 +276,13 @@ describe('visit statistics: recording, reads, folding', () => {
       topReferrers: { 't.co': '51', 'facebook.com': '1' },
       topBrowsers: { Chrome: '52' },
       topOs: { Windows: '52' },
+      topCities: topPlaces((ip) => placeOfAddress(ip).city),
+      topRegions: topPlaces((ip) => placeOfAddress(ip).region),
+      topUtmSources: {},
+      topUtmMediums: {},
+      topUtmCampaigns: {},
+      topReferrerUrls: { 'https://t.co/abc': '51', 'https://www.facebook.com/post': '1' },
+      topDeviceModels: {},
       socialCount: { network01: 1, network02: 51, network03: 0 },
     };
     expect(await readStats(t, linkId)).toEqual(expected);

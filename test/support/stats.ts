@@ -26,6 +26,13 @@ export const EMPTY_STATS = {
   topReferrers: {},
   topBrowsers: {},
   topOs: {},
+  topCities: {},
+  topRegions: {},
+  topUtmSources: {},
+  topUtmMediums: {},
+  topUtmCampaigns: {},
+  topReferrerUrls: {},
+  topDeviceModels: {},
   socialCount: { network01: 0, network02: 0, network03: 0 },
 };
 

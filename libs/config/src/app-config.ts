@@ -261,6 +261,22 @@ export class AppConfig {
   STATS_FOLD_SECONDS = 5;
 
   /**
+   * Labels kept per link, day and dimension for the dimensions whose labels visitors choose
+   * (referrers and their URLs, UTM values, browsers, systems, device models, cities, regions):
+   * the fold counts the visits of further labels under `(other)`.
+   */
+  @IntSetting(10, 10_000)
+  STATS_LABELS_PER_DAY = 100;
+
+  /**
+   * An MMDB city database (MaxMind's GeoLite2/GeoIP2 City layout or ip-location-db's) to read
+   * cities and regions from, instead of the DB-IP Lite City data installed with the project.
+   */
+  @IsOptional()
+  @IsString()
+  GEOIP_CITY_DB?: string;
+
+  /**
    * Partitions of the statistics keys in Redis (a link's partition is its id modulo this): each
    * partition's keys share one hash tag, so on a Redis Cluster they spread over as many slots.
    * Every api and worker must use the same value; changing it strands the counters pending in

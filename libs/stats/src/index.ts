@@ -6,6 +6,7 @@ export * from './read/stats-range';
 export * from './read/stats-range-reader';
 export * from './read/stats-reader';
 export * from './record/click-caps';
+export * from './record/geo-city';
 export * from './record/visit-classifier';
 export * from './record/visit-recorder';
 export * from './stats.module';

@@ -7,7 +7,7 @@ import type { VisitDimensions } from './record/visit-classifier';
  * its partition `p` = link id mod STATS_PARTITIONS, whose keys share the hash tag `{st<p>}`: on a
  * Redis Cluster a partition is one hash slot, so every script and pipeline below touches one slot
  * while the partitions spread over the shards.
- *   st:{st<p>}:p:<link>          hash of pending deltas: fields `<day>|v|<country>|<referrer>|<browser>|<os>|<social>|<device>|<language>`
+ *   st:{st<p>}:p:<link>          hash of pending deltas: fields `<day>|v|<country>|<referrer>|<browser>|<os>|<social>|<device>|<language>|<city>|<region>|<utm source>|<utm medium>|<utm campaign>|<referrer URL>|<device model>|<hour>`
  *                                count visits with that profile (see `profileField`); `<day>|<dim>[|<label>]`
  *                                fields, written by earlier versions, count one dimension each
  *   st:{st<p>}:dirty             set of the partition's link ids that have pending deltas
@@ -200,7 +200,45 @@ export const DIM = {
   device: 'de',
   /** primary language of Accept-Language (ISO 639-1), or Unknown */
   language: 'la',
+  /** `Paris, FR` (offline city database), or Unknown */
+  city: 'ci',
+  /** `Île-de-France, FR`, or Unknown */
+  region: 'rg',
+  utmSource: 'us',
+  utmMedium: 'um',
+  utmCampaign: 'uc',
+  /** scheme, host and path of the referrer */
+  referrerUrl: 'ru',
+  /** device vendor and model */
+  deviceModel: 'dm',
+  /**
+   * the visit's UTC hour (`00`…`23`) within its day: pending fields only; the fold writes it to
+   * link_stats_hourly, never to link_stats_dims
+   */
+  hour: 'hr',
 } as const;
+
+/**
+ * Dimensions whose labels come from what a visitor sends (headers, query) or from a large
+ * database: the fold keeps at most STATS_LABELS_PER_DAY labels of each per link and day, and
+ * counts the rest under OTHER_LABEL. Countries (about 250), social networks (3), devices (4) and
+ * languages (two letters) are bounded by their labelling.
+ */
+export const CAPPED_DIMS: readonly string[] = [
+  DIM.referrer,
+  DIM.browser,
+  DIM.os,
+  DIM.city,
+  DIM.region,
+  DIM.utmSource,
+  DIM.utmMedium,
+  DIM.utmCampaign,
+  DIM.referrerUrl,
+  DIM.deviceModel,
+];
+
+/** The label that counts a link-day's visits past the label cap of a dimension. */
+export const OTHER_LABEL = '(other)';
 
 let memoSecond = -1;
 let memoDay = '';
@@ -214,6 +252,21 @@ export function dayKey(at: Date | number): string {
     memoDay = new Date(ms).toISOString().slice(0, 10).replace(/-/g, '');
   }
   return memoDay;
+}
+
+let hourSecond = -1;
+let memoHour = '';
+
+/** `YYYYMMDDHH` (UTC) of a date or epoch milliseconds; memoised per second like `dayKey`. */
+export function hourKey(at: Date | number): string {
+  const ms = typeof at === 'number' ? at : at.getTime();
+  const second = Math.floor(ms / 1000);
+  if (second !== hourSecond) {
+    hourSecond = second;
+    const iso = new Date(ms).toISOString();
+    memoHour = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}`;
+  }
+  return memoHour;
 }
 
 /** `YYYYMM` (UTC) */
@@ -236,15 +289,19 @@ export function parseField(field: string): { day: string; dim: string; label: st
 }
 
 /**
- * The pending field counting visits of one day with these dimensions. Visits with the same
- * profile share one counter, so recording a visit is a single HINCRBY. Labels never contain `|`
- * (see `label`), so the field splits back unambiguously.
+ * The pending field counting visits of one hour (`YYYYMMDDHH`, UTC) with these dimensions.
+ * Visits with the same profile share one counter, so recording a visit is a single HINCRBY.
+ * Labels never contain `|` (see `label`), so the field splits back unambiguously; an empty label
+ * (no social network, no UTM value, no referrer URL, no device model) counts nothing.
  */
-export function profileField(day: string, d: VisitDimensions): string {
-  return `${day}|${DIM.profile}|${d.country}|${d.referrer}|${d.browser}|${d.os}|${d.social ?? ''}|${d.device}|${d.language}`;
+export function profileField(hour: string, d: VisitDimensions): string {
+  return `${hour.slice(0, 8)}|${DIM.profile}|${d.country}|${d.referrer}|${d.browser}|${d.os}|${d.social ?? ''}|${d.device}|${d.language}|${d.city}|${d.region}|${d.utmSource}|${d.utmMedium}|${d.utmCampaign}|${d.referrerUrl}|${d.deviceModel}|${hour.slice(8, 10)}`;
 }
 
-/** Labels of a profile field, in order; fields written before devices and languages were counted have the first five. */
+/**
+ * Labels of a profile field, in order; fields written before devices and languages were counted
+ * have the first five, before cities, UTM, referrer URLs, device models and hours the first seven.
+ */
 const PROFILE_DIMS = [
   DIM.country,
   DIM.referrer,
@@ -253,8 +310,16 @@ const PROFILE_DIMS = [
   DIM.social,
   DIM.device,
   DIM.language,
+  DIM.city,
+  DIM.region,
+  DIM.utmSource,
+  DIM.utmMedium,
+  DIM.utmCampaign,
+  DIM.referrerUrl,
+  DIM.deviceModel,
+  DIM.hour,
 ];
-const OLD_PROFILE_LABELS = 5;
+const OLD_PROFILE_LABELS = [5, 7];
 
 /** What one pending field counts, each as many times as the field's value. */
 export interface FieldCounts {
@@ -271,7 +336,8 @@ export function fieldCounts(field: string): FieldCounts | null {
   if (!f) return null;
   if (f.dim === DIM.profile) {
     const labels = f.label.split('|');
-    if (labels.length !== PROFILE_DIMS.length && labels.length !== OLD_PROFILE_LABELS) return null;
+    if (labels.length !== PROFILE_DIMS.length && !OLD_PROFILE_LABELS.includes(labels.length))
+      return null;
     const dims: Array<[string, string]> = [];
     PROFILE_DIMS.forEach((dim, i) => {
       if (labels[i]) dims.push([dim, labels[i]]);

@@ -7,8 +7,27 @@ export interface LinkStatistics {
   topReferrers: Record<string, string>;
   topBrowsers: Record<string, string>;
   topOs: Record<string, string>;
+  topCities: Record<string, string>;
+  topRegions: Record<string, string>;
+  topUtmSources: Record<string, string>;
+  topUtmMediums: Record<string, string>;
+  topUtmCampaigns: Record<string, string>;
+  topReferrerUrls: Record<string, string>;
+  topDeviceModels: Record<string, string>;
   socialCount: { network01: number; network02: number; network03: number };
 }
+
+/** The top maps of the dimensions added with cities (lifetime and range statistics alike). */
+export type MoreTops = Pick<
+  LinkStatistics,
+  | 'topCities'
+  | 'topRegions'
+  | 'topUtmSources'
+  | 'topUtmMediums'
+  | 'topUtmCampaigns'
+  | 'topReferrerUrls'
+  | 'topDeviceModels'
+>;
 
 /** Totals of one link, for list items (`clicks`, `uniqueClicks`, QR `scans`). */
 export interface LinkTotals {
@@ -28,19 +47,23 @@ export interface VisitInput {
   referer: string | undefined;
   /** The Accept-Language header (the visitor's languages). */
   acceptLanguage?: string;
+  /** The request's query string (without `?`) when it may carry UTM values (`utm_`). */
+  query?: string;
+  /** The link's parameters: their UTM values count when the query has none. */
+  parameters?: ReadonlyArray<{ name: string; value: string }> | null;
 }
 
 /** One period of a range's series. */
 export interface SeriesPoint {
-  /** the period's first day within the range, `YYYY-MM-DD` */
+  /** the period's first day within the range, `YYYY-MM-DD`; an hour: `YYYY-MM-DDTHH:00:00Z` */
   date: string;
   clicks: number;
-  /** distinct visitors over the period (union of its days' sketches) */
-  uniqueClicks: number;
+  /** distinct visitors over the period (union of its days' sketches); null for an hour */
+  uniqueClicks: number | null;
 }
 
 /** Statistics of a link (or an account) over a range of days. */
-export interface RangeStatistics {
+export interface RangeStatistics extends MoreTops {
   clicks: number;
   /** distinct visitors over the whole range (union of its days' sketches), never a sum of days */
   uniqueClicks: number;

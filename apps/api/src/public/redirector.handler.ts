@@ -200,7 +200,7 @@ export class RedirectorHandler extends PublicHandler {
     if (link.redirectHeaders) {
       res.writeHead(302, link.redirectHeaders);
       res.end();
-      return this.respond.record(req, link.id, link.userId);
+      return this.respond.record(req, link.id, link.userId, link.parameters);
     }
     const route = this.router.route(link);
     if (route.clickLimit !== null) return this.limited(req, res, link, route, route.clickLimit);
@@ -242,7 +242,7 @@ export class RedirectorHandler extends PublicHandler {
   /** The page of preview tags that link-preview fetchers get. */
   private preview(req: IncomingMessage, res: ServerResponse, link: CachedLink, page: Page): void {
     this.respond.sendPage(res, 200, page);
-    this.respond.record(req, link.id, link.userId);
+    this.respond.record(req, link.id, link.userId, link.parameters);
   }
 
   private forward(
@@ -274,7 +274,7 @@ export class RedirectorHandler extends PublicHandler {
         this.respond.sendPage(res, 200, forwardPage(target, link.pixels));
       else this.respond.redirect(res, target);
     }
-    this.respond.record(req, link.id, link.userId);
+    this.respond.record(req, link.id, link.userId, link.parameters);
   }
 }
 

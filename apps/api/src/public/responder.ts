@@ -3,7 +3,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { ClientAddress, mapError } from '@app/common';
-import { countableMethod, VisitRecorder } from '@app/stats';
+import { countableMethod, MAX_HEADER_CHARS, VisitRecorder } from '@app/stats';
 
 import {
   headerSafeUrl,
@@ -143,14 +143,28 @@ export class PublicResponder {
     }
   }
 
-  /** Hands a visit of link `linkId` (owned by `userId`) to the recorder; call it once the answer is written. */
-  record(req: IncomingMessage, linkId: number, userId: number): void {
+  /**
+   * Hands a visit of link `linkId` (owned by `userId`) to the recorder; call it once the answer
+   * is written. `parameters`: the link's, whose UTM values count when the query has none.
+   */
+  record(
+    req: IncomingMessage,
+    linkId: number,
+    userId: number,
+    parameters?: ReadonlyArray<{ name: string; value: string }> | null,
+  ): void {
     try {
       // not counted (HEAD, no user agent): nothing to read, not even the address; the recorder
       // tells bots apart (memoised per visitor)
       const method = req.method as string;
       const userAgent = req.headers['user-agent'];
       if (!userAgent || !countableMethod(method)) return;
+      // the query only when it may name UTM values, cut like headers: the recorder's visitor
+      // memo keeps it (at most MAX_HEADER_CHARS per remembered visitor)
+      const url = req.url ?? '';
+      const q = url.indexOf('?');
+      const query =
+        q >= 0 && url.includes('utm_', q) ? url.slice(q + 1, q + 1 + MAX_HEADER_CHARS) : undefined;
       this.visits.record({
         linkId,
         userId,
@@ -159,6 +173,8 @@ export class PublicResponder {
         userAgent,
         referer: req.headers.referer,
         acceptLanguage: req.headers['accept-language'],
+        query,
+        parameters,
       });
     } catch (err) {
       this.logger.warn(`visit not recorded: ${(err as Error).message}`);

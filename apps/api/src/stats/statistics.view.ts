@@ -30,6 +30,29 @@ export function statisticsView(doc: StatisticsDoc) {
     @ApiProperty(TOP_MAP) topReferrers: Record<string, string>;
     @ApiProperty(TOP_MAP) topBrowsers: Record<string, string>;
     @ApiProperty(TOP_MAP) topOs: Record<string, string>;
+    @ApiProperty({ ...TOP_MAP, description: 'City: `Paris, FR`, or Unknown' })
+    topCities: Record<string, string>;
+    @ApiProperty({ ...TOP_MAP, description: 'Region: `Île-de-France, FR`, or Unknown' })
+    topRegions: Record<string, string>;
+    @ApiProperty({
+      ...TOP_MAP,
+      description: 'utm_source (the visit’s query, else the link’s parameters)',
+    })
+    topUtmSources: Record<string, string>;
+    @ApiProperty({
+      ...TOP_MAP,
+      description: 'utm_medium (the visit’s query, else the link’s parameters)',
+    })
+    topUtmMediums: Record<string, string>;
+    @ApiProperty({
+      ...TOP_MAP,
+      description: 'utm_campaign (the visit’s query, else the link’s parameters)',
+    })
+    topUtmCampaigns: Record<string, string>;
+    @ApiProperty({ ...TOP_MAP, description: 'Referrer URL: scheme, host and path (no query)' })
+    topReferrerUrls: Record<string, string>;
+    @ApiProperty({ ...TOP_MAP, description: 'Device vendor and model (`Apple iPhone`)' })
+    topDeviceModels: Record<string, string>;
     @ApiProperty({
       type: 'object',
       properties: {

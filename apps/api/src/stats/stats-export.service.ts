@@ -80,7 +80,9 @@ export function linksExportSql(bare = false): string {
 
 /** Dimension codes of link_stats_dims → their names in the export. */
 const DIMENSION_NAMES = `CASE d.dim WHEN 'co' THEN 'country' WHEN 're' THEN 'referrer' WHEN 'br' THEN 'browser'
-  WHEN 'os' THEN 'os' WHEN 'so' THEN 'social' WHEN 'de' THEN 'device' WHEN 'la' THEN 'language' ELSE d.dim END`;
+  WHEN 'os' THEN 'os' WHEN 'so' THEN 'social' WHEN 'de' THEN 'device' WHEN 'la' THEN 'language'
+  WHEN 'ci' THEN 'city' WHEN 'rg' THEN 'region' WHEN 'us' THEN 'utm_source' WHEN 'um' THEN 'utm_medium'
+  WHEN 'uc' THEN 'utm_campaign' WHEN 'ru' THEN 'referrer_url' WHEN 'dm' THEN 'device_model' ELSE d.dim END`;
 
 /** `GET /api/url/:id/stats/export`: a row per day and dimension value; $1 the link, $2..$3 the days. */
 const STATS_EXPORT_SQL = `SELECT ${selectList([

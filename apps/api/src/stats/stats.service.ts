@@ -106,6 +106,13 @@ function rangeView(range: StatsRange, s: RangeStatistics): RangeStatsView {
     topOs: s.topOs,
     topDevices: s.topDevices,
     topLanguages: s.topLanguages,
+    topCities: s.topCities,
+    topRegions: s.topRegions,
+    topUtmSources: s.topUtmSources,
+    topUtmMediums: s.topUtmMediums,
+    topUtmCampaigns: s.topUtmCampaigns,
+    topReferrerUrls: s.topReferrerUrls,
+    topDeviceModels: s.topDeviceModels,
     socialCount: s.socialCount,
   };
 }

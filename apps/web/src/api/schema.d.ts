@@ -1679,7 +1679,7 @@ export interface paths {
     };
     /**
      * A short link’s statistics over a date range: {error, data}
-     * @description from / to are UTC days (YYYY-MM-DD, both included; default the last 30 days); interval is day (default), week (Monday to Sunday) or month. series holds every period of the range, zero-filled, and its clicks add up to clicks. uniqueClicks (of the range and of each period) counts distinct visitors over it: the union of the days' HyperLogLog sketches (standard error 0.81 %), so a visitor who came on several days counts once. Days older than the plan's retention are not returned: from is raised (notice says so). Visits show up as soon as they are recorded (folded totals plus the deltas not yet folded). 400 naming the field for a bad from, to or interval, from after to, or a range over 400 days.
+     * @description from / to are UTC days (YYYY-MM-DD, both included; default the last 30 days); interval is day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days, default the last 7; hours older than 8 days are not kept: from is raised; each point labelled YYYY-MM-DDTHH:00:00Z with uniqueClicks null). series holds every period of the range, zero-filled, and its clicks add up to clicks. uniqueClicks (of the range and of each period) counts distinct visitors over it: the union of the days' HyperLogLog sketches (standard error 0.81 %), so a visitor who came on several days counts once. Days older than the plan's retention are not returned: from is raised (notice says so). Visits show up as soon as they are recorded (folded totals plus the deltas not yet folded). 400 naming the field for a bad from, to or interval, from after to, a range over 400 days, or over 7 days with interval=hour (naming interval). The top maps include cities, regions, UTM sources, mediums and campaigns, referrer URLs and device models.
      *
      *     Needs `stats:read`: the role viewer or above in the workspace; a named key needs the scope `stats:read`, `stats:write`, `*`.
      */
@@ -1701,7 +1701,7 @@ export interface paths {
     };
     /**
      * A QR code’s scan statistics over a date range: {error, data}
-     * @description The statistics of the QR code's short link (its scans). from / to are UTC days (YYYY-MM-DD, both included; default the last 30 days); interval is day (default), week (Monday to Sunday) or month. series holds every period of the range, zero-filled, and its clicks add up to clicks. uniqueClicks (of the range and of each period) counts distinct visitors over it: the union of the days' HyperLogLog sketches (standard error 0.81 %), so a visitor who came on several days counts once. Days older than the plan's retention are not returned: from is raised (notice says so). Visits show up as soon as they are recorded (folded totals plus the deltas not yet folded). 400 naming the field for a bad from, to or interval, from after to, or a range over 400 days.
+     * @description The statistics of the QR code's short link (its scans). from / to are UTC days (YYYY-MM-DD, both included; default the last 30 days); interval is day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days, default the last 7; hours older than 8 days are not kept: from is raised; each point labelled YYYY-MM-DDTHH:00:00Z with uniqueClicks null). series holds every period of the range, zero-filled, and its clicks add up to clicks. uniqueClicks (of the range and of each period) counts distinct visitors over it: the union of the days' HyperLogLog sketches (standard error 0.81 %), so a visitor who came on several days counts once. Days older than the plan's retention are not returned: from is raised (notice says so). Visits show up as soon as they are recorded (folded totals plus the deltas not yet folded). 400 naming the field for a bad from, to or interval, from after to, a range over 400 days, or over 7 days with interval=hour (naming interval). The top maps include cities, regions, UTM sources, mediums and campaigns, referrer URLs and device models.
      *
      *     Needs `stats:read`: the role viewer or above in the workspace; a named key needs the scope `stats:read`, `stats:write`, `*`.
      */
@@ -1723,7 +1723,7 @@ export interface paths {
     };
     /**
      * Your whole account’s statistics over a date range, with topLinks: {error, data}
-     * @description Every short code you own (links, QR codes, bio pages) together; uniqueClicks counts a visitor of several of them once. topLinks: your short links with the most visits over the range. from / to are UTC days (YYYY-MM-DD, both included; default the last 30 days); interval is day (default), week (Monday to Sunday) or month. series holds every period of the range, zero-filled, and its clicks add up to clicks. uniqueClicks (of the range and of each period) counts distinct visitors over it: the union of the days' HyperLogLog sketches (standard error 0.81 %), so a visitor who came on several days counts once. Days older than the plan's retention are not returned: from is raised (notice says so). Visits show up as soon as they are recorded (folded totals plus the deltas not yet folded). 400 naming the field for a bad from, to or interval, from after to, or a range over 400 days.
+     * @description Every short code you own (links, QR codes, bio pages) together; uniqueClicks counts a visitor of several of them once. topLinks: your short links with the most visits over the range. from / to are UTC days (YYYY-MM-DD, both included; default the last 30 days); interval is day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days, default the last 7; hours older than 8 days are not kept: from is raised; each point labelled YYYY-MM-DDTHH:00:00Z with uniqueClicks null). series holds every period of the range, zero-filled, and its clicks add up to clicks. uniqueClicks (of the range and of each period) counts distinct visitors over it: the union of the days' HyperLogLog sketches (standard error 0.81 %), so a visitor who came on several days counts once. Days older than the plan's retention are not returned: from is raised (notice says so). Visits show up as soon as they are recorded (folded totals plus the deltas not yet folded). 400 naming the field for a bad from, to or interval, from after to, a range over 400 days, or over 7 days with interval=hour (naming interval). The top maps include cities, regions, UTM sources, mediums and campaigns, referrer URLs and device models.
      *
      *     Needs `stats:read`: the role viewer or above in the workspace; a named key needs the scope `stats:read`, `stats:write`, `*`.
      */
@@ -3299,6 +3299,34 @@ export interface components {
       topOs: {
         [key: string]: string;
       };
+      /** @description City: `Paris, FR`, or Unknown */
+      topCities: {
+        [key: string]: string;
+      };
+      /** @description Region: `Île-de-France, FR`, or Unknown */
+      topRegions: {
+        [key: string]: string;
+      };
+      /** @description utm_source (the visit’s query, else the link’s parameters) */
+      topUtmSources: {
+        [key: string]: string;
+      };
+      /** @description utm_medium (the visit’s query, else the link’s parameters) */
+      topUtmMediums: {
+        [key: string]: string;
+      };
+      /** @description utm_campaign (the visit’s query, else the link’s parameters) */
+      topUtmCampaigns: {
+        [key: string]: string;
+      };
+      /** @description Referrer URL: scheme, host and path (no query) */
+      topReferrerUrls: {
+        [key: string]: string;
+      };
+      /** @description Device vendor and model (`Apple iPhone`) */
+      topDeviceModels: {
+        [key: string]: string;
+      };
       /** @description Visits referred by Facebook (network01), X / Twitter (network02), LinkedIn (network03) */
       socialCount?: {
         network01: number;
@@ -3791,6 +3819,34 @@ export interface components {
         [key: string]: string;
       };
       topOs: {
+        [key: string]: string;
+      };
+      /** @description City: `Paris, FR`, or Unknown */
+      topCities: {
+        [key: string]: string;
+      };
+      /** @description Region: `Île-de-France, FR`, or Unknown */
+      topRegions: {
+        [key: string]: string;
+      };
+      /** @description utm_source (the visit’s query, else the link’s parameters) */
+      topUtmSources: {
+        [key: string]: string;
+      };
+      /** @description utm_medium (the visit’s query, else the link’s parameters) */
+      topUtmMediums: {
+        [key: string]: string;
+      };
+      /** @description utm_campaign (the visit’s query, else the link’s parameters) */
+      topUtmCampaigns: {
+        [key: string]: string;
+      };
+      /** @description Referrer URL: scheme, host and path (no query) */
+      topReferrerUrls: {
+        [key: string]: string;
+      };
+      /** @description Device vendor and model (`Apple iPhone`) */
+      topDeviceModels: {
         [key: string]: string;
       };
       /** @description Visits referred by Facebook (network01), X / Twitter (network02), LinkedIn (network03) */
@@ -4295,6 +4351,34 @@ export interface components {
       topOs: {
         [key: string]: string;
       };
+      /** @description City: `Paris, FR`, or Unknown */
+      topCities: {
+        [key: string]: string;
+      };
+      /** @description Region: `Île-de-France, FR`, or Unknown */
+      topRegions: {
+        [key: string]: string;
+      };
+      /** @description utm_source (the visit’s query, else the link’s parameters) */
+      topUtmSources: {
+        [key: string]: string;
+      };
+      /** @description utm_medium (the visit’s query, else the link’s parameters) */
+      topUtmMediums: {
+        [key: string]: string;
+      };
+      /** @description utm_campaign (the visit’s query, else the link’s parameters) */
+      topUtmCampaigns: {
+        [key: string]: string;
+      };
+      /** @description Referrer URL: scheme, host and path (no query) */
+      topReferrerUrls: {
+        [key: string]: string;
+      };
+      /** @description Device vendor and model (`Apple iPhone`) */
+      topDeviceModels: {
+        [key: string]: string;
+      };
       socialCount: {
         network01?: number;
         network02?: number;
@@ -4397,15 +4481,14 @@ export interface components {
     };
     SeriesPointView: {
       /**
-       * Format: date
-       * @description First day of the period within the range (YYYY-MM-DD, UTC)
+       * @description First day of the period within the range (YYYY-MM-DD, UTC); with interval=hour, the hour (YYYY-MM-DDTHH:00:00Z)
        * @example 2026-11-02
        */
       date: string;
       /** @description Visits counted in the period */
       clicks: number;
-      /** @description Distinct visitors over the period (union of its days’ HyperLogLog sketches, standard error 0.81 %), not a sum of daily counts */
-      uniqueClicks: number;
+      /** @description Distinct visitors over the period (union of its days’ HyperLogLog sketches, standard error 0.81 %), not a sum of daily counts; null for an hour (visitors are counted per day) */
+      uniqueClicks: number | null;
     };
     SocialCountView: {
       /** @description Visits referred by Facebook */
@@ -4429,7 +4512,7 @@ export interface components {
        */
       to: string;
       /** @enum {string} */
-      interval: 'day' | 'week' | 'month';
+      interval: 'day' | 'week' | 'month' | 'hour';
       /** @description Days of statistics the plan keeps (0 = forever; admins: 0) */
       retention: number;
       /**
@@ -4483,6 +4566,55 @@ export interface components {
        * @example {}
        */
       topLanguages: {
+        [key: string]: string;
+      };
+      /**
+       * @description City: `Paris, FR` (name and country code), or Unknown → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topCities: {
+        [key: string]: string;
+      };
+      /**
+       * @description Region (first-level subdivision): `Île-de-France, FR`, or Unknown → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topRegions: {
+        [key: string]: string;
+      };
+      /**
+       * @description utm_source of the visit’s query, else of the link’s parameters → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topUtmSources: {
+        [key: string]: string;
+      };
+      /**
+       * @description utm_medium of the visit’s query, else of the link’s parameters → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topUtmMediums: {
+        [key: string]: string;
+      };
+      /**
+       * @description utm_campaign of the visit’s query, else of the link’s parameters → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topUtmCampaigns: {
+        [key: string]: string;
+      };
+      /**
+       * @description Referrer URL: scheme, host and path (never the query) → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topReferrerUrls: {
+        [key: string]: string;
+      };
+      /**
+       * @description Device vendor and model (`Apple iPhone`) → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topDeviceModels: {
         [key: string]: string;
       };
       socialCount: components['schemas']['SocialCountView'];
@@ -4509,7 +4641,7 @@ export interface components {
        */
       to: string;
       /** @enum {string} */
-      interval: 'day' | 'week' | 'month';
+      interval: 'day' | 'week' | 'month' | 'hour';
       /** @description Days of statistics the plan keeps (0 = forever; admins: 0) */
       retention: number;
       /**
@@ -4563,6 +4695,55 @@ export interface components {
        * @example {}
        */
       topLanguages: {
+        [key: string]: string;
+      };
+      /**
+       * @description City: `Paris, FR` (name and country code), or Unknown → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topCities: {
+        [key: string]: string;
+      };
+      /**
+       * @description Region (first-level subdivision): `Île-de-France, FR`, or Unknown → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topRegions: {
+        [key: string]: string;
+      };
+      /**
+       * @description utm_source of the visit’s query, else of the link’s parameters → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topUtmSources: {
+        [key: string]: string;
+      };
+      /**
+       * @description utm_medium of the visit’s query, else of the link’s parameters → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topUtmMediums: {
+        [key: string]: string;
+      };
+      /**
+       * @description utm_campaign of the visit’s query, else of the link’s parameters → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topUtmCampaigns: {
+        [key: string]: string;
+      };
+      /**
+       * @description Referrer URL: scheme, host and path (never the query) → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topReferrerUrls: {
+        [key: string]: string;
+      };
+      /**
+       * @description Device vendor and model (`Apple iPhone`) → visits over the range (as a string); at most 10 entries, largest first
+       * @example {}
+       */
+      topDeviceModels: {
         [key: string]: string;
       };
       socialCount: components['schemas']['SocialCountView'];
@@ -15043,12 +15224,12 @@ export interface operations {
   StatsController_link: {
     parameters: {
       query?: {
-        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to (interval=hour: 6). At most 400 days from to (interval=hour: 7). Raised to the first day the plan keeps (retention). */
         from?: string;
         /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
         to?: string;
-        /** @description Period of each series point: day (default), week (Monday to Sunday) or month (UTC). The first and last periods may be partial: each point is labelled with its first day within the range. */
-        interval?: 'day' | 'week' | 'month';
+        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
+        interval?: 'day' | 'week' | 'month' | 'hour';
       };
       header?: {
         /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
@@ -15171,12 +15352,12 @@ export interface operations {
   StatsController_qr: {
     parameters: {
       query?: {
-        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to (interval=hour: 6). At most 400 days from to (interval=hour: 7). Raised to the first day the plan keeps (retention). */
         from?: string;
         /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
         to?: string;
-        /** @description Period of each series point: day (default), week (Monday to Sunday) or month (UTC). The first and last periods may be partial: each point is labelled with its first day within the range. */
-        interval?: 'day' | 'week' | 'month';
+        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
+        interval?: 'day' | 'week' | 'month' | 'hour';
       };
       header?: {
         /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
@@ -15299,12 +15480,12 @@ export interface operations {
   StatsController_account: {
     parameters: {
       query?: {
-        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to (interval=hour: 6). At most 400 days from to (interval=hour: 7). Raised to the first day the plan keeps (retention). */
         from?: string;
         /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
         to?: string;
-        /** @description Period of each series point: day (default), week (Monday to Sunday) or month (UTC). The first and last periods may be partial: each point is labelled with its first day within the range. */
-        interval?: 'day' | 'week' | 'month';
+        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
+        interval?: 'day' | 'week' | 'month' | 'hour';
       };
       header?: {
         /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
@@ -15537,12 +15718,12 @@ export interface operations {
   StatsController_exportLinkStats: {
     parameters: {
       query?: {
-        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to (interval=hour: 6). At most 400 days from to (interval=hour: 7). Raised to the first day the plan keeps (retention). */
         from?: string;
         /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
         to?: string;
-        /** @description Period of each series point: day (default), week (Monday to Sunday) or month (UTC). The first and last periods may be partial: each point is labelled with its first day within the range. */
-        interval?: 'day' | 'week' | 'month';
+        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
+        interval?: 'day' | 'week' | 'month' | 'hour';
       };
       header?: {
         /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */

@@ -288,7 +288,8 @@ function StatsBody(props: { stats: RangeStats; busy: boolean; children?: ReactNo
       </section>
       <ClicksChart
         series={s.series}
-        interval={s.interval}
+        // the page asks for day, week or month only (never hour): the API answers the same
+        interval={s.interval as Interval}
         from={s.from}
         to={s.to}
         clicks={s.clicks}

@@ -2,8 +2,8 @@ import { Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { compactEncoding, compactHll, coveredBy, emptyRegisters, mergeHll } from '../hll';
-import { dayToIso } from '../keys';
-import { DailyRow, DimCount, FoldBatch } from './fold-batch';
+import { CAPPED_DIMS, dayToIso, OTHER_LABEL } from '../keys';
+import { DailyRow, DimCount, FoldBatch, HourCount } from './fold-batch';
 import { FoldListener } from './fold-listener';
 
 /** Serialises folds (and retention) across workers (pg advisory lock key). */
@@ -21,12 +21,14 @@ export class FoldApply {
   constructor(
     private readonly db: DataSource,
     private readonly listener?: FoldListener,
+    /** labels kept per link, day and capped dimension (STATS_LABELS_PER_DAY) */
+    private readonly labelsPerDay = 100,
   ) {}
 
   /** Applies a batch once: false when it was applied before. */
   apply(batch: FoldBatch): Promise<boolean> {
     return this.db.transaction(async (m) => {
-      const fresh = await this.write(m, batch.id, batch.rows, batch.dims);
+      const fresh = await this.write(m, batch.id, batch.rows, batch.dims, batch.hours ?? []);
       if (fresh && batch.visits.length) await this.listener?.onFold(m, batch.visits);
       return fresh;
     });
@@ -37,6 +39,7 @@ export class FoldApply {
     batch: string,
     rows: DailyRow[],
     dims: DimCount[],
+    hours: HourCount[],
   ): Promise<boolean> {
     await m.query('SELECT pg_advisory_xact_lock($1)', [FOLD_LOCK]);
     const inserted = await m.query(
@@ -93,6 +96,16 @@ export class FoldApply {
       );
     }
     await this.months(m, linkIds, days, sketches);
+    if (hours.length) {
+      await m.query(
+        `INSERT INTO link_stats_hourly AS h (link_id, hour, clicks)
+         SELECT i.* FROM unnest($1::int[], $2::timestamp[], $3::bigint[]) AS i(link_id, hour, clicks)
+         JOIN links l ON l.id = i.link_id
+         ON CONFLICT (link_id, hour) DO UPDATE SET clicks = h.clicks + EXCLUDED.clicks`,
+        [hours.map((h) => h[0]), hours.map((h) => h[1]), hours.map((h) => h[2])],
+      );
+    }
+    dims = await this.capLabels(m, dims);
     if (dims.length) {
       // the days' counts, and the same counts added to their months' (link_stats_dims_monthly
       // holds the sum of each month's stored days)
@@ -120,6 +133,82 @@ export class FoldApply {
       );
     }
     return true;
+  }
+
+  /**
+   * Bounds the labels stored per link, day and capped dimension (CAPPED_DIMS: labels a visitor
+   * chooses) to `labelsPerDay`: labels already stored keep counting; new ones are admitted,
+   * largest first, while the link-day has room; the visits of the rest are counted under
+   * OTHER_LABEL. So a visitor sending a million distinct referrers or UTM values adds at most
+   * `labelsPerDay` + 1 rows per dimension and day. Runs under the fold lock, in the transaction
+   * that writes, so the stored labels cannot change in between.
+   */
+  private async capLabels(m: EntityManager, dims: DimCount[]): Promise<DimCount[]> {
+    const cap = this.labelsPerDay;
+    const groups = new Map<string, DimCount[]>();
+    const out: DimCount[] = [];
+    for (const d of dims) {
+      if (!CAPPED_DIMS.includes(d[2])) {
+        out.push(d);
+        continue;
+      }
+      const key = `${d[0]}|${d[1]}|${d[2]}`;
+      const group = groups.get(key);
+      if (group) group.push(d);
+      else groups.set(key, [d]);
+    }
+    if (!groups.size) return dims;
+    const entries = [...groups.values()].map((g) => g[0]);
+    // labels stored per link-day-dimension (an index range of the primary key each)
+    const stored: Array<{ link_id: number; day: string; dim: string; n: number }> = await m.query(
+      `SELECT s.link_id, to_char(s.day, 'YYYY-MM-DD') AS day, s.dim,
+              (count(*) FILTER (WHERE s.label <> $4))::int AS n
+         FROM link_stats_dims s
+         JOIN unnest($1::int[], $2::date[], $3::varchar[]) AS i(link_id, day, dim) USING (link_id, day, dim)
+        GROUP BY 1, 2, 3`,
+      [entries.map((e) => e[0]), entries.map((e) => e[1]), entries.map((e) => e[2]), OTHER_LABEL],
+    );
+    const storedCount = new Map(stored.map((r) => [`${r.link_id}|${r.day}|${r.dim}`, r.n]));
+    // the groups that may overflow: which of their labels are stored already
+    const tight = [...groups].filter(([key, g]) => (storedCount.get(key) ?? 0) + g.length > cap);
+    let known = new Set<string>();
+    if (tight.length) {
+      const labels = tight.flatMap(([, g]) => g);
+      const rows: Array<{ link_id: number; day: string; dim: string; label: string }> =
+        await m.query(
+          `SELECT s.link_id, to_char(s.day, 'YYYY-MM-DD') AS day, s.dim, s.label
+             FROM link_stats_dims s
+             JOIN unnest($1::int[], $2::date[], $3::varchar[], $4::varchar[]) AS i(link_id, day, dim, label)
+               USING (link_id, day, dim, label)`,
+          [
+            labels.map((d) => d[0]),
+            labels.map((d) => d[1]),
+            labels.map((d) => d[2]),
+            labels.map((d) => d[3]),
+          ],
+        );
+      known = new Set(rows.map((r) => `${r.link_id}|${r.day}|${r.dim}|${r.label}`));
+    }
+    for (const [key, group] of groups) {
+      const used = storedCount.get(key) ?? 0;
+      if (used + group.length <= cap) {
+        out.push(...group);
+        continue;
+      }
+      const fresh: DimCount[] = [];
+      let other = 0;
+      for (const d of group) {
+        if (d[3] === OTHER_LABEL) other += d[4];
+        else if (known.has(`${key}|${d[3]}`)) out.push(d);
+        else fresh.push(d);
+      }
+      fresh.sort((a, b) => b[4] - a[4] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
+      const room = Math.max(0, cap - used);
+      out.push(...fresh.slice(0, room));
+      for (const d of fresh.slice(room)) other += d[4];
+      if (other) out.push([group[0][0], group[0][1], group[0][2], OTHER_LABEL, other]);
+    }
+    return out;
   }
 
   /**

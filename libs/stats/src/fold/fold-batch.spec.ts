@@ -44,4 +44,33 @@ describe('collectBatch (a claimed batch summed for the fold)', () => {
     });
     expect(visits[2]).toMatchObject({ linkId: 7, day: '2026-11-23', count: 1, country: null });
   });
+
+  it('counts the hours of new profiles apart from the dimensions, and drops what is no hour', () => {
+    const b = collectBatch(
+      'b2',
+      ['9'],
+      [
+        {
+          '20261122|v|France|Direct|Firefox|Linux||desktop|fr|Paris, FR|Île-de-France, FR|news|||https://t.co/x||07':
+            '2',
+          '20261122|v|France|Direct|Firefox|Linux||desktop|fr|Paris, FR|Île-de-France, FR||||||07':
+            '1',
+          '20261122|v|France|Direct|Firefox|Linux||desktop|fr|Paris, FR|Île-de-France, FR||||||23':
+            '4',
+          '20261122|v|France|Direct|Firefox|Linux||desktop|fr|Paris, FR|Île-de-France, FR||||||24':
+            '5',
+        },
+      ],
+      false,
+    );
+    expect(b.clicks).toBe(12);
+    expect(b.hours).toEqual([
+      [9, '2026-11-22 07:00', 3],
+      [9, '2026-11-22 23:00', 4],
+    ]);
+    expect(b.dims).toContainEqual([9, '2026-11-22', 'ci', 'Paris, FR', 12]);
+    expect(b.dims).toContainEqual([9, '2026-11-22', 'us', 'news', 2]);
+    expect(b.dims).toContainEqual([9, '2026-11-22', 'ru', 'https://t.co/x', 2]);
+    expect(b.dims.some((d) => d[2] === 'hr' || d[2] === 'um' || d[2] === 'dm')).toBe(false);
+  });
 });

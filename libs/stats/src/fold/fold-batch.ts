@@ -14,6 +14,11 @@ export interface DailyRow {
 /** link id, day (`YYYY-MM-DD`), dimension, label, visits */
 export type DimCount = [number, string, string, string, number];
 
+const HOUR_LABEL = /^([01][0-9]|2[0-3])$/;
+
+/** link id, hour (`YYYY-MM-DD HH:00`, UTC), visits */
+export type HourCount = [number, string, number];
+
 /** A claimed batch as read from Redis: what the apply step writes. */
 export interface FoldBatch {
   id: string;
@@ -21,6 +26,8 @@ export interface FoldBatch {
   linkIds: string[];
   rows: DailyRow[];
   dims: DimCount[];
+  /** visits per link and hour (from the profiles' hour labels) */
+  hours: HourCount[];
   /** the batch's visits, for the fold listener (empty without one) */
   visits: FoldedVisits[];
   clicks: number;
@@ -40,6 +47,7 @@ export function collectBatch(
   // one entry per (link, day, dimension, label): several profiles may share a label, and one
   // INSERT ... ON CONFLICT may not touch a row twice
   const dimCounts = new Map<string, DimCount>();
+  const hourCounts = new Map<string, HourCount>();
   const visits: FoldedVisits[] = [];
   let clicks = 0;
   ids.forEach((linkIdText, i) => {
@@ -63,6 +71,15 @@ export function collectBatch(
         if (withVisits) visits.push(foldedVisits(linkId, f.day, n, f.dims));
       }
       for (const [dim, label] of f.dims) {
+        if (dim === DIM.hour) {
+          // anything but an hour (no writer makes one) is dropped rather than fail the batch
+          if (!HOUR_LABEL.test(label)) continue;
+          const hourKey = `${key}|${label}`;
+          const entry = hourCounts.get(hourKey);
+          if (entry) entry[2] += n;
+          else hourCounts.set(hourKey, [linkId, `${dayToIso(f.day)} ${label}:00`, n]);
+          continue;
+        }
         const dimKey = `${key}|${dim}|${label}`;
         const entry = dimCounts.get(dimKey);
         if (entry) entry[4] += n;
@@ -75,6 +92,7 @@ export function collectBatch(
     linkIds: ids,
     rows: [...daily.values()],
     dims: [...dimCounts.values()],
+    hours: [...hourCounts.values()],
     visits,
     clicks,
   };

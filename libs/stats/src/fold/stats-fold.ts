@@ -52,7 +52,7 @@ export class StatsFold {
   ) {
     this.keys = new StatsKeys(redis, config.STATS_PARTITIONS);
     this.claims = new FoldClaims(redis, replicaGraceMs(config));
-    this.applier = new FoldApply(db, listener);
+    this.applier = new FoldApply(db, listener, config.STATS_LABELS_PER_DAY);
     this.retention = new StatsRetention(db);
   }
 

@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 
 import { EFFECTIVE_LIMITS_SQL } from '@app/common';
 
+import { HOURLY_DAYS } from '../read/stats-range';
 import { FOLD_LOCK } from './fold-apply';
 
 /**
@@ -15,7 +16,7 @@ const KEPT_DAYS = `kept AS (
 
 /**
  * Drops per-day detail (clicks, sketches, dimensions, taken off their months' sums; month
- * sketches of months wholly older) older than each owner's retention: the `retention` (days;
+ * sketches of months wholly older; hourly counts) older than each owner's retention: the `retention` (days;
  * 0 = forever) of their effective plan, none for admins. Also forgets batch ids older than a
  * week. Lifetime totals stay.
  */
@@ -52,6 +53,7 @@ export class StatsRetention {
     });
     for (const [table, older] of [
       ['link_stats_daily', dayOlder],
+      ['link_stats_hourly', `s.hour < (now() AT TIME ZONE 'UTC')::date - k.days`],
       // a month goes once its last day is older than what is kept
       [
         'link_stats_monthly',
@@ -64,6 +66,11 @@ export class StatsRetention {
           WHERE s.link_id = l.id AND l.user_id = k.user_id AND k.days > 0 AND ${older}`,
       );
     }
+    // hours are kept HOURLY_DAYS days (today and the days before it) whatever the plan
+    await this.db.query(
+      `DELETE FROM link_stats_hourly WHERE hour < (now() AT TIME ZONE 'UTC')::date - $1::int`,
+      [HOURLY_DAYS - 1],
+    );
     await this.db.query(`DELETE FROM stat_batches WHERE applied_at < now() - interval '7 days'`);
   }
 }

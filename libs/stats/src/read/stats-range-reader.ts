@@ -11,8 +11,17 @@ import { DIM, dayToIso, StatsKeys } from '../keys';
 import { PartitionPipelines } from '../partition-pipelines';
 import { AccountRangeStatistics, RangeStatistics, SeriesPoint } from '../types';
 import { bump, PendingCounters, readPending } from './pending-counters';
-import { socialCount, top } from './stats-reader';
-import { dayNumber, dimensionPlan, fullMonths, Interval, isoDay, periods } from './stats-range';
+import { MORE_TOP_KEYS, socialCount, top } from './stats-reader';
+import {
+  addDays,
+  dayNumber,
+  dimensionPlan,
+  fullMonths,
+  hoursOf,
+  Interval,
+  isoDay,
+  periods,
+} from './stats-range';
 
 const TOP_KEYS = {
   [DIM.country]: 'topCountries',
@@ -21,6 +30,7 @@ const TOP_KEYS = {
   [DIM.os]: 'topOs',
   [DIM.device]: 'topDevices',
   [DIM.language]: 'topLanguages',
+  ...MORE_TOP_KEYS,
 } as const;
 
 /** The days to read: `from`..`to` (`YYYY-MM-DD`, inclusive) and the series' interval. */
@@ -60,6 +70,12 @@ class RangeTally {
   readonly days = new Map<string, DayData>();
   readonly dims = new Map<string, Map<string, number>>();
   readonly linkClicks = new Map<number, number>();
+  /** visits per hour (`YYYY-MM-DDTHH`), with interval=hour */
+  readonly hours = new Map<string, number>();
+
+  addHour(hour: string, clicks: number): void {
+    this.hours.set(hour, (this.hours.get(hour) ?? 0) + clicks);
+  }
 
   day(day: string): DayData {
     let d = this.days.get(day);
@@ -172,15 +188,17 @@ export class StatsRangeReader {
     const full = scope.single && interval !== 'week' ? fullMonths(from, to) : [];
     let monthSketches = new Map<string, Buffer>();
     if (dayNumber(from) <= dayNumber(to)) {
-      const [daily, dimRows, months, pending] = await Promise.all([
+      const [daily, dimRows, months, pending, hours] = await Promise.all([
         this.dayRows(db, scope, from, to, full),
         this.dimensions(db, scope, from, to),
         this.monthSketches(db, scope, full),
         this.pendingIn(db, scope.linkIds, from, to),
+        interval === 'hour' ? this.hourRows(db, scope, from, to) : [],
       ]);
       tally.addDays(daily);
       monthSketches = months;
       for (const r of dimRows) bump(tally.dims, r.dim, r.label, Number(r.count));
+      for (const r of hours) tally.addHour(r.hour, Number(r.clicks));
       await this.addPending(pending, tally);
     }
     const stats = rangeStatistics(tally, monthSketches, new Set(full), from, to, interval);
@@ -207,6 +225,22 @@ export class StatsRangeReader {
                    THEN NULL ELSE d.sketch END AS sketch
          FROM link_stats_daily d WHERE ${scope.where} AND d.day BETWEEN $2 AND $3`,
       [scope.param, from, to, full.map((m) => `${m}-01`)],
+    );
+  }
+
+  /** The hour part (interval=hour): folded visits per UTC hour of the range's days. */
+  private hourRows(
+    db: EntityManager,
+    scope: Scope,
+    from: string,
+    to: string,
+  ): Promise<Array<{ hour: string; clicks: string }>> {
+    return db.query(
+      `SELECT to_char(d.hour, 'YYYY-MM-DD"T"HH24') AS hour, SUM(d.clicks)::bigint AS clicks
+         FROM link_stats_hourly d
+        WHERE ${scope.where} AND d.hour >= $2::date AND d.hour < $3::date
+        GROUP BY 1`,
+      [scope.param, from, addDays(to, 1)],
     );
   }
 
@@ -300,8 +334,13 @@ export class StatsRangeReader {
         const d = tally.day(dayToIso(day));
         d.clicks += p.clicks;
         tally.addLinkClicks(linkId, p.clicks);
-        for (const [dim, labels] of p.dims)
+        for (const [dim, labels] of p.dims) {
+          if (dim === DIM.hour) {
+            for (const [label, n] of labels) tally.addHour(`${dayToIso(day)}T${label}`, n);
+            continue;
+          }
           for (const [label, n] of labels) bump(tally.dims, dim, label, n);
+        }
         live.push([d, linkId, day]);
       }
     if (!live.length) return;
@@ -335,7 +374,9 @@ function rangeStatistics(
   const union = new RangeUnion();
   let legacy = 0;
   let clicks = 0;
-  const series: SeriesPoint[] = periods(from, to, interval).map((period) => {
+  // hours: the days' path counts clicks and visitors; the series is the hours'
+  const byDay = interval === 'hour' ? 'day' : interval;
+  const days: SeriesPoint[] = periods(from, to, byDay).map((period) => {
     const inPeriod = period.days.map((day) => tally.days.get(day)).filter((d): d is DayData => !!d);
     const periodLegacy = inPeriod.reduce((n, d) => n + d.legacy, 0);
     const periodClicks = inPeriod.reduce((n, d) => n + d.clicks, 0);
@@ -357,6 +398,14 @@ function rangeStatistics(
     clicks += periodClicks;
     return { date: period.date, clicks: periodClicks, uniqueClicks: uniques + periodLegacy };
   });
+  const series: SeriesPoint[] =
+    interval === 'hour'
+      ? hoursOf(from, to).map((hour) => ({
+          date: `${hour}:00:00Z`,
+          clicks: tally.hours.get(hour) ?? 0,
+          uniqueClicks: null,
+        }))
+      : days;
   // whole months read by day: their month sketches stand for their days' in the total
   if (interval !== 'month') for (const sketch of monthSketches.values()) union.add(sketch);
 
@@ -370,6 +419,13 @@ function rangeStatistics(
     topOs: {},
     topDevices: {},
     topLanguages: {},
+    topCities: {},
+    topRegions: {},
+    topUtmSources: {},
+    topUtmMediums: {},
+    topUtmCampaigns: {},
+    topReferrerUrls: {},
+    topDeviceModels: {},
     socialCount: socialCount(tally.dims.get(DIM.social)),
   };
   for (const [dim, key] of Object.entries(TOP_KEYS)) stats[key] = top(tally.dims.get(dim));

@@ -9,6 +9,7 @@ import {
   dayString,
   dimensionPlan,
   fullMonths,
+  hoursOf,
   parseRange,
   periods,
   periodStart,
@@ -50,11 +51,44 @@ describe('statistics ranges', () => {
     });
   });
 
+  it('takes interval=hour for ranges of up to 7 days, raised to the 8 days of hours kept', () => {
+    expect(parseRange({ interval: 'hour' }, TODAY, 0)).toEqual({
+      from: '2026-11-17',
+      to: TODAY,
+      interval: 'hour',
+      requestedFrom: '2026-11-17',
+      retention: 0,
+      notice: null,
+    });
+    expect(
+      parseRange({ interval: 'hour', from: '2026-11-16', to: '2026-11-22' }, TODAY, 0),
+    ).toMatchObject({ from: '2026-11-16', to: '2026-11-22', notice: null });
+    expect(
+      refusal(() => parseRange({ interval: 'hour', from: '2026-11-16', to: TODAY }, TODAY, 0)),
+    ).toMatch(/^interval: hour takes ranges of at most 7 days/);
+    // hours older than today and the 7 days before it are not kept
+    expect(
+      parseRange({ interval: 'hour', from: '2026-11-10', to: '2026-11-16' }, TODAY, 0),
+    ).toMatchObject({
+      from: '2026-11-16',
+      to: '2026-11-16',
+      notice: 'from raised to 2026-11-16: hourly counts are kept for 8 days',
+    });
+    // a plan keeping 3 days raises it further
+    expect(parseRange({ interval: 'hour' }, TODAY, 3)).toMatchObject({ from: '2026-11-20' });
+    expect(hoursOf('2026-11-22', '2026-11-23')).toHaveLength(48);
+    expect(hoursOf('2026-11-22', '2026-11-22').slice(0, 2)).toEqual([
+      '2026-11-22T00',
+      '2026-11-22T01',
+    ]);
+    expect(hoursOf('2026-11-23', '2026-11-22')).toEqual([]);
+  });
+
   it('refuses bad dates, intervals, reversed and over-long ranges, naming the field', () => {
     for (const bad of ['2026-13-01', '2026-02-30', '26-11-01', '2026-11-1', 'yesterday', ''])
       expect(refusal(() => parseRange({ from: bad }, TODAY, 0))).toMatch(/^from: /);
     expect(refusal(() => parseRange({ to: '2026-11-31' }, TODAY, 0))).toMatch(/^to: /);
-    expect(refusal(() => parseRange({ interval: 'hour' }, TODAY, 0))).toMatch(/^interval: /);
+    expect(refusal(() => parseRange({ interval: 'hourly' }, TODAY, 0))).toMatch(/^interval: /);
     expect(refusal(() => parseRange({ from: '2026-11-02', to: '2026-11-01' }, TODAY, 0))).toMatch(
       /^from: must not be after to/,
     );

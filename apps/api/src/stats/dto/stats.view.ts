@@ -19,17 +19,18 @@ class SocialCountView {
 export class SeriesPointView {
   @ApiProperty({
     example: '2026-11-02',
-    format: 'date',
-    description: 'First day of the period within the range (YYYY-MM-DD, UTC)',
+    description:
+      'First day of the period within the range (YYYY-MM-DD, UTC); with interval=hour, the hour (YYYY-MM-DDTHH:00:00Z)',
   })
   date: string;
   @ApiProperty({ type: 'integer', description: 'Visits counted in the period' }) clicks: number;
   @ApiProperty({
     type: 'integer',
+    nullable: true,
     description:
-      'Distinct visitors over the period (union of its days’ HyperLogLog sketches, standard error 0.81 %), not a sum of daily counts',
+      'Distinct visitors over the period (union of its days’ HyperLogLog sketches, standard error 0.81 %), not a sum of daily counts; null for an hour (visitors are counted per day)',
   })
-  uniqueClicks: number;
+  uniqueClicks: number | null;
 }
 
 /** `data` of `GET /api/url/:id/stats` and `GET /api/qr/:id/stats`. */
@@ -79,6 +80,24 @@ export class RangeStatsView {
     TOP('Primary language of the visitor (ISO 639-1 code from Accept-Language, or Unknown)'),
   )
   topLanguages: Record<string, string>;
+  @ApiProperty(TOP('City: `Paris, FR` (name and country code), or Unknown')) topCities: Record<
+    string,
+    string
+  >;
+  @ApiProperty(TOP('Region (first-level subdivision): `Île-de-France, FR`, or Unknown'))
+  topRegions: Record<string, string>;
+  @ApiProperty(TOP('utm_source of the visit’s query, else of the link’s parameters'))
+  topUtmSources: Record<string, string>;
+  @ApiProperty(TOP('utm_medium of the visit’s query, else of the link’s parameters'))
+  topUtmMediums: Record<string, string>;
+  @ApiProperty(TOP('utm_campaign of the visit’s query, else of the link’s parameters'))
+  topUtmCampaigns: Record<string, string>;
+  @ApiProperty(TOP('Referrer URL: scheme, host and path (never the query)'))
+  topReferrerUrls: Record<string, string>;
+  @ApiProperty(TOP('Device vendor and model (`Apple iPhone`)')) topDeviceModels: Record<
+    string,
+    string
+  >;
   @ApiProperty({ type: SocialCountView }) socialCount: SocialCountView;
 }
 

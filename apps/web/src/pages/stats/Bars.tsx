@@ -85,6 +85,13 @@ export function Dimensions(props: { stats: Stats }) {
       <Bars title="Operating systems" bars={barsOf(s.topOs)} />
       <Bars title="Devices" bars={barsOf(s.topDevices, (d) => DEVICES[d] ?? d)} />
       <Bars title="Languages" bars={barsOf(s.topLanguages, languageName)} />
+      <Bars title="Cities" bars={barsOf(s.topCities)} />
+      <Bars title="Regions" bars={barsOf(s.topRegions)} />
+      <Bars title="UTM sources" bars={barsOf(s.topUtmSources)} />
+      <Bars title="UTM mediums" bars={barsOf(s.topUtmMediums)} />
+      <Bars title="UTM campaigns" bars={barsOf(s.topUtmCampaigns)} />
+      <Bars title="Referrer URLs" bars={barsOf(s.topReferrerUrls)} />
+      <Bars title="Device models" bars={barsOf(s.topDeviceModels)} />
       <Bars
         title="Social networks"
         bars={social}

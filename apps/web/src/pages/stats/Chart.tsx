@@ -105,7 +105,7 @@ export function ClicksChart(props: {
                 <tr key={p.date}>
                   <th scope="row">{formatPeriod(p.date, interval)}</th>
                   <td>{formatCount(p.clicks)}</td>
-                  <td>{formatCount(p.uniqueClicks)}</td>
+                  <td>{p.uniqueClicks === null ? '—' : formatCount(p.uniqueClicks)}</td>
                 </tr>
               ))}
             </tbody>
