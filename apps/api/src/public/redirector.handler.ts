@@ -3,17 +3,10 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 
 import { parseHost, PublicUrls } from '@app/common';
-import { Blocklist, isAliasShaped } from '@app/links';
+import { Blocklist, CachedLink, headerSafeUrl, isAliasShaped, redirectHeaders, ResolvedHost, screenHost, screenLink } from '@app/links';
 import { AgentInfo, isCountable } from '@app/stats';
 
 import { LinkCache } from '../link-cache/link-cache';
-import {
-  CachedLink,
-  headerSafeUrl,
-  redirectHeaders,
-  ResolvedHost,
-} from '../link-cache/resolved-link';
-import { screenHost, screenLink } from '../link-cache/screening';
 import { ClickLimiter } from './click-limiter';
 import { LinkRoute, LinkRouter } from './link-router';
 import { MissBudget } from './miss-budget';

@@ -3,13 +3,13 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { ClientAddress, mapError } from '@app/common';
-import { countableMethod, VisitRecorder } from '@app/stats';
-
 import {
   headerSafeUrl,
   REDIRECT_CACHE_CONTROL,
   redirectHeaders,
-} from '../link-cache/resolved-link';
+} from '@app/links';
+import { countableMethod, VisitRecorder } from '@app/stats';
+
 import { Page, PAGES } from './pages';
 
 /** Headers of every HTML answer of the public side. */
