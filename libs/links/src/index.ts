@@ -14,3 +14,4 @@ export * from './threat-feeds/feed-format';
 export * from './threat-feeds/threat-feeds';
 export * from './read-model/resolved-link';
 export * from './read-model/screening';
+export * from './permanence/link-snapshot-format';

@@ -5,7 +5,6 @@ import { Injectable } from '@nestjs/common';
 import { LinkKind } from '@app/database';
 import { CachedLink, isAliasShaped, isReservedAlias, ResolvedHost } from '@app/links';
 
-
 /** What the redirector already knows about a request when it hands it to a registered route. */
 export interface PublicRequestContext {
   /** The path without the query string, e.g. `/q/AbC123.png`. */

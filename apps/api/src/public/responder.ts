@@ -3,13 +3,10 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { ClientAddress, mapError } from '@app/common';
-import {
-  headerSafeUrl,
-  REDIRECT_CACHE_CONTROL,
-  redirectHeaders,
-} from '@app/links';
+import { headerSafeUrl, REDIRECT_CACHE_CONTROL, redirectHeaders } from '@app/links';
 import { countableMethod, VisitRecorder } from '@app/stats';
 
+import { OutageVisits } from '../permanence/outage-visits';
 import { Page, PAGES } from './pages';
 
 /** Headers of every HTML answer of the public side. */
@@ -74,6 +71,7 @@ export class PublicResponder {
   constructor(
     private readonly visits: VisitRecorder,
     private readonly clients: ClientAddress,
+    private readonly outage: OutageVisits,
   ) {}
 
   sendStatic(res: ServerResponse, status: number, page: StaticPage): void {
@@ -143,7 +141,10 @@ export class PublicResponder {
     }
   }
 
-  /** Hands a visit of link `linkId` (owned by `userId`) to the recorder; call it once the answer is written. */
+  /**
+   * Hands a visit of link `linkId` (owned by `userId`) to the recorder, or to OutageVisits while
+   * Redis is unreachable; call it once the answer is written.
+   */
   record(req: IncomingMessage, linkId: number, userId: number): void {
     try {
       // not counted (HEAD, no user agent): nothing to read, not even the address; the recorder
@@ -151,7 +152,7 @@ export class PublicResponder {
       const method = req.method as string;
       const userAgent = req.headers['user-agent'];
       if (!userAgent || !countableMethod(method)) return;
-      this.visits.record({
+      const visit = {
         linkId,
         userId,
         method,
@@ -159,7 +160,10 @@ export class PublicResponder {
         userAgent,
         referer: req.headers.referer,
         acceptLanguage: req.headers['accept-language'],
-      });
+      };
+      // Redis unreachable (the recorder would lose it): held until it is back
+      if (this.outage.holding) this.outage.keep(visit);
+      else this.visits.record(visit);
     } catch (err) {
       this.logger.warn(`visit not recorded: ${(err as Error).message}`);
     }
