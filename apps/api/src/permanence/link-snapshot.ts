@@ -6,6 +6,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { AppConfig } from '@app/config';
 import { isUnavailable } from '@app/database';
 import {
+  BlocklistMatcher,
   CachedLink,
   readSnapshot,
   ResolvedHost,
@@ -13,6 +14,8 @@ import {
   SnapshotIndex,
   snapshotKey,
   snapshotPath,
+  screenLink,
+  Screener,
   toCached,
   toHost,
 } from '@app/links';
@@ -32,7 +35,10 @@ const DECODED_MAX = 20_000;
 /** A short code of the snapshot as the redirector serves it. */
 export interface SnapshotEntry {
   link: CachedLink;
-  /** Matched the blocklist when the snapshot was written (kept whatever this process's list says). */
+  /**
+   * Matched the snapshot's blocklist (the entries when it was written), kept whatever this
+   * process's own list says.
+   */
   blocked: boolean;
   /** The click-limit counter when the snapshot was written. */
   clicks: number;
@@ -58,6 +64,8 @@ export class LinkSnapshot implements OnApplicationBootstrap, OnModuleDestroy {
   readonly path: string;
   private readonly key: Buffer;
   private index: SnapshotIndex | null = null;
+  /** The snapshot's blocklist (generation 1: every decoded link is screened once). */
+  private screener: Screener = { generation: 1, match: () => null };
   private readonly decoded = new Map<string, SnapshotEntry | null>();
   private readonly domains = new Map<string, SnapshotDomain>();
   private loading: Promise<boolean> | null = null;
@@ -130,7 +138,9 @@ export class LinkSnapshot implements OnApplicationBootstrap, OnModuleDestroy {
     }
     try {
       const index = await readSnapshot(data, this.key);
+      const matcher = new BlocklistMatcher(index.blocklist);
       this.index = index;
+      this.screener = { generation: 1, match: (url) => matcher.match(url) };
       this.decoded.clear();
       this.domains.clear();
       this.logger.log(
@@ -171,7 +181,14 @@ export class LinkSnapshot implements OnApplicationBootstrap, OnModuleDestroy {
     let entry = this.decoded.get(alias);
     if (entry === undefined) {
       const found = index.link(alias);
-      entry = found && { link: toCached(found.link), blocked: found.blocked, clicks: found.clicks };
+      if (found) {
+        const link = toCached(found.link);
+        screenLink(this.screener, link);
+        entry = { link, blocked: link.blocked, clicks: found.clicks };
+        // the redirector screens it again with this process's list (and keeps `blocked`)
+        link.screenedAt = 0;
+        link.blocked = false;
+      } else entry = null;
       if (this.decoded.size >= DECODED_MAX) this.decoded.clear();
       this.decoded.set(alias, entry);
     }

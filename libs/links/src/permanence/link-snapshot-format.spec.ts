@@ -63,9 +63,10 @@ describe('link snapshot format', () => {
       rootBlocked: false,
       notFoundBlocked: true,
     });
-    w.link(plain.alias, compactLink(plain), false, 0);
-    w.link(targeted.alias, compactLink(targeted), true, 3);
-    w.link('bad\talias', compactLink(plain), false, 0);
+    w.blocklist(['blocked.example', 'keyword:casino', 'bad\nentry']);
+    w.link(plain.alias, compactLink(plain), 0);
+    w.link(targeted.alias, compactLink(targeted), 3);
+    w.link('bad\talias', compactLink(plain), 0);
     await w.commit();
     return readFileSync(path);
   }
@@ -84,12 +85,12 @@ describe('link snapshot format', () => {
     const index = await readSnapshot(data, key);
     expect(index.createdAt).toBe(1_700_000_000_000);
     expect(index.links).toBe(2); // the alias with a tab was skipped
+    expect(index.blocklist).toEqual(['blocked.example', 'keyword:casino']);
     expect(index.link('nope')).toBeNull();
     const a = index.link(plain.alias);
-    expect(a).toEqual({ link: compactLink(plain), blocked: false, clicks: 0 });
+    expect(a).toEqual({ link: compactLink(plain), clicks: 0 });
     expect(toCached(a!.link)).toEqual(toCached(plain));
     const b = index.link(targeted.alias);
-    expect(b!.blocked).toBe(true);
     expect(b!.clicks).toBe(3);
     expect(toCached(b!.link)).toEqual(toCached(targeted));
     expect(index.hosts.get('brand.example')).toEqual({
@@ -130,7 +131,7 @@ describe('link snapshot format', () => {
   it('an aborted write leaves the previous snapshot in place', async () => {
     const data = await write();
     const w = await SnapshotFileWriter.open(snapshotPath(dir), key, 1);
-    w.link('other1', compactLink(plain), false, 0);
+    w.link('other1', compactLink(plain), 0);
     await w.flush(true);
     await w.abort();
     expect(readdirSync(join(dir, 'snapshot'))).toEqual(['links.snapshot']);

@@ -12,13 +12,16 @@ import { ResolvedLink } from '../read-model/resolved-link';
  * The file is UTF-8 text, one record a line:
  *
  *     LMSNAP 1 <created, epoch ms>
+ *     B<blocklist entry>            (BLOCKLIST_FILE and the admins' entries)
  *     H<host>\t<JSON: id, redirectRoot, redirect404, verified, rootBlocked, notFoundBlocked>
- *     L<alias>\t<blocked: 0 | 1>\t<counted clicks>\t<JSON: the link, compactLink of ResolvedLink>
+ *     L<alias>\t<counted clicks>\t<JSON: the link, compactLink of ResolvedLink>
  *     E<links> <hosts>
  *     S<HMAC-SHA256 of every byte before this line, hex>
  *
- * JSON never holds a raw tab or line feed, and aliases and hosts have none (the writer skips
- * one that would), so lines and fields split on those bytes. The link's JSON is the read model
+ * JSON never holds a raw tab or line feed, and aliases, hosts and entries have none (the writer
+ * skips one that would), so lines and fields split on those bytes. The blocklist travels whole
+ * (a few entries) rather than as a flag per link: screening every link's destinations costs
+ * ~20 µs a URL, paid by the api for the links an outage asks for rather than by every write. The link's JSON is the read model
  * itself (LINK_FIELDS), so a link option added there is carried with no change here.
  */
 export const SNAPSHOT_MAGIC = 'LMSNAP';
@@ -54,8 +57,6 @@ export interface SnapshotHost {
 /** A short code as the snapshot holds it. */
 export interface SnapshotLink {
   link: ResolvedLink;
-  /** One of its destinations matched the blocklist when the snapshot was written. */
-  blocked: boolean;
   /** The click-limit counter then (0 when the link has no limit or Redis was not read). */
   clicks: number;
 }
@@ -82,6 +83,7 @@ export class SnapshotFileWriter {
   private bytes = 0;
   links = 0;
   hosts = 0;
+  entries = 0;
   skipped = 0;
 
   private constructor(
@@ -99,6 +101,18 @@ export class SnapshotFileWriter {
     const writer = new SnapshotFileWriter(await open(tmp, 'w', 0o600), tmp, target, key);
     writer.push(`${SNAPSHOT_MAGIC} ${SNAPSHOT_VERSION} ${createdAt}\n`);
     return writer;
+  }
+
+  /** The blocklist as of the snapshot (write it before the links). */
+  blocklist(entries: Iterable<string>): void {
+    for (const entry of entries) {
+      if (FORBIDDEN.test(entry)) {
+        this.skipped += 1;
+        continue;
+      }
+      this.entries += 1;
+      this.push(`B${entry}\n`);
+    }
   }
 
   host(host: string, value: SnapshotHost): void {
@@ -120,13 +134,13 @@ export class SnapshotFileWriter {
   }
 
   /** `link`: the compact read model (compactLink). */
-  link(alias: string, link: Partial<ResolvedLink>, blocked: boolean, clicks: number): void {
+  link(alias: string, link: Partial<ResolvedLink>, clicks: number): void {
     if (FORBIDDEN.test(alias)) {
       this.skipped += 1;
       return;
     }
     this.links += 1;
-    this.push(`L${alias}\t${blocked ? 1 : 0}\t${clicks}\t${JSON.stringify(link)}\n`);
+    this.push(`L${alias}\t${clicks}\t${JSON.stringify(link)}\n`);
   }
 
   /** Writes what is gathered once it reaches CHUNK bytes (call it between batches). */
@@ -175,6 +189,8 @@ export class SnapshotIndex {
     private readonly data: Buffer,
     private readonly offsets: Map<string, number>,
     readonly hosts: Map<string, SnapshotHost>,
+    /** The blocklist entries when it was written. */
+    readonly blocklist: string[],
   ) {}
 
   get links(): number {
@@ -192,12 +208,10 @@ export class SnapshotIndex {
     const data = this.data;
     const t1 = data.indexOf(TAB, at);
     const t2 = data.indexOf(TAB, t1 + 1);
-    const t3 = data.indexOf(TAB, t2 + 1);
-    const end = data.indexOf(LF, t3 + 1);
+    const end = data.indexOf(LF, t2 + 1);
     return {
-      blocked: data[t1 + 1] === 0x31,
-      clicks: Number(data.toString('latin1', t2 + 1, t3)) || 0,
-      link: JSON.parse(data.toString('utf8', t3 + 1, end)) as ResolvedLink,
+      clicks: Number(data.toString('latin1', t1 + 1, t2)) || 0,
+      link: JSON.parse(data.toString('utf8', t2 + 1, end)) as ResolvedLink,
     };
   }
 }
@@ -233,6 +247,7 @@ export async function readSnapshot(data: Buffer, key: Buffer): Promise<SnapshotI
     throw new SnapshotError('not a version 1 snapshot');
   const offsets = new Map<string, number>();
   const hosts = new Map<string, SnapshotHost>();
+  const blocklist: string[] = [];
   let counts: [number, number] | null = null;
   let lines = 0;
   for (let at = headerEnd + 1; at < sigStart;) {
@@ -248,6 +263,8 @@ export async function readSnapshot(data: Buffer, key: Buffer): Promise<SnapshotI
         data.toString('utf8', at + 1, tab),
         JSON.parse(data.toString('utf8', tab + 1, end)) as SnapshotHost,
       );
+    } else if (kind === 0x42 /* B */) {
+      blocklist.push(data.toString('utf8', at + 1, end));
     } else if (kind === 0x45 /* E */) {
       const [links, hostCount] = data
         .toString('latin1', at + 1, end)
@@ -260,5 +277,5 @@ export async function readSnapshot(data: Buffer, key: Buffer): Promise<SnapshotI
   }
   if (!counts || counts[0] !== offsets.size || counts[1] !== hosts.size)
     throw new SnapshotError('counts do not match the records');
-  return new SnapshotIndex(Number(header[2]), data, offsets, hosts);
+  return new SnapshotIndex(Number(header[2]), data, offsets, hosts, blocklist);
 }
