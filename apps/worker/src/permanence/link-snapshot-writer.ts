@@ -9,8 +9,7 @@ import { AppConfig } from '@app/config';
 import {
   BlocklistMatcher,
   CLICK_LIMIT_KEY,
-  compactLink,
-  fromRow,
+  compactRow,
   parseBlocklistFile,
   RESOLVE_LINKS_AFTER_SQL,
   ResolveLinkRow,
@@ -240,33 +239,42 @@ export class LinkSnapshotWriter implements OnApplicationBootstrap, OnApplication
   }
 
   private async writeLinks(runner: QueryRunner, writer: SnapshotFileWriter): Promise<void> {
-    for (let after = 0; ;) {
-      if (this.closed) throw new Error('worker shutting down');
-      const rows: ResolveLinkRow[] = await runner.query(RESOLVE_LINKS_AFTER_SQL, [
+    const batch = (after: number): Promise<ResolveLinkRow[]> => {
+      const rows: Promise<ResolveLinkRow[]> = runner.query(RESOLVE_LINKS_AFTER_SQL, [
         after,
         SNAPSHOT_BATCH,
       ]);
-      const links = rows.map(fromRow);
+      // a write that fails before awaiting it must not leave an unhandled rejection
+      rows.catch(() => undefined);
+      return rows;
+    };
+    // the next batch is asked for before this one is written: Postgres reads it meanwhile
+    let next: Promise<ResolveLinkRow[]> | null = batch(0);
+    while (next) {
+      if (this.closed) throw new Error('worker shutting down');
+      const rows: ResolveLinkRow[] = await next;
+      next = rows.length === SNAPSHOT_BATCH ? batch(rows[rows.length - 1].id) : null;
+      const links = rows.map(compactRow);
       const clicks = await this.clickCounts(links.filter((l) => l.clickLimit != null));
       for (const link of links)
-        writer.link(link.alias, compactLink(link), clicks.get(link.id) ?? 0);
+        writer.link(link.alias as string, link, clicks.get(link.id as number) ?? 0);
       await writer.flush();
-      if (rows.length < SNAPSHOT_BATCH) return;
-      after = links[links.length - 1].id;
     }
   }
 
   /** The click-limit counters of limited links (none while Redis is unreachable: 0). */
-  private async clickCounts(limited: Array<{ id: number }>): Promise<Map<number, number>> {
+  private async clickCounts(limited: Array<{ id?: number }>): Promise<Map<number, number>> {
     const counts = new Map<number, number>();
     if (!limited.length || !this.redis.ready) return counts;
     const client = this.redis.client;
     const values = await Promise.all(
       limited.map((l) =>
-        client.get(this.redis.key(CLICK_LIMIT_KEY, l.id)).catch(() => null as string | null),
+        client
+          .get(this.redis.key(CLICK_LIMIT_KEY, l.id as number))
+          .catch(() => null as string | null),
       ),
     );
-    limited.forEach((l, i) => counts.set(l.id, Number(values[i] ?? 0) || 0));
+    limited.forEach((l, i) => counts.set(l.id as number, Number(values[i] ?? 0) || 0));
     return counts;
   }
 }

@@ -67,6 +67,7 @@ describe('link snapshot format', () => {
     w.link(plain.alias, compactLink(plain), 0);
     w.link(targeted.alias, compactLink(targeted), 3);
     w.link('bad\talias', compactLink(plain), 0);
+    w.link('ab', compactLink(plain), 0);
     await w.commit();
     return readFileSync(path);
   }
@@ -84,7 +85,7 @@ describe('link snapshot format', () => {
     expect(data.toString('utf8', 0, 7)).toBe('LMSNAP ');
     const index = await readSnapshot(data, key);
     expect(index.createdAt).toBe(1_700_000_000_000);
-    expect(index.links).toBe(2); // the alias with a tab was skipped
+    expect(index.links).toBe(2); // the alias with a tab and the one too short were skipped
     expect(index.blocklist).toEqual(['blocked.example', 'keyword:casino']);
     expect(index.link('nope')).toBeNull();
     const a = index.link(plain.alias);

@@ -135,7 +135,8 @@ export class SnapshotFileWriter {
 
   /** `link`: the compact read model (compactLink). */
   link(alias: string, link: Partial<ResolvedLink>, clicks: number): void {
-    if (FORBIDDEN.test(alias)) {
+    // under 3 characters: never served as a short link (isAliasShaped)
+    if (alias.length < 3 || FORBIDDEN.test(alias)) {
       this.skipped += 1;
       return;
     }
@@ -180,6 +181,20 @@ export class SnapshotFileWriter {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * The index is SHARDS maps, by a hash of the alias's last characters: one Map of a million
+ * entries grows by rehashing all of them at once (a pause of hundreds of milliseconds on a busy
+ * machine, every request waiting); a shard's growth is a thirty-second of that.
+ */
+const SHARDS = 32;
+function shardOf(alias: string): number {
+  const n = alias.length;
+  return (
+    (alias.charCodeAt(n - 1) * 961 + alias.charCodeAt(n - 2) * 31 + alias.charCodeAt(n - 3)) &
+    (SHARDS - 1)
+  );
+}
+
+/**
  * A loaded snapshot: the file's bytes, an index of alias → line offset (links are decoded when
  * asked for, so a million links cost the file's size plus the index), and the hosts decoded.
  */
@@ -187,14 +202,14 @@ export class SnapshotIndex {
   constructor(
     readonly createdAt: number,
     private readonly data: Buffer,
-    private readonly offsets: Map<string, number>,
+    private readonly offsets: Array<Map<string, number>>,
     readonly hosts: Map<string, SnapshotHost>,
     /** The blocklist entries when it was written. */
     readonly blocklist: string[],
   ) {}
 
   get links(): number {
-    return this.offsets.size;
+    return this.offsets.reduce((sum, shard) => sum + shard.size, 0);
   }
 
   get bytes(): number {
@@ -203,7 +218,8 @@ export class SnapshotIndex {
 
   /** The short code, or null when the snapshot has none of that alias. */
   link(alias: string): SnapshotLink | null {
-    const at = this.offsets.get(alias);
+    if (alias.length < 3) return null;
+    const at = this.offsets[shardOf(alias)].get(alias);
     if (at === undefined) return null;
     const data = this.data;
     const t1 = data.indexOf(TAB, at);
@@ -218,7 +234,7 @@ export class SnapshotIndex {
 
 /** Bytes hashed, and lines indexed, per turn of the event loop while reading. */
 const HASH_SLICE = 4 << 20;
-const LINES_PER_TURN = 20_000;
+const LINES_PER_TURN = 10_000;
 
 /**
  * Checks a snapshot's signature and indexes it, a slice per turn of the event loop (a process
@@ -245,7 +261,8 @@ export async function readSnapshot(data: Buffer, key: Buffer): Promise<SnapshotI
   const header = /^LMSNAP (\d+) (\d+)$/.exec(data.toString('latin1', 0, headerEnd));
   if (!header || Number(header[1]) !== SNAPSHOT_VERSION)
     throw new SnapshotError('not a version 1 snapshot');
-  const offsets = new Map<string, number>();
+  const offsets = Array.from({ length: SHARDS }, () => new Map<string, number>());
+  let links = 0;
   const hosts = new Map<string, SnapshotHost>();
   const blocklist: string[] = [];
   let counts: [number, number] | null = null;
@@ -256,7 +273,11 @@ export async function readSnapshot(data: Buffer, key: Buffer): Promise<SnapshotI
     const kind = data[at];
     if (kind === 0x4c /* L */) {
       const tab = data.indexOf(TAB, at);
-      offsets.set(data.toString('latin1', at + 1, tab), at);
+      const alias = data.toString('latin1', at + 1, tab);
+      if (alias.length >= 3) {
+        offsets[shardOf(alias)].set(alias, at);
+        links += 1;
+      }
     } else if (kind === 0x48 /* H */) {
       const tab = data.indexOf(TAB, at);
       hosts.set(
@@ -275,7 +296,7 @@ export async function readSnapshot(data: Buffer, key: Buffer): Promise<SnapshotI
     at = end + 1;
     if (++lines % LINES_PER_TURN === 0) await nextTurn();
   }
-  if (!counts || counts[0] !== offsets.size || counts[1] !== hosts.size)
+  if (!counts || counts[0] !== links || counts[1] !== hosts.size)
     throw new SnapshotError('counts do not match the records');
   return new SnapshotIndex(Number(header[2]), data, offsets, hosts, blocklist);
 }

@@ -375,6 +375,20 @@ export function compactLink(link: ResolvedLink): Partial<ResolvedLink> {
   return out as Partial<ResolvedLink>;
 }
 
+/** `compactLink(fromRow(row))` in one pass (the link snapshot's million rows). */
+export function compactRow(row: ResolveLinkRow): Partial<ResolvedLink> {
+  const out: Record<string, unknown> = {};
+  for (const [name, f] of FIELD_ENTRIES) {
+    const value = f.from(row);
+    if (value === undefined) continue;
+    if (f.absent === null && value === null) continue;
+    if (f.absent === false && value === false) continue;
+    if (Array.isArray(f.absent) && Array.isArray(value) && value.length === 0) continue;
+    out[name] = value;
+  }
+  return out as Partial<ResolvedLink>;
+}
+
 /** The code of one property of `cachedLink`: `link.<name>`, or its `absent` value when the entry has none. */
 function cachedValue(name: string, absent: unknown): string {
   if (!/^[A-Za-z_$][\w$]*$/.test(name)) throw new Error(`LINK_FIELDS: bad field name ${name}`);
