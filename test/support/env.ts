@@ -14,3 +14,6 @@ process.env.STATS_FOLD_SECONDS = process.env.STATS_FOLD_SECONDS ?? '1';
 process.env.TRUST_PROXY = 'loopback';
 // suites ask for many unknown aliases from one address; the budget has suites of its own
 process.env.MISS_BUDGET = process.env.MISS_BUDGET ?? '1000000';
+// no link snapshot unless a suite asks for one (the permanence suite): workers started by other
+// suites would otherwise write every link of the run's database into STORAGE_DIR
+process.env.SNAPSHOT_SECONDS = process.env.SNAPSHOT_SECONDS ?? '0';

@@ -8,6 +8,7 @@ import { RedisModule } from '@app/redis';
 import { WebhooksLibModule } from '@app/webhooks';
 
 import { ImportJobsModule } from './imports/import-jobs.module';
+import { PermanenceJobsModule } from './permanence/permanence-jobs.module';
 import { QrJobsModule } from './qr/qr-jobs.module';
 import { StatsJobsModule } from './stats/stats-jobs.module';
 import { ThreatFeedJobsModule } from './threat-feeds/threat-feed-jobs.module';
@@ -23,6 +24,7 @@ const JOBS = [
   WebhookJobsModule,
   ImportJobsModule,
   ThreatFeedJobsModule,
+  PermanenceJobsModule,
 ];
 
 @Module({

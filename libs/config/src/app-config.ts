@@ -442,6 +442,14 @@ export class AppConfig {
   @IntSetting(1, 10080)
   THREAT_FEED_MINUTES = 30;
 
+  /**
+   * Seconds between two link snapshots (the signed file in STORAGE_DIR from which the api answers
+   * short links while Postgres and Redis are both unreachable); 0 turns the snapshot off (none
+   * written, none read).
+   */
+  @IntSetting(0, 86400)
+  SNAPSHOT_SECONDS = 60;
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
   }

@@ -12,3 +12,6 @@ export * from './short-codes/link-event';
 export * from './short-codes/short-codes';
 export * from './threat-feeds/feed-format';
 export * from './threat-feeds/threat-feeds';
+export * from './read-model/resolved-link';
+export * from './read-model/screening';
+export * from './permanence/link-snapshot-format';

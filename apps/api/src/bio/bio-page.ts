@@ -1,4 +1,5 @@
-import { BioContent } from '../link-cache/resolved-link';
+import { BioContent } from '@app/links';
+
 import { escaped, originOf, SafeHtml } from '../public/html';
 import { Page, page } from '../public/pages';
 import { SOCIAL_NETWORKS, SocialNetwork } from './bio-fields';

@@ -2,9 +2,8 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Injectable } from '@nestjs/common';
 
-import { Blocklist } from '@app/links';
+import { BioContent, Blocklist, CachedLink, ResolvedHost } from '@app/links';
 
-import { BioContent, CachedLink, ResolvedHost } from '../link-cache/resolved-link';
 import { Page } from '../public/pages';
 import { PublicResponder, STATIC } from '../public/responder';
 import { SOCIAL_NETWORKS } from './bio-fields';

@@ -5,19 +5,18 @@ import { DataSource } from 'typeorm';
 
 import { UserDeletedEvent } from '@app/common';
 import { AppConfig } from '@app/config';
-import { LinkCacheAccess } from '@app/links';
-import { CacheBus, SharedCache } from '@app/redis';
-
 import {
   CachedLink,
   fromRow,
+  LinkCacheAccess,
   RESOLVE_LINK_SQL,
   ResolvedHost,
   ResolvedLink,
   ResolveLinkRow,
   toCached,
   toHost,
-} from './resolved-link';
+} from '@app/links';
+import { CacheBus, SharedCache } from '@app/redis';
 
 /** Seconds Redis keeps a resolved link / host, and a known-missing one. */
 const REDIS_TTL = 3600;

@@ -4,14 +4,14 @@ import { Injectable } from '@nestjs/common';
 
 import { appLinkProblem, AppPlatform, ClientAddress } from '@app/common';
 import { AgentInfo, agentInfo, countryCodeOf, FormFactor, languagesOf, Platform } from '@app/stats';
-
 import {
   CachedLink,
   headerSafeUrl,
   REDIRECT_CACHE_CONTROL,
   redirectHeaders,
   withParameters,
-} from '../link-cache/resolved-link';
+} from '@app/links';
+
 import { Page, previewPage } from './pages';
 
 const PLATFORM_INDEX: Record<Platform, number> = {

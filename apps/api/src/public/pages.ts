@@ -1,6 +1,7 @@
+import { LinkMeta, OverlayContent, PixelTag, SplashContent } from '@app/links';
+
 import { contentSecurityPolicy, escaped, originOf, PageSources, SafeHtml } from './html';
 import { renderPixel } from './pixel-tags';
-import { LinkMeta, OverlayContent, PixelTag, SplashContent } from '../link-cache/resolved-link';
 
 /** An HTML page ready to send: the markup and the Content-Security-Policy that fits it. */
 export interface Page {

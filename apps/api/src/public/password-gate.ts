@@ -5,9 +5,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { ClientAddress, verifyPassword } from '@app/common';
+import { CachedLink } from '@app/links';
 import { RedisService } from '@app/redis';
 
-import { CachedLink } from '../link-cache/resolved-link';
 import { passwordPage, PAGES } from './pages';
 import { PublicResponder, STATIC, StaticPage, staticPage } from './responder';
 

@@ -3,9 +3,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 
 import { LinkKind } from '@app/database';
-import { isAliasShaped, isReservedAlias } from '@app/links';
-
-import { CachedLink, ResolvedHost } from '../link-cache/resolved-link';
+import { CachedLink, isAliasShaped, isReservedAlias, ResolvedHost } from '@app/links';
 
 /** What the redirector already knows about a request when it hands it to a registered route. */
 export interface PublicRequestContext {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { DestinationsModule } from '../destinations/destinations.module';
 import { LinkCacheModule } from '../link-cache/link-cache.module';
+import { PermanenceModule } from '../permanence/permanence.module';
 import { ClickLimiter } from './click-limiter';
 import { LinkRouter } from './link-router';
 import { MissBudget } from './miss-budget';
@@ -17,7 +18,7 @@ import { RedirectorHandler } from './redirector.handler';
  * serve their own public paths (QR codes `/q/`, campaigns `/r/` and `/u/`).
  */
 @Module({
-  imports: [LinkCacheModule, DestinationsModule],
+  imports: [LinkCacheModule, DestinationsModule, PermanenceModule],
   providers: [
     PublicRoutes,
     PublicResponder,

@@ -3,17 +3,20 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 
 import { parseHost, PublicUrls } from '@app/common';
-import { Blocklist, isAliasShaped } from '@app/links';
+import {
+  Blocklist,
+  CachedLink,
+  headerSafeUrl,
+  isAliasShaped,
+  redirectHeaders,
+  ResolvedHost,
+  screenHost,
+  screenLink,
+} from '@app/links';
 import { AgentInfo, isCountable } from '@app/stats';
 
 import { LinkCache } from '../link-cache/link-cache';
-import {
-  CachedLink,
-  headerSafeUrl,
-  redirectHeaders,
-  ResolvedHost,
-} from '../link-cache/resolved-link';
-import { screenHost, screenLink } from '../link-cache/screening';
+import { LinkSnapshot } from '../permanence/link-snapshot';
 import { ClickLimiter } from './click-limiter';
 import { LinkRoute, LinkRouter } from './link-router';
 import { MissBudget } from './miss-budget';
@@ -35,6 +38,8 @@ import { PublicResponder, STATIC } from './responder';
  * A link in the in-process cache is answered synchronously (no promise, 302 headers built once per
  * link); a miss goes to Redis, then Postgres. Nothing escapes: failures become the 503 page when
  * Postgres or Redis is down, the 500 page otherwise, and are logged (PublicResponder.fail).
+ * When both are down, short codes and branded domains are answered from the worker's link
+ * snapshot instead (LinkSnapshot: asked only once a lookup has failed; docs/link-permanence.md).
  */
 @Injectable()
 export class RedirectorHandler extends PublicHandler {
@@ -53,6 +58,7 @@ export class RedirectorHandler extends PublicHandler {
     private readonly limiter: ClickLimiter,
     private readonly blocklist: Blocklist,
     private readonly misses: MissBudget,
+    private readonly snapshot: LinkSnapshot,
     urls: PublicUrls,
   ) {
     super();
@@ -72,9 +78,14 @@ export class RedirectorHandler extends PublicHandler {
       if (host === this.publicHost || host === '') return this.route(req, res, path, host, null);
       const domain = this.cache.peekHost(host);
       if (domain !== undefined) return this.route(req, res, path, host, serving(domain));
+      if (this.snapshot.outage)
+        return this.route(req, res, path, host, serving(this.snapshotHost(host)));
       this.cache.resolveHost(host).then(
         (d) => this.route(req, res, path, host, serving(d)),
-        (err) => this.respond.fail(res, err),
+        (err) =>
+          this.snapshot.covers(err)
+            ? this.route(req, res, path, host, serving(this.snapshotHost(host)))
+            : this.respond.fail(res, err),
       );
     } catch (err) {
       this.respond.fail(res, err);
@@ -137,9 +148,13 @@ export class RedirectorHandler extends PublicHandler {
         return this.respond.sendStatic(res, 429, STATIC.tooManyMisses);
       const link = this.cache.peek(alias);
       if (link !== undefined) return this.serve(req, res, link, domain);
+      if (this.snapshot.outage) return this.fromSnapshot(req, res, alias, domain);
       this.cache.resolve(alias).then(
         (l) => this.serve(req, res, l, domain),
-        (err) => this.respond.fail(res, err),
+        (err) =>
+          this.snapshot.covers(err)
+            ? this.fromSnapshot(req, res, alias, domain)
+            : this.respond.fail(res, err),
       );
     } catch (err) {
       this.respond.fail(res, err);
@@ -169,6 +184,47 @@ export class RedirectorHandler extends PublicHandler {
     }
     if (link.protected) return this.passwords.ask(res);
     this.deliver(req, res, link);
+  }
+
+  /**
+   * Postgres and Redis are both unreachable: the short code as the snapshot has it, served as
+   * usual (serve), its blocklist and click-limit state as of the snapshot kept (blocked stays
+   * blocked even if this process's list could not load; used up stays used up). An alias the
+   * snapshot does not hold may be newer than it: the 503 page, not a 404.
+   */
+  private fromSnapshot(
+    req: IncomingMessage,
+    res: ServerResponse,
+    alias: string,
+    domain: ResolvedHost | null,
+  ): void {
+    try {
+      const entry = this.snapshot.link(alias);
+      if (!entry) return this.respond.sendStatic(res, 503, STATIC.unavailable);
+      const link = entry.link;
+      if (link.screenedAt !== this.blocklist.generation) {
+        screenLink(this.blocklist, link);
+        if (entry.blocked) link.blocked = true;
+      }
+      if (link.clickLimit !== null && entry.clicks >= link.clickLimit)
+        this.router.route(link).usedUp = true;
+      this.serve(req, res, link, domain);
+    } catch (err) {
+      this.respond.fail(res, err);
+    }
+  }
+
+  /** A branded domain as the snapshot has it (its redirects' blocklist state as of the snapshot kept). */
+  private snapshotHost(host: string): ResolvedHost | null {
+    const found = this.snapshot.domain(host);
+    if (!found) return null;
+    const domain = found.host;
+    if (domain.screenedAt !== this.blocklist.generation) {
+      screenHost(this.blocklist, domain);
+      if (found.rootBlocked) domain.rootBlocked = true;
+      if (found.notFoundBlocked) domain.notFoundBlocked = true;
+    }
+    return domain;
   }
 
   /** A short code of another kind: its feature's route (bio pages), else unknown (QR codes live at /q/). */

@@ -3,13 +3,10 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { ClientAddress, mapError } from '@app/common';
+import { headerSafeUrl, REDIRECT_CACHE_CONTROL, redirectHeaders } from '@app/links';
 import { countableMethod, MAX_HEADER_CHARS, VisitRecorder } from '@app/stats';
 
-import {
-  headerSafeUrl,
-  REDIRECT_CACHE_CONTROL,
-  redirectHeaders,
-} from '../link-cache/resolved-link';
+import { OutageVisits } from '../permanence/outage-visits';
 import { Page, PAGES } from './pages';
 
 /** Headers of every HTML answer of the public side. */
@@ -74,6 +71,7 @@ export class PublicResponder {
   constructor(
     private readonly visits: VisitRecorder,
     private readonly clients: ClientAddress,
+    private readonly outage: OutageVisits,
   ) {}
 
   sendStatic(res: ServerResponse, status: number, page: StaticPage): void {
@@ -144,8 +142,9 @@ export class PublicResponder {
   }
 
   /**
-   * Hands a visit of link `linkId` (owned by `userId`) to the recorder; call it once the answer
-   * is written. `parameters`: the link's, whose UTM values count when the query has none.
+   * Hands a visit of link `linkId` (owned by `userId`) to the recorder, or to OutageVisits while
+   * Redis is unreachable; call it once the answer is written. `parameters`: the link's, whose UTM
+   * values count when the query has none.
    */
   record(
     req: IncomingMessage,
@@ -165,7 +164,7 @@ export class PublicResponder {
       const q = url.indexOf('?');
       const query =
         q >= 0 && url.includes('utm_', q) ? url.slice(q + 1, q + 1 + MAX_HEADER_CHARS) : undefined;
-      this.visits.record({
+      const visit = {
         linkId,
         userId,
         method,
@@ -175,7 +174,10 @@ export class PublicResponder {
         acceptLanguage: req.headers['accept-language'],
         query,
         parameters,
-      });
+      };
+      // Redis unreachable (the recorder would lose it): held until it is back
+      if (this.outage.holding) this.outage.keep(visit);
+      else this.visits.record(visit);
     } catch (err) {
       this.logger.warn(`visit not recorded: ${(err as Error).message}`);
     }

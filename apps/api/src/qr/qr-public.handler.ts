@@ -5,10 +5,9 @@ import { pipeline } from 'node:stream/promises';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '@app/config';
-import { Blocklist } from '@app/links';
+import { Blocklist, REDIRECT_CACHE_CONTROL } from '@app/links';
 import { QR_CODE_PATTERN, QrImageFormat, qrImagePath } from '@app/qr';
 
-import { REDIRECT_CACHE_CONTROL } from '../link-cache/resolved-link';
 import { PublicResponder, STATIC } from '../public/responder';
 import { qrTextPage, qrWifiPage } from './qr-pages';
 import { qrContent } from './qr-payload';

@@ -3,9 +3,9 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 
 import { PublicUrls } from '@app/common';
+import { ResolvedHost } from '@app/links';
 
 import { LinkCache } from '../link-cache/link-cache';
-import { ResolvedHost } from '../link-cache/resolved-link';
 import { PublicRequestContext } from '../public/public-routes';
 import { PublicResponder } from '../public/responder';
 import { askedDomain, LookupBudget } from './tls-ask';

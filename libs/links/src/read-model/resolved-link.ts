@@ -319,16 +319,32 @@ export function headerSafeUrl(url: string): string {
   }
 }
 
-/** The SQL that resolves one alias with its pixels, splash page and overlay (one round trip). */
-export const RESOLVE_LINK_SQL = `
-  SELECT ${Object.values(LINK_FIELDS)
-    .map((f) => f.select)
-    .join(',\n         ')}
-  FROM links l
+/** The select list of LINK_FIELDS (the link is `l`). */
+const LINK_SELECT = Object.values(LINK_FIELDS)
+  .map((f) => f.select)
+  .join(',\n         ');
+/** The tables LINK_FIELDS read: the link with its splash page, overlay and bio page. */
+const LINK_FROM = `FROM links l
   LEFT JOIN splash_pages s ON s.id = l.splash_id AND l.type = 'splash'
   LEFT JOIN overlays o ON o.id = l.overlay_id AND l.type = 'overlay'
-  LEFT JOIN bio_pages b ON b.link_id = l.id AND l.kind = 'bio'
+  LEFT JOIN bio_pages b ON b.link_id = l.id AND l.kind = 'bio'`;
+
+/** The SQL that resolves one alias with its pixels, splash page and overlay (one round trip). */
+export const RESOLVE_LINK_SQL = `
+  SELECT ${LINK_SELECT}
+  ${LINK_FROM}
   WHERE l.alias = $1`;
+
+/**
+ * The same rows for every short code served at `/<alias>` (QR codes live at `/q/`), in id order
+ * after `$1`, `$2` at most: the link snapshot's batches (keyset pagination on the primary key).
+ */
+export const RESOLVE_LINKS_AFTER_SQL = `
+  SELECT ${LINK_SELECT}
+  ${LINK_FROM}
+  WHERE l.id > $1 AND l.kind <> 'qr'
+  ORDER BY l.id
+  LIMIT $2`;
 
 const FIELD_ENTRIES = Object.entries(LINK_FIELDS) as Array<
   [string, LinkField<ResolveLinkRow, unknown>]
@@ -339,6 +355,38 @@ export function fromRow(row: ResolveLinkRow): ResolvedLink {
   const link: Record<string, unknown> = {};
   for (const [name, f] of FIELD_ENTRIES) link[name] = f.from(row);
   return link as ResolvedLink;
+}
+
+/**
+ * The link without the fields that hold their `absent` value (null, false, []): what the link
+ * snapshot stores. `toCached` gives them back, as it does for an entry cached in Redis before a
+ * field existed; every field of LINK_FIELDS is carried, a new one included, with no change here.
+ */
+export function compactLink(link: ResolvedLink): Partial<ResolvedLink> {
+  const out: Record<string, unknown> = {};
+  for (const [name, f] of FIELD_ENTRIES) {
+    const value = (link as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (f.absent === null && value === null) continue;
+    if (f.absent === false && value === false) continue;
+    if (Array.isArray(f.absent) && Array.isArray(value) && value.length === 0) continue;
+    out[name] = value;
+  }
+  return out as Partial<ResolvedLink>;
+}
+
+/** `compactLink(fromRow(row))` in one pass (the link snapshot's million rows). */
+export function compactRow(row: ResolveLinkRow): Partial<ResolvedLink> {
+  const out: Record<string, unknown> = {};
+  for (const [name, f] of FIELD_ENTRIES) {
+    const value = f.from(row);
+    if (value === undefined) continue;
+    if (f.absent === null && value === null) continue;
+    if (f.absent === false && value === false) continue;
+    if (Array.isArray(f.absent) && Array.isArray(value) && value.length === 0) continue;
+    out[name] = value;
+  }
+  return out as Partial<ResolvedLink>;
 }
 
 /** The code of one property of `cachedLink`: `link.<name>`, or its `absent` value when the entry has none. */

@@ -1,6 +1,12 @@
-import { Blocklist } from '@app/links';
-
 import { CachedLink, ResolvedHost } from './resolved-link';
+
+/** What screening asks of a blocklist (Blocklist, or the worker's matcher for the snapshot). */
+export interface Screener {
+  /** Grows with every change of the list. */
+  readonly generation: number;
+  /** The entry that blocks `url`, or null. */
+  match(url: string): string | null;
+}
 
 /**
  * Re-screens a cached link when the blocklist changed since it was last screened (one comparison
@@ -8,7 +14,7 @@ import { CachedLink, ResolvedHost } from './resolved-link';
  * destination by it: its URL, expiration redirect, deep links (an intent's fallback URL
  * included), targeting rules, or the button of its splash page or overlay.
  */
-export function screenLink(blocklist: Blocklist, link: CachedLink): void {
+export function screenLink(blocklist: Screener, link: CachedLink): void {
   if (link.screenedAt === blocklist.generation) return;
   const targets = [
     link.url,
@@ -26,7 +32,7 @@ export function screenLink(blocklist: Blocklist, link: CachedLink): void {
 }
 
 /** Re-screens a branded domain's redirectroot and redirect404 (as screenLink does links). */
-export function screenHost(blocklist: Blocklist, host: ResolvedHost): void {
+export function screenHost(blocklist: Screener, host: ResolvedHost): void {
   if (host.screenedAt === blocklist.generation) return;
   host.rootBlocked = !!host.redirectRoot && blocklist.match(host.redirectRoot) !== null;
   host.notFoundBlocked = !!host.redirect404 && blocklist.match(host.redirect404) !== null;
