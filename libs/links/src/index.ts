@@ -12,3 +12,6 @@ export * from './short-codes/link-event';
 export * from './short-codes/short-codes';
 export * from './threat-feeds/feed-format';
 export * from './threat-feeds/threat-feeds';
+export * from './threat-feeds/link-flags';
+export * from './threat-feeds/link-targets';
+export * from './threat-feeds/safe-browsing';
