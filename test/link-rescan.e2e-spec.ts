@@ -302,6 +302,29 @@ describe('re-scans and the online lookup', () => {
       expect(await a.redis.client.scard(a.redis.key('sb', 'recheck'))).toBe(0);
     });
 
+    it('an import does not ask row by row: its destinations wait for the re-check, which flags them', async () => {
+      const url = `https://${h('imported')}/row`;
+      stub.threats.set(url, ['SOCIAL_ENGINEERING', '300s']);
+      const started = await a
+        .http()
+        .post('/api/import')
+        .set(pro.auth)
+        .set('Content-Type', 'text/csv')
+        .send(['url', url, 'https://example.com/imported-clean'].join('\n'))
+        .expect(200);
+      let data = { status: '', created: 0 };
+      await eventually(async () => {
+        data = (await a.http().get(`/api/import/${started.body.id}`).set(pro.auth)).body.data;
+        return data.status === 'done' || data.status === 'failed';
+      }, 30_000);
+      expect(data).toMatchObject({ status: 'done', created: 2 });
+      expect(stub.asked(url)).toBe(0);
+      const [row] = await a.db.query(`SELECT id, alias FROM links WHERE url = $1`, [url]);
+      await worker.get(LinkRescan).recheck();
+      await eventually(async () => (await visit(b, row.alias)).status === 451, 3000, 50);
+      expect((await details(row.id, pro)).flag).toMatchObject({ source: 'safe-browsing' });
+    });
+
     it('the scheduled lookup pass flags an existing link the service flags later', async () => {
       const url = `https://${h('sched')}/page`;
       const l = await addLink(a, user, { url });
