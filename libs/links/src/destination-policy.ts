@@ -95,6 +95,7 @@ export class DestinationPolicy {
   ): Promise<void> {
     const named = destinations.filter((d): d is [string, string] => !!d[1]);
     for (const [field, url] of named) await this.checkLocal(field, url, options);
+    if (!this.lookup.enabled) return;
     if (options.deferLookup)
       await this.lookup.recordForRecheck(
         named.filter(([, url]) => lookupUrls(url).length).map(([, url]) => url),
