@@ -143,6 +143,7 @@ const ROUTES: Record<Family, string[]> = {
     'DELETE /api/admin/blocklist/:id/delete',
     'PUT /api/admin/url/:id/disable',
     'PUT /api/admin/url/:id/enable',
+    'POST /api/admin/url/:id/allow',
     'GET /api/admin/reports',
     'PUT /api/admin/report/:id/resolve',
     'GET /api/admin/feeds',

@@ -66,6 +66,7 @@ const TABLES: Array<string | { table: string; owner: string }> = [
   { table: 'qr_codes', owner: 'user_id' },
   'blocklist',
   'bio_pages',
+  'link_flags',
   'workspace_members',
   'api_keys',
   { table: 'audit_log', owner: 'workspace_id' },

@@ -371,6 +371,7 @@ describe('links API', () => {
         campaign: null,
         channels: [],
         status: 'public',
+        flag: null,
         ...fields,
       });
       expect(res.body).toEqual(

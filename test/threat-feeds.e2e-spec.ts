@@ -40,6 +40,8 @@ interface FeedView {
  * its previous set, and admins see each feed's state.
  */
 describe('threat feeds', () => {
+  // each refresh that loads a set re-scans every link of the run's database (other suites' too)
+  jest.setTimeout(120_000);
   let a: TestApp;
   /** A second replica sharing Redis and Postgres. */
   let b: TestApp;

@@ -84,6 +84,7 @@ describe('dashboard: webhooks and import', () => {
       'link.created',
       'link.updated',
       'link.deleted',
+      'link.flagged',
       'link.clicked',
       'qr.created',
       'qr.scanned',

@@ -148,6 +148,7 @@ export const NO_OPTIONS = {
   clicklimit: null,
   expirationredirect: null,
   disabled: false,
+  flag: null,
 };
 
 /** A date-time `YYYY-MM-DD HH:MM:SS` (UTC) `ms` from now. */

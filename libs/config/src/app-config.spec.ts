@@ -188,4 +188,24 @@ describe('loadConfig', () => {
     ])
       expect(() => loadConfig({ WEBHOOK_ALLOW_HOSTS: bad })).toThrow('WEBHOOK_ALLOW_HOSTS');
   });
+
+  it("reads the online lookup: Google's endpoint for a key alone, another URL, bounds", () => {
+    expect(loadConfig({}).safeBrowsingUrl).toBeNull();
+    expect(loadConfig({ SAFE_BROWSING_KEY: 'AIzaKey-1' }).safeBrowsingUrl).toBe(
+      'https://safebrowsing.googleapis.com/v4/threatMatches:find',
+    );
+    const stub = 'http://127.0.0.1:9000/v4/threatMatches:find';
+    expect(loadConfig({ SAFE_BROWSING_URL: stub }).safeBrowsingUrl).toBe(stub);
+    expect(loadConfig({ SAFE_BROWSING_TIMEOUT_MS: '500' }).SAFE_BROWSING_TIMEOUT_MS).toBe(500);
+    expect(() => loadConfig({ SAFE_BROWSING_URL: 'ftp://x.example/' })).toThrow(
+      'SAFE_BROWSING_URL',
+    );
+    expect(() => loadConfig({ SAFE_BROWSING_KEY: 'a key' })).toThrow('SAFE_BROWSING_KEY');
+    expect(() => loadConfig({ SAFE_BROWSING_TIMEOUT_MS: '50' })).toThrow(
+      'SAFE_BROWSING_TIMEOUT_MS',
+    );
+    expect(() => loadConfig({ SAFE_BROWSING_RESCAN_MINUTES: '0' })).toThrow(
+      'SAFE_BROWSING_RESCAN_MINUTES',
+    );
+  });
 });

@@ -450,8 +450,48 @@ export class AppConfig {
   @IntSetting(0, 86400)
   SNAPSHOT_SECONDS = 60;
 
+  /**
+   * The online lookup's endpoint, speaking the Safe Browsing v4 `threatMatches:find` protocol.
+   * Unset: Google's (https://safebrowsing.googleapis.com/v4/threatMatches:find) when
+   * SAFE_BROWSING_KEY is set, else no lookup.
+   */
+  @IsOptional()
+  @IsUrl(
+    { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+    { message: 'SAFE_BROWSING_URL must be an absolute http(s) URL' },
+  )
+  SAFE_BROWSING_URL?: string;
+
+  /** The lookup's API key (sent as `?key=`). */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[\x21-\x7e]{1,200}$/, {
+    message: 'SAFE_BROWSING_KEY must be 1-200 printable characters without spaces',
+  })
+  SAFE_BROWSING_KEY?: string;
+
+  /** How long one lookup call may take (ms); past it the lookup counts as down. */
+  @IntSetting(100, 60000)
+  SAFE_BROWSING_TIMEOUT_MS = 3000;
+
+  /** How long a clean answer is cached (seconds); a match is cached for its `cacheDuration`. */
+  @IntSetting(0, 86400)
+  SAFE_BROWSING_CLEAN_SECONDS = 1800;
+
+  /** Minutes between two lookups of every active link's targets by the worker. */
+  @IntSetting(1, 43200)
+  SAFE_BROWSING_RESCAN_MINUTES = 1440;
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
+  }
+
+  /** The online lookup's endpoint (without the key), or null when there is none. */
+  get safeBrowsingUrl(): string | null {
+    if (this.SAFE_BROWSING_URL) return this.SAFE_BROWSING_URL;
+    return this.SAFE_BROWSING_KEY
+      ? 'https://safebrowsing.googleapis.com/v4/threatMatches:find'
+      : null;
   }
 
   /** PUBLIC_URL without a trailing slash. */

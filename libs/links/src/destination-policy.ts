@@ -5,6 +5,12 @@ import { httpUrlProblem, intentFallbacks, InvalidFieldError, PublicUrls } from '
 import { Blocklist } from './blocklist';
 import { canonicalHost } from './blocklist-matcher';
 import { LinkCacheAccess } from './link-cache-access';
+import {
+  lookupUrls,
+  LookupUnavailable,
+  SAFE_BROWSING_SOURCE,
+  SafeBrowsing,
+} from './threat-feeds/safe-browsing';
 import { ThreatFeeds } from './threat-feeds/threat-feeds';
 
 /**
@@ -40,6 +46,7 @@ export class DestinationPolicy {
     private readonly cache: LinkCacheAccess,
     urls: PublicUrls,
     private readonly feeds: ThreatFeeds,
+    private readonly lookup: SafeBrowsing,
   ) {
     this.publicHost = urls.host;
   }
@@ -52,6 +59,16 @@ export class DestinationPolicy {
     field: string,
     url: string,
     options: { ownHostsAllowed?: boolean; loopHost?: string } = {},
+  ): Promise<void> {
+    await this.checkLocal(field, url, options);
+    await this.checkOnline([[field, url]]);
+  }
+
+  /** Every check but the online lookup. */
+  private async checkLocal(
+    field: string,
+    url: string,
+    options: { ownHostsAllowed?: boolean; loopHost?: string },
   ): Promise<void> {
     const problem = /^https?:/i.test(url) ? httpUrlProblem(url) : null;
     if (problem) throw new InvalidFieldError(field, problem);
@@ -74,8 +91,47 @@ export class DestinationPolicy {
   /** `check` for each [field, url] pair, in order (an empty or absent URL is none). */
   async checkAll(
     destinations: Array<[field: string, url: string | null | undefined]>,
-    options: { ownHostsAllowed?: boolean } = {},
+    options: { ownHostsAllowed?: boolean; deferLookup?: boolean } = {},
   ): Promise<void> {
-    for (const [field, url] of destinations) if (url) await this.check(field, url, options);
+    const named = destinations.filter((d): d is [string, string] => !!d[1]);
+    for (const [field, url] of named) await this.checkLocal(field, url, options);
+    if (!this.lookup.enabled) return;
+    if (options.deferLookup)
+      await this.lookup.recordForRecheck(
+        named.filter(([, url]) => lookupUrls(url).length).map(([, url]) => url),
+        'deferred',
+      );
+    else await this.checkOnline(named);
+  }
+
+  /**
+   * The online lookup (SafeBrowsing), after the local checks: one call for every http(s) URL the
+   * destinations send visitors to (an intent's fallback URLs included); a flagged one is a 400
+   * naming the first field that holds it. When the lookup cannot answer, creation goes on: the
+   * destinations are recorded for the worker's re-check (logged). `deferLookup` (imports: one
+   * call per row would hold a 500 000-row file up) records them for the re-check at once.
+   */
+  private async checkOnline(destinations: Array<[field: string, url: string]>): Promise<void> {
+    if (!this.lookup.enabled || !destinations.length) return;
+    const urls = destinations.map(([field, url]) => [field, lookupUrls(url)] as const);
+    const all = urls.flatMap(([, list]) => list);
+    if (!all.length) return;
+    let flagged;
+    try {
+      flagged = await this.lookup.lookup(all);
+    } catch (err) {
+      if (!(err instanceof LookupUnavailable)) throw err;
+      await this.lookup.recordForRecheck(
+        destinations.filter((_, i) => urls[i][1].length).map(([, url]) => url),
+        err.message,
+      );
+      return;
+    }
+    for (const [field, list] of urls)
+      for (const url of list) {
+        const flag = flagged.get(url);
+        if (flag)
+          throw new InvalidFieldError(field, `flagged as ${flag.type} by ${SAFE_BROWSING_SOURCE}`);
+      }
   }
 }

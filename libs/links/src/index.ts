@@ -15,3 +15,6 @@ export * from './threat-feeds/threat-feeds';
 export * from './read-model/resolved-link';
 export * from './read-model/screening';
 export * from './permanence/link-snapshot-format';
+export * from './threat-feeds/link-flags';
+export * from './threat-feeds/link-targets';
+export * from './threat-feeds/safe-browsing';

@@ -106,7 +106,7 @@ export class LinkImportWriter {
         if (dto.custom !== undefined && dto.custom !== null)
           this.codes.checkAlias(auth, 'custom', dto.custom);
         const expiresAt = expiryDate(dto.expiry);
-        await this.destinations.checkAll([['url', dto.url]]);
+        await this.destinations.checkAll([['url', dto.url]], { deferLookup: true });
         let domain: Domain | null = null;
         if (dto.domain !== undefined && dto.domain !== null) {
           const ref = dto.domain;

@@ -4,6 +4,7 @@ import { In, Repository } from 'typeorm';
 
 import { PublicUrls } from '@app/common';
 import { ChannelItem, Domain, Link } from '@app/database';
+import { LinkFlags } from '@app/links';
 import { StatsReader } from '@app/stats';
 
 import { linkDetailsView, LinkDetailsView, linkItemView, LinkItemView } from './dto/link.view';
@@ -16,11 +17,12 @@ export class LinkViews {
     @InjectRepository(ChannelItem) private readonly channelItems: Repository<ChannelItem>,
     private readonly stats: StatsReader,
     private readonly urls: PublicUrls,
+    private readonly flags: LinkFlags,
   ) {}
 
   /**
    * List items of `rows`, in order: one query for their domains, one for their channels, one
-   * read of their totals.
+   * read of their totals, one of their flags.
    */
   async items(rows: Link[]): Promise<LinkItemView[]> {
     if (!rows.length) return [];
@@ -28,7 +30,7 @@ export class LinkViews {
     const domainIds = [
       ...new Set(rows.map((r) => r.domainId).filter((d): d is number => d !== null)),
     ];
-    const [domains, assignments, totals] = await Promise.all([
+    const [domains, assignments, totals, flags] = await Promise.all([
       domainIds.length ? this.domains.find({ where: { id: In(domainIds) } }) : Promise.resolve([]),
       this.channelItems.find({
         select: { itemId: true, channelId: true },
@@ -36,6 +38,7 @@ export class LinkViews {
         order: { channelId: 'ASC' },
       }),
       this.stats.totals(ids),
+      this.flags.active(ids),
     ]);
     const domainOf = new Map(domains.map((d) => [d.id, d]));
     const channelsOf = new Map<number, number[]>();
@@ -51,6 +54,7 @@ export class LinkViews {
         host: domain?.host ?? null,
         channels: channelsOf.get(r.id) ?? [],
         totals: totals.get(r.id),
+        flag: flags.get(r.id),
       });
     });
   }

@@ -1,8 +1,9 @@
-import { Controller, Put, Query } from '@nestjs/common';
+import { Controller, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 
 import { AdminOnly, Auth, IdParam, MessageRoute, Principal } from '@app/common';
 
+import { FlagAllows } from '../takedowns/flag-allows';
 import { Takedowns } from '../takedowns/takedowns';
 import { TakedownQueryDto } from './dto/takedown-query.dto';
 
@@ -11,7 +12,10 @@ import { TakedownQueryDto } from './dto/takedown-query.dto';
 @AdminOnly()
 @Controller('api/admin/url')
 export class LinksAdminController {
-  constructor(private readonly takedowns: Takedowns) {}
+  constructor(
+    private readonly takedowns: Takedowns,
+    private readonly allows: FlagAllows,
+  ) {}
 
   @MessageRoute(Put(':id/disable'), {
     summary: "Disable any user's short code: link, bio page or QR code (admin)",
@@ -42,5 +46,20 @@ export class LinksAdminController {
   ) {
     const kind = await this.takedowns.set(auth, id, false, query.kind);
     return { message: `${Takedowns.nameOf(kind)} has been enabled.` };
+  }
+
+  @MessageRoute(Post(':id/allow'), {
+    summary: 'Clear the flag of a link the threat feeds or the online lookup flagged (admin)',
+    description:
+      'For a false positive: the link forwards again on every api instance at once, its details show its own ' +
+      '`status` and `flag: null` again, and the targets that were flagged are never flagged again for this link ' +
+      '(the allow is per link and target: other links with the same target are flagged as usual). ' +
+      'A link without a flag is left as it is. `:id` is the link id.',
+  })
+  async allow(@Auth() auth: Principal, @IdParam('id') id: number) {
+    const cleared = await this.allows.allow(auth, id);
+    return {
+      message: cleared ? 'The link has been allowed.' : 'The link has no flag to clear.',
+    };
   }
 }

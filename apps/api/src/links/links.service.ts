@@ -19,7 +19,14 @@ import {
   validateBody,
 } from '@app/common';
 import { ChannelItem, Domain, Link, LinkPixel } from '@app/database';
-import { DestinationPolicy, expiryDate, linkEventData, ShortCodes } from '@app/links';
+import {
+  DestinationPolicy,
+  expiryDate,
+  LinkFlags,
+  linkEventData,
+  linkTargets,
+  ShortCodes,
+} from '@app/links';
 import { LinkStatistics, StatsReader } from '@app/stats';
 import { WebhookOutbox } from '@app/webhooks';
 
@@ -62,6 +69,7 @@ export class LinksService {
     private readonly budget: ListBudget,
     private readonly listQuery: LinkListQuery,
     private readonly audit: AuditLog,
+    private readonly flags: LinkFlags,
   ) {}
 
   async create(auth: Principal, dto: CreateLinkDto): Promise<{ id: number; shorturl: string }> {
@@ -260,6 +268,32 @@ export class LinksService {
           );
       }
       if (channelId) await this.refs.assignChannel(em, userId, channelId, id);
+      // a flag of a target the link no longer has goes with it
+      const targetsSent = (
+        [
+          'url',
+          'geotarget',
+          'devicetarget',
+          'languagetarget',
+          'deeplink',
+          'expirationredirect',
+        ] as const
+      ).some((f) => dto[f] !== undefined);
+      if (targetsSent) {
+        const after = { ...link, ...changes };
+        await this.flags.dropReplaced(
+          em,
+          id,
+          linkTargets({
+            url: after.url,
+            expiration_redirect: after.expirationRedirect,
+            deep_link: after.deepLink,
+            geo_targets: after.geoTargets,
+            device_targets: after.deviceTargets,
+            language_targets: after.languageTargets,
+          }),
+        );
+      }
       await this.outbox.record(em, userId, 'link.updated', await linkEventData(em, this.urls, id));
       await this.audit.record(em, auth, {
         action: 'link.update',

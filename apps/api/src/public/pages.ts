@@ -92,6 +92,10 @@ export const PAGES = {
     'Link disabled',
     'This short link has been disabled and no longer forwards anywhere.',
   ),
+  flagged: message(
+    'Warning: harmful destination',
+    'This short link points at a site that threat intelligence reports as harmful (phishing or malware). It no longer forwards there.',
+  ),
   error: message('Something went wrong', 'The link could not be opened. Try again in a moment.'),
   unavailable: message(
     'Temporarily unavailable',

@@ -175,6 +175,7 @@ export class RedirectorHandler extends PublicHandler {
     if (link.kind !== 'link') return this.other(req, res, link, domain);
     if (link.screenedAt !== this.blocklist.generation) screenLink(this.blocklist, link);
     if (link.disabled || link.blocked) return this.respond.sendStatic(res, 451, STATIC.disabled);
+    if (link.flagged) return this.respond.sendStatic(res, 451, STATIC.flagged);
     if (link.expiresAt !== null && link.expiresAt <= Date.now()) return this.expired(res, link);
     if (req.method === 'POST') {
       if (!link.protected) return this.respond.methodNotAllowed(res);

@@ -44,6 +44,7 @@ export const STATIC = {
   notFound: staticPage(PAGES.notFound),
   gone: staticPage(PAGES.gone),
   disabled: staticPage(PAGES.unavailableForLegalReasons),
+  flagged: staticPage(PAGES.flagged),
   methodNotAllowed: staticPage(PAGES.methodNotAllowed, ['Allow', 'GET, HEAD']),
   badForm: staticPage(PAGES.badRequest, ['Connection', 'close']),
   tooManyMisses: staticPage(PAGES.tooManyMisses, ['Retry-After', '60']),

@@ -26,7 +26,10 @@ recent. A 2xx answer within 5 s ends it; anything else (redirects are not follow
 exponential backoff (2 s, 4 s, 8 s, … up to 4 h) for about a day. A webhook whose deliveries keep failing for
 a day is disabled (its list entry says so; update with active true re-enables it). Events are sent after
 the change is committed, at least once. data: link.created / link.updated {id, alias, shorturl, longurl, title,
-description, domain, date}; link.deleted {id, alias, shorturl}; qr.created {id, name, type, link, date};
+description, domain, date}; link.deleted {id, alias, shorturl}; link.flagged {id, alias, shorturl, longurl,
+target, source, type, date} (a target of the link flagged by a threat feed or the online lookup after it was
+made: target is the flagged URL, source the feed's name or safe-browsing; once per link until an admin allows
+it); qr.created {id, name, type, link, date};
 member.added / member.removed {id, userid, email, username, role, date} (the member's GET /api/team entry);
 link.clicked {id, alias, shorturl, visits}; qr.scanned {id, link, visits}, where visits holds up to 100
 visits of that link [{date, country, referrer, browser, os, device, language}] (date: the visit's UTC day;

@@ -436,7 +436,10 @@ export interface paths {
      *     exponential backoff (2 s, 4 s, 8 s, … up to 4 h) for about a day. A webhook whose deliveries keep failing for
      *     a day is disabled (its list entry says so; update with active true re-enables it). Events are sent after
      *     the change is committed, at least once. data: link.created / link.updated {id, alias, shorturl, longurl, title,
-     *     description, domain, date}; link.deleted {id, alias, shorturl}; qr.created {id, name, type, link, date};
+     *     description, domain, date}; link.deleted {id, alias, shorturl}; link.flagged {id, alias, shorturl, longurl,
+     *     target, source, type, date} (a target of the link flagged by a threat feed or the online lookup after it was
+     *     made: target is the flagged URL, source the feed's name or safe-browsing; once per link until an admin allows
+     *     it); qr.created {id, name, type, link, date};
      *     member.added / member.removed {id, userid, email, username, role, date} (the member's GET /api/team entry);
      *     link.clicked {id, alias, shorturl, visits}; qr.scanned {id, link, visits}, where visits holds up to 100
      *     visits of that link [{date, country, referrer, browser, os, device, language}] (date: the visit's UTC day;
@@ -473,7 +476,10 @@ export interface paths {
      *     exponential backoff (2 s, 4 s, 8 s, … up to 4 h) for about a day. A webhook whose deliveries keep failing for
      *     a day is disabled (its list entry says so; update with active true re-enables it). Events are sent after
      *     the change is committed, at least once. data: link.created / link.updated {id, alias, shorturl, longurl, title,
-     *     description, domain, date}; link.deleted {id, alias, shorturl}; qr.created {id, name, type, link, date};
+     *     description, domain, date}; link.deleted {id, alias, shorturl}; link.flagged {id, alias, shorturl, longurl,
+     *     target, source, type, date} (a target of the link flagged by a threat feed or the online lookup after it was
+     *     made: target is the flagged URL, source the feed's name or safe-browsing; once per link until an admin allows
+     *     it); qr.created {id, name, type, link, date};
      *     member.added / member.removed {id, userid, email, username, role, date} (the member's GET /api/team entry);
      *     link.clicked {id, alias, shorturl, visits}; qr.scanned {id, link, visits}, where visits holds up to 100
      *     visits of that link [{date, country, referrer, browser, os, device, language}] (date: the visit's UTC day;
@@ -1396,6 +1402,28 @@ export interface paths {
      */
     put: operations['LinksAdminController_enable'];
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/url/{id}/allow': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Clear the flag of a link the threat feeds or the online lookup flagged (admin)
+     * @description For a false positive: the link forwards again on every api instance at once, its details show its own `status` and `flag: null` again, and the targets that were flagged are never flagged again for this link (the allow is per link and target: other links with the same target are flagged as usual). A link without a flag is left as it is. `:id` is the link id.
+     *
+     *     Needs: an admin, acting in their own workspace (`x-needs: owner`); a named key needs the scope `*`.
+     */
+    post: operations['LinksAdminController_allow'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2358,6 +2386,7 @@ export interface components {
         | 'link.created'
         | 'link.updated'
         | 'link.deleted'
+        | 'link.flagged'
         | 'link.clicked'
         | 'qr.created'
         | 'qr.scanned'
@@ -2405,6 +2434,7 @@ export interface components {
         | 'link.created'
         | 'link.updated'
         | 'link.deleted'
+        | 'link.flagged'
         | 'link.clicked'
         | 'qr.created'
         | 'qr.scanned'
@@ -2434,6 +2464,7 @@ export interface components {
         | 'link.created'
         | 'link.updated'
         | 'link.deleted'
+        | 'link.flagged'
         | 'link.clicked'
         | 'qr.created'
         | 'qr.scanned'
@@ -3202,6 +3233,17 @@ export interface components {
       /** @description Each item is a url/add body, validated and created on its own: a bad item is reported in its place and does not stop the others. */
       urls: components['schemas']['CreateLinkDto'][];
     };
+    LinkFlagDto: {
+      /** @description The threat feed's name, or `safe-browsing` for the online lookup */
+      source: string;
+      /** @example phishing */
+      type: string;
+      /**
+       * @description When it was flagged (UTC)
+       * @example 2024-11-21 10:00:00
+       */
+      date: string;
+    };
     LinkItemView: {
       id: number;
       alias: string;
@@ -3226,8 +3268,13 @@ export interface components {
       campaign: number | null;
       /** @description Ids of the channels it is in */
       channels: number[];
-      /** @enum {string} */
-      status: 'public' | 'private';
+      /**
+       * @description `flagged` while a threat feed or the online lookup flags one of its targets (it answers the 451 warning page; see `flag`); otherwise its visibility as set (`public`, `private`)
+       * @enum {string}
+       */
+      status: 'public' | 'private' | 'flagged';
+      /** @description What flagged the link after it was made (null when nothing does); an admin clears it with POST /api/admin/url/:id/allow */
+      flag: components['schemas']['LinkFlagDto'] | null;
     };
     LinkDetailsView: {
       id: number;
@@ -3248,8 +3295,13 @@ export interface components {
       campaign: number | null;
       /** @description Ids of the channels it is in */
       channels: number[];
-      /** @enum {string} */
-      status: 'public' | 'private';
+      /**
+       * @description `flagged` while a threat feed or the online lookup flags one of its targets (it answers the 451 warning page; see `flag`); otherwise its visibility as set (`public`, `private`)
+       * @enum {string}
+       */
+      status: 'public' | 'private' | 'flagged';
+      /** @description What flagged the link after it was made (null when nothing does); an admin clears it with POST /api/admin/url/:id/allow */
+      flag: components['schemas']['LinkFlagDto'] | null;
       /** @description Branded domain URL, null for the main domain */
       domain: string | null;
       /** @enum {string} */
@@ -13452,6 +13504,129 @@ export interface operations {
         /** @description Without it `:id` is any short code by its link or bio page id (the id `/api/url/:id` and `/api/bio/:id` show). `link` / `bio`: the code must be of that kind. `qr`: `:id` is a QR code id (`/api/qr/:id`). */
         kind?: 'link' | 'bio' | 'qr';
       };
+      header?: {
+        /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
+        'X-Workspace'?: components['parameters']['XWorkspace'];
+        /** @description With a session (the `cookieAuth` cookie) instead of a key: required, the session's `csrf` token (from `POST` or `GET /auth/session`); missing or wrong → 403. Ignored with a key. */
+        'X-CSRF-Token'?: components['parameters']['XCsrfToken'];
+      };
+      path: {
+        /** @description positive integer id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @example 0
+             * @enum {integer}
+             */
+            error: 0;
+            message: string;
+          };
+        };
+      };
+      /** @description Invalid field or malformed JSON (the message names the field); or an `X-Workspace` that is not a positive integer */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired API key; or, without a key, no live session (`cookieAuth`) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not an admin, plan feature disabled or plan limit reached; or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed); or, with a session, a change without its `X-CSRF-Token` */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unknown id, or an id that belongs to another user; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`) */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limit exceeded: retry after Retry-After seconds */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected error (generic message) */
+      500: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A dependency (Postgres, Redis) is down */
+      503: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LinksAdminController_allow: {
+    parameters: {
+      query?: never;
       header?: {
         /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
         'X-Workspace'?: components['parameters']['XWorkspace'];

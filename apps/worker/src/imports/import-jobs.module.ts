@@ -4,8 +4,8 @@ import { PlanService, PublicUrls } from '@app/common';
 import {
   Blocklist,
   DestinationPolicy,
-  LinkCacheAccess,
   LinkImportWriter,
+  SafeBrowsing,
   ShortCodes,
   ThreatFeeds,
 } from '@app/links';
@@ -13,13 +13,14 @@ import {
 import { ImportTurns } from './import-turns';
 import { ImportProcessor } from './import.processor';
 import { LinkImportRunner } from './link-import-runner';
-import { WorkerLinkCache } from './worker-link-cache';
+import { WorkerLinkCacheModule } from './worker-link-cache.module';
 
 /**
  * Link imports (`POST /api/import` stores the file and queues the job): the processor, the runner
  * and what creating links by the rules of url/add needs (@app/links).
  */
 @Module({
+  imports: [WorkerLinkCacheModule],
   providers: [
     ImportProcessor,
     LinkImportRunner,
@@ -29,9 +30,9 @@ import { WorkerLinkCache } from './worker-link-cache';
     DestinationPolicy,
     Blocklist,
     ThreatFeeds,
+    SafeBrowsing,
     PlanService,
     PublicUrls,
-    { provide: LinkCacheAccess, useClass: WorkerLinkCache },
   ],
 })
 export class ImportJobsModule {}

@@ -14,6 +14,8 @@ import {
 } from '@app/links';
 import { RedisService } from '@app/redis';
 
+import { LinkRescan } from './link-rescan';
+
 /** The largest feed read (bytes); a bigger one fails to load (the previous set stays). */
 export const MAX_FEED_BYTES = 512 * 1024 * 1024;
 /** How long a download may take. */
@@ -78,6 +80,7 @@ export class ThreatFeedLoader implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     private readonly redis: RedisService,
     config: AppConfig,
+    private readonly rescan: LinkRescan,
   ) {
     this.feeds = parseThreatFeeds(config.THREAT_FEEDS);
     this.keys = new ThreatFeedKeys(redis);
@@ -105,9 +108,14 @@ export class ThreatFeedLoader implements OnApplicationBootstrap, OnApplicationSh
     await this.running;
   }
 
-  /** Loads every feed that is due (`force`: every feed); returns the names loaded or attempted. */
+  /**
+   * Loads every feed that is due (`force`: every feed); returns the names loaded or attempted.
+   * When a feed's set changed, the links' targets are re-scanned against the new sets before it
+   * returns (LinkRescan.scanFeeds): a refresh flags the links it concerns.
+   */
   async refresh(force = false): Promise<string[]> {
     const done: string[] = [];
+    let loaded = false;
     for (const feed of this.feeds) {
       if (this.closed) break;
       if (!force && !(await this.due(feed))) continue;
@@ -115,12 +123,13 @@ export class ThreatFeedLoader implements OnApplicationBootstrap, OnApplicationSh
       const token = `${process.pid}-${Date.now()}-${Math.random()}`;
       if ((await this.redis.client.set(lock, token, 'EX', LOCK_SECONDS, 'NX')) !== 'OK') continue;
       try {
-        await this.load(feed);
+        if (await this.load(feed)) loaded = true;
         done.push(feed.name);
       } finally {
         if ((await this.redis.client.get(lock)) === token) await this.redis.client.del(lock);
       }
     }
+    if (loaded && !this.closed) await this.rescan.scanFeeds();
     return done;
   }
 
@@ -139,8 +148,11 @@ export class ThreatFeedLoader implements OnApplicationBootstrap, OnApplicationSh
     }
   }
 
-  /** One feed: loaded and swapped in, or its error recorded (the live set is left as it was). */
-  async load(feed: ThreatFeedSource): Promise<void> {
+  /**
+   * One feed: loaded and swapped in (true), or its error recorded (the live set is left as it
+   * was; false).
+   */
+  async load(feed: ThreatFeedSource): Promise<boolean> {
     const previous = await this.state(feed.name);
     const attemptedAt = new Date().toISOString();
     const next = this.keys.next(feed.name);
@@ -177,6 +189,7 @@ export class ThreatFeedLoader implements OnApplicationBootstrap, OnApplicationSh
       this.logger.log(
         `threat feed ${feed.name}: ${entries} entries (${format}) in ${Date.now() - started} ms`,
       );
+      return true;
     } catch (err) {
       await client.unlink(next).catch(() => undefined);
       const message = describe(err).slice(0, 300);
@@ -190,6 +203,7 @@ export class ThreatFeedLoader implements OnApplicationBootstrap, OnApplicationSh
       };
       await client.hset(this.keys.state, feed.name, JSON.stringify(state)).catch(() => undefined);
       this.logger.warn(`threat feed ${feed.name} not loaded (previous set kept): ${message}`);
+      return false;
     }
   }
 }

@@ -11,6 +11,7 @@ export const WEBHOOK_EVENTS = [
   'link.created',
   'link.updated',
   'link.deleted',
+  'link.flagged',
   'link.clicked',
   'qr.created',
   'qr.scanned',

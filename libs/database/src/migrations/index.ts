@@ -10,6 +10,7 @@ import { Takedowns1732200010000 } from './1732200010000-takedowns';
 import { ListScale1732300020000 } from './1732300020000-list-scale';
 import { Teams1732300030000 } from './1732300030000-teams';
 import { Reports1732300040000 } from './1732300040000-reports';
+import { LinkFlags1732400010000 } from './1732400010000-link-flags';
 import { StatsHourly1732400040000 } from './1732400040000-stats-hourly';
 
 /**
@@ -29,5 +30,6 @@ export const MIGRATIONS = [
   ListScale1732300020000,
   Teams1732300030000,
   Reports1732300040000,
+  LinkFlags1732400010000,
   StatsHourly1732400040000,
 ];

@@ -191,6 +191,12 @@ const LINK_FIELDS = {
     from: (r: { disabled: boolean }) => r.disabled,
     absent: false,
   }),
+  /** The re-scan flagged one of its targets and no admin allowed it: the 451 warning page. */
+  flagged: field({
+    select: `EXISTS (SELECT 1 FROM link_flags f WHERE f.link_id = l.id AND f.allowed_at IS NULL) AS flagged`,
+    from: (r: { flagged: boolean }) => r.flagged,
+    absent: false,
+  }),
 };
 
 type LinkFields = typeof LINK_FIELDS;

@@ -10,6 +10,7 @@ import {
   LinkParameter,
   LinkStatus,
 } from '@app/database';
+import { LinkFlagView } from '@app/links';
 import { LinkTotals } from '@app/stats';
 
 import { statisticsView } from '../../stats/statistics.view';
@@ -21,6 +22,15 @@ import {
   LinkParameterDto,
   OPTION_DOC,
 } from './link-options.dto';
+
+/** `flag` of a link: what flagged one of its targets after it was made. */
+export class LinkFlagDto {
+  @ApiProperty({ description: "The threat feed's name, or `safe-browsing` for the online lookup" })
+  source: string;
+  @ApiProperty({ example: 'phishing' }) type: string;
+  @ApiProperty({ example: '2024-11-21 10:00:00', description: 'When it was flagged (UTC)' })
+  date: string;
+}
 
 /** A link item of `GET /api/urls`. */
 export class LinkItemView {
@@ -46,7 +56,20 @@ export class LinkItemView {
   campaign: number | null;
   @ApiProperty({ type: 'integer', isArray: true, description: 'Ids of the channels it is in' })
   channels: number[];
-  @ApiProperty({ enum: ['public', 'private'] }) status: LinkStatus;
+  @ApiProperty({
+    enum: ['public', 'private', 'flagged'],
+    description:
+      '`flagged` while a threat feed or the online lookup flags one of its targets (it answers the 451 warning ' +
+      'page; see `flag`); otherwise its visibility as set (`public`, `private`)',
+  })
+  status: LinkStatus | 'flagged';
+  @ApiProperty({
+    type: () => LinkFlagDto,
+    nullable: true,
+    description:
+      'What flagged the link after it was made (null when nothing does); an admin clears it with POST /api/admin/url/:id/allow',
+  })
+  flag: LinkFlagView | null;
 }
 
 /** `details` of `GET /api/url/:id`: the item plus its settings (`domain` here is the URL). */
@@ -101,6 +124,8 @@ export interface LinkItemExtras {
   host: string | null;
   channels: number[];
   totals: LinkTotals | undefined;
+  /** Its active flag, or undefined. */
+  flag: LinkFlagView | undefined;
 }
 
 /** The list item of a link row. */
@@ -118,7 +143,8 @@ export function linkItemView(link: Link, extras: LinkItemExtras): LinkItemView {
     domain: extras.host,
     campaign: link.campaignId,
     channels: extras.channels,
-    status: link.status,
+    status: extras.flag ? 'flagged' : link.status,
+    flag: extras.flag ?? null,
   };
 }
 
@@ -148,7 +174,6 @@ export function linkDetailsView(
     metatitle: link.metaTitle,
     metadescription: link.metaDescription,
     metaimage: link.metaImage,
-    status: link.status,
     clicklimit: link.clickLimit,
     expirationredirect: link.expirationRedirect,
     disabled: link.disabledAt !== null,

@@ -166,7 +166,14 @@ export function LinkDetailPage(props: { id: number }) {
             </Row>
             <Row name="Created">{formatDate(d.date)}</Row>
             <Row name="Domain">{d.domain ?? 'Main domain'}</Row>
-            <Row name="Visibility">{d.status === 'private' ? 'Private' : 'Public'}</Row>
+            {d.flag ? (
+              <Row name="Flagged">
+                as {d.flag.type} by {d.flag.source} on {formatDate(d.flag.date)}: visitors get a
+                warning page
+              </Row>
+            ) : (
+              <Row name="Visibility">{d.status === 'private' ? 'Private' : 'Public'}</Row>
+            )}
             <Row name="Redirect type">
               {TYPES[d.type]}
               {d.overlay ? `: ${nameOf(choices?.overlays, d.overlay)}` : ''}

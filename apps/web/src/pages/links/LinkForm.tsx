@@ -138,7 +138,8 @@ function stateOf(d?: Details): State {
     expiry: toLocalInput(d?.expiry ?? null),
     password: '',
     removePassword: false,
-    status: d?.status ?? 'public',
+    // a flagged link's details say `flagged` instead of its visibility: left as it is unless changed
+    status: d?.status === 'private' ? 'private' : 'public',
     clicklimit: d?.clicklimit ? String(d.clicklimit) : '',
     expirationredirect: d?.expirationredirect ?? '',
     metatitle: d?.metatitle ?? '',

@@ -11,6 +11,7 @@ const DESCRIPTIONS: Record<WebhookEvent, string> = {
   'link.created': 'a link is created',
   'link.updated': 'a link is changed',
   'link.deleted': 'a link is deleted',
+  'link.flagged': "a threat feed or the online lookup flags a link's target (it stops forwarding)",
   'link.clicked': 'a link is visited (batched, at most once a second)',
   'qr.created': 'a QR code is created',
   'qr.scanned': 'a QR code is scanned (batched, at most once a second)',
