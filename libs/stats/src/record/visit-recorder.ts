@@ -15,6 +15,7 @@ import {
   StatsKeys,
   TAKE_CAP_SCRIPT,
 } from '../keys';
+import { LivePublisher } from '../live/live-publisher';
 import { PartitionPipelines } from '../partition-pipelines';
 import { VisitInput } from '../types';
 import { ClickCaps } from './click-caps';
@@ -80,6 +81,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     private readonly redis: RedisService,
     private readonly config: AppConfig,
     private readonly caps: ClickCaps,
+    private readonly live: LivePublisher,
   ) {
     this.keys = new StatsKeys(redis, config.STATS_PARTITIONS);
   }
@@ -113,6 +115,8 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     const v = this.visitor(visit, dayKey(Date.now()));
     if (!v.countable) return;
     if (this.caps.peek(visit.userId) === 0) {
+      // counted (no cap): streamed live if someone listens (one Set lookup otherwise)
+      if (this.live.wants(visit.userId)) this.live.add(visit, Date.now());
       const n = this.log.push(visit.linkId, v);
       if (n === FLUSH_AT) void this.flushQuietly();
       else if (!this.timer)
@@ -274,8 +278,11 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     const replies = pipelines.length ? await pipelines.exec() : [];
     replies.forEach(([err], r) => {
       const i = recorded[r];
-      if (!err) counted[i] = true;
-      else void this.redis.client.decr(capKeys[i]).catch(() => undefined);
+      if (!err) {
+        counted[i] = true;
+        // counted under the cap: streamed live if someone listens
+        if (this.live.wants(visits[i].userId)) this.live.add(visits[i], now.getTime());
+      } else void this.redis.client.decr(capKeys[i]).catch(() => undefined);
     });
     return counted;
   }
