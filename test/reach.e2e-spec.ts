@@ -3,6 +3,7 @@ import { addDays, isoDay, MAX_REACH_LINKS, REACH_ERROR, VisitRecorder } from '@a
 import { createUser, expectError, TestUser, useSuite } from './support/app';
 import { insertCampaign, insertChannel } from './support/links';
 import { insertLink, insertQr } from './support/resources';
+import { replicasCaughtUp } from './support/services';
 import { BROWSER_UA, foldStats } from './support/stats';
 
 /** Visitor `i`: an address and a user agent of its own (the digest is of both). */
@@ -53,6 +54,8 @@ describe('GET /api/stats/reach', () => {
     // C: visitor 9, two days ago; folded with the rest
     await visit(owner, c, 9, noon(addDays(today, -2)));
     await foldStats(t);
+    // the sketches are read on a replica when there is one (TEST_PG_REPLICA=1)
+    await replicasCaughtUp();
     // B: visitors 4..8 today, not folded (Redis's sketch of the day)
     for (let i = 4; i <= 8; i++) await visit(owner, b, i);
   });
@@ -182,6 +185,8 @@ describe('GET /api/stats/reach', () => {
     // visitor 0 of X is `visitor(0)`, not base + 0: give Y's range the same shape
     await visit(big, y, 0);
     await foldStats(t);
+    // the sketches are read on a replica when there is one (TEST_PG_REPLICA=1)
+    await replicasCaughtUp();
     const res = await reach(big, `links=${x},${y}`).expect(200);
     const { visitors, links, overlap, error } = res.body.data;
     const se = (n: number) => error * n;
