@@ -466,10 +466,10 @@ describe('fuzz: hostile input on every route', () => {
       for (const route of ranged) {
         const id = route.template.startsWith('/api/qr/') ? qr.id : link.id;
         // reach: a set of the owner's links too
-        const path =
-          route.template === '/api/stats/reach'
-            ? `/api/stats/reach?links=${link.id}`
-            : route.template.replace('{id}', String(id));
+        const reach = route.template === '/api/stats/reach';
+        const path = reach
+          ? `/api/stats/reach?links=${link.id}`
+          : route.template.replace('{id}', String(id));
         await fc.assert(
           fc.asyncProperty(
             fc.record(
@@ -480,7 +480,10 @@ describe('fuzz: hostile input on every route', () => {
               },
               { requiredKeys: [] },
             ),
-            async (query) => {
+            async (asked) => {
+              // reach takes no interval (a 400 naming it): its from / to alone
+              const query = reach ? { ...asked, interval: undefined } : asked;
+              if (reach) delete query.interval;
               const what = `GET ${path} ${JSON.stringify(query)}`;
               const started = Date.now();
               const res = await t.http().get(path).query(query).set(owner.auth);
