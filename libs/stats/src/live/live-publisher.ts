@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 
+import { MemoMap } from '@app/common';
 import { AppConfig } from '@app/config';
 import { BusMember, CacheBus, RedisService } from '@app/redis';
 
@@ -36,6 +37,11 @@ export class LivePublisher implements BusMember, OnModuleInit, OnModuleDestroy {
   private poller?: NodeJS.Timeout;
   private timer: NodeJS.Timeout | null = null;
   private dropped = 0;
+  /** a visit profile field → its labels as a stream sends them */
+  private readonly profiles = new MemoMap<string, Omit<LiveVisit, 'date' | 'link'>>(10_000);
+  /** the last second a date was written for, and that date (`YYYY-MM-DD HH:MM:SS`) */
+  private second = -1;
+  private date = '';
 
   constructor(
     private readonly redis: RedisService,
@@ -64,27 +70,39 @@ export class LivePublisher implements BusMember, OnModuleInit, OnModuleDestroy {
     return this.listened.size > 0 && this.listened.has(userId);
   }
 
-  /** A counted visit of a listened owner: held for the next publish. */
-  add(visit: VisitInput, at: number): void {
+  /**
+   * A counted visit of a listened owner, `profile` its profile field as the recorder memoised it
+   * (the visit's labels): held for the next publish.
+   */
+  add(visit: VisitInput, profile: string, at: number): void {
     let batch = this.batches.get(visit.userId);
     if (!batch) this.batches.set(visit.userId, (batch = []));
     if (batch.length >= MAX_BATCH) {
       this.dropped += 1;
       return;
     }
-    const d = dimensions(visit.ip, visit.userAgent, visit.referer, visit.acceptLanguage);
-    // the city, once the statistics know cities (a field of the dimensions), else null
-    const city = (d as unknown as { city?: string | null }).city;
-    batch.push({
-      date: new Date(at).toISOString().slice(0, 19).replace('T', ' '),
-      link: visit.linkId,
-      country: d.country,
-      city: city === undefined || city === 'Unknown' ? null : city,
-      referrer: d.referrer,
-      browser: d.browser,
-      os: d.os,
-      device: d.device,
-    });
+    // the labels of a profile, derived once per profile (the profile field names them all)
+    let labels = this.profiles.get(profile);
+    if (!labels) {
+      const d = dimensions(visit.ip, visit.userAgent, visit.referer, visit.acceptLanguage);
+      // the city, once the statistics know cities (a field of the dimensions), else null
+      const city = (d as unknown as { city?: string | null }).city;
+      labels = {
+        country: d.country,
+        city: city === undefined || city === 'Unknown' ? null : city,
+        referrer: d.referrer,
+        browser: d.browser,
+        os: d.os,
+        device: d.device,
+      };
+      this.profiles.set(profile, labels);
+    }
+    const second = Math.floor(at / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.date = new Date(at).toISOString().slice(0, 19).replace('T', ' ');
+    }
+    batch.push({ date: this.date, link: visit.linkId, ...labels });
     if (!this.timer)
       this.timer = setTimeout(() => {
         this.timer = null;

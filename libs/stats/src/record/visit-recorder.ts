@@ -116,7 +116,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     if (!v.countable) return;
     if (this.caps.peek(visit.userId) === 0) {
       // counted (no cap): streamed live if someone listens (one Set lookup otherwise)
-      if (this.live.wants(visit.userId)) this.live.add(visit, Date.now());
+      if (this.live.wants(visit.userId)) this.live.add(visit, v.field, Date.now());
       const n = this.log.push(visit.linkId, v);
       if (n === FLUSH_AT) void this.flushQuietly();
       else if (!this.timer)
@@ -281,7 +281,8 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
       if (!err) {
         counted[i] = true;
         // counted under the cap: streamed live if someone listens
-        if (this.live.wants(visits[i].userId)) this.live.add(visits[i], now.getTime());
+        if (this.live.wants(visits[i].userId))
+          this.live.add(visits[i], (visitors[i] as Visitor).field, now.getTime());
       } else void this.redis.client.decr(capKeys[i]).catch(() => undefined);
     });
     return counted;
