@@ -3,6 +3,7 @@ import request from 'supertest';
 
 import { addKey, addMember, MemberRole, removeMember, revokeKeys } from './support/access';
 import { createTestApp, createUser, expectError, TestApp, TestUser, useSuite } from './support/app';
+import { liveAnswer } from './support/live';
 import { eventually } from './support/stats';
 
 type Role = 'owner' | MemberRole;
@@ -106,6 +107,9 @@ const ROUTES: Record<Family, string[]> = {
     'GET /api/url/:id/stats/export',
     'GET /api/urls/export',
     'GET /api/qr/:id/stats',
+    'GET /api/url/:id/live',
+    'GET /api/stats/live',
+    'GET /api/stats/reach',
   ],
   'import:read': ['GET /api/import/:id'],
   'import:write': ['POST /api/import'],
@@ -183,8 +187,17 @@ interface Call {
   family: Family;
 }
 
+/** Live streams never end: their calls are answered at the stream's first line, then closed. */
+const LIVE = /\/live$/;
+
 /** Sends a route's call with `headers`; writes get an empty JSON body. */
-function send(t: TestApp, call: Call, headers: Record<string, string>): Promise<request.Response> {
+async function send(
+  t: TestApp,
+  call: Call,
+  headers: Record<string, string>,
+): Promise<request.Response> {
+  if (LIVE.test(call.path))
+    return (await liveAnswer(t.server, call.path, headers)) as unknown as request.Response;
   const req = t.http()[call.method](call.path).set(headers);
   return call.method === 'get' ? req : req.send({});
 }
@@ -205,7 +218,7 @@ describe('access: roles and scopes on every route', () => {
       viewer: {},
       stranger: {},
     },
-    { RATE_LIMIT: '100000' },
+    { RATE_LIMIT: '100000', LIVE_STREAMS_PER_KEY: '100' },
   );
   const members: Record<MemberRole, TestUser> = { admin, editor, viewer };
   let calls: Call[];

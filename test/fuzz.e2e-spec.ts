@@ -19,12 +19,34 @@ import {
   nestingDepth,
   workspaceNamed,
 } from './support/fuzz';
+import { liveAnswer } from './support/live';
 import { insertLink, insertQr } from './support/resources';
 
 /** `t.http()[method]`, bound (the agent's verbs read `this`). */
 function call(t: TestApp, method: 'get' | 'post' | 'put' | 'delete') {
   const agent = t.http();
   return agent[method].bind(agent);
+}
+
+/** Live streams (Server-Sent Events) never end: their calls are answered at the stream's first line. */
+const isLive = (template: string) => template.endsWith('/live');
+
+/** A live route's call, answered as supertest would (a stream opened: 200 and `{}`, then closed). */
+async function liveCall(
+  t: TestApp,
+  path: string,
+  query: Record<string, string | string[]>,
+  headers: Record<string, string | string[]>,
+): Promise<request.Response> {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(query))
+    for (const one of Array.isArray(v) ? v : [v]) qs.append(k, one);
+  const search = qs.toString();
+  return (await liveAnswer(
+    t.server,
+    search ? `${path}?${search}` : path,
+    headers as Record<string, string>,
+  )) as unknown as request.Response;
 }
 
 /** A URL cannot carry a lone surrogate (those are fuzzed in bodies): replaced by U+FFFD. */
@@ -163,7 +185,7 @@ describe('fuzz: hostile input on every route', () => {
   beforeAll(async () => {
     // failures the guard refuses (a bad X-Workspace among them) count per client address: a
     // limit no run reaches, so that every answer is the route's or the guard's, not a 429
-    t = await createTestApp({ RATE_LIMIT: '1000000' });
+    t = await createTestApp({ RATE_LIMIT: '1000000', LIVE_STREAMS_PER_KEY: '100' });
     user = await createUser(t);
     admin = await createUser(t, { admin: true });
     team = await createUser(t);
@@ -210,6 +232,19 @@ describe('fuzz: hostile input on every route', () => {
             let path = route.template;
             route.params.forEach((p, i) => (path = path.replace(`{${p}}`, ids[i])));
             const before = await checksum();
+            if (isLive(route.template)) {
+              const headers: Record<string, string | string[]> = {};
+              if (who !== 'none') Object.assign(headers, (who === 'admin' ? admin : user).auth);
+              if (workspace !== undefined) headers['X-Workspace'] = workspace;
+              const res = await liveCall(t, path, query, headers);
+              check(
+                res,
+                `GET ${path} (live) X-Workspace ${JSON.stringify(workspace)?.slice(0, 40)}`,
+              );
+              tally[res.status >= 400 ? 'rejected' : 'accepted'] += 1;
+              expect([path, await checksum()]).toEqual([path, before]);
+              return;
+            }
             let req = t.http()[route.method](path).query(query);
             if (who !== 'none') req = req.set((who === 'admin' ? admin : user).auth);
             // a list: the header sent once per item (supertest types only Cookie as a list)
@@ -280,7 +315,14 @@ describe('fuzz: hostile input on every route', () => {
                 .set('X-Workspace', workspace as string);
               if (route.method === 'post' || route.method === 'put')
                 req = req.set('Content-Type', 'application/json').send('{}');
-              const res = await req;
+              const res = isLive(route.template)
+                ? await liveCall(
+                    t,
+                    path,
+                    {},
+                    { ...(who === 'key' ? key.auth : member.auth), 'X-Workspace': workspace },
+                  )
+                : await req;
               const what = `${who} ${route.method.toUpperCase()} ${path} X-Workspace ${JSON.stringify(workspace).slice(0, 60)}`;
               check(res, what);
               const named = workspaceNamed(workspace);
@@ -405,6 +447,7 @@ describe('fuzz: hostile input on every route', () => {
       expect(ranged.map((r) => r.template).sort()).toEqual([
         '/api/qr/{id}/stats',
         '/api/stats',
+        '/api/stats/reach',
         '/api/url/{id}/stats',
         '/api/url/{id}/stats/export',
       ]);
@@ -423,7 +466,11 @@ describe('fuzz: hostile input on every route', () => {
       const inBounds = (s: string) => real(s) && s >= '2000-01-01' && s <= `${last}-12-31`;
       for (const route of ranged) {
         const id = route.template.startsWith('/api/qr/') ? qr.id : link.id;
-        const path = route.template.replace('{id}', String(id));
+        // reach: a set of the owner's links too
+        const reach = route.template === '/api/stats/reach';
+        const path = reach
+          ? `/api/stats/reach?links=${link.id}`
+          : route.template.replace('{id}', String(id));
         await fc.assert(
           fc.asyncProperty(
             fc.record(
@@ -434,7 +481,10 @@ describe('fuzz: hostile input on every route', () => {
               },
               { requiredKeys: [] },
             ),
-            async (query) => {
+            async (asked) => {
+              // reach takes no interval (a 400 naming it): its from / to alone
+              const query = reach ? { ...asked, interval: undefined } : asked;
+              if (reach) delete query.interval;
               const what = `GET ${path} ${JSON.stringify(query)}`;
               const started = Date.now();
               const res = await t.http().get(path).query(query).set(owner.auth);

@@ -103,6 +103,7 @@ describe('tenant isolation', () => {
       ['put', () => `/api/campaign/${ids.campaign}/update`, { name: 'pwned' }],
       ['delete', () => `/api/campaign/${ids.campaign}/delete`],
       ['post', () => `/api/campaign/${ids.campaign}/assign/${mine.link}`],
+      ['get', () => `/api/stats/reach?campaign=${ids.campaign}`],
     ],
     'Campaign link': [['post', () => `/api/campaign/${mine.campaign}/assign/${ids.link}`]],
     Channel: [
@@ -110,6 +111,7 @@ describe('tenant isolation', () => {
       ['put', () => `/api/channel/${ids.channel}/update`, { name: 'pwned' }],
       ['delete', () => `/api/channel/${ids.channel}/delete`],
       ['post', () => `/api/channel/${ids.channel}/assign/links/${mine.link}`],
+      ['get', () => `/api/stats/reach?channel=${ids.channel}`],
     ],
     'Channel item': [
       ['post', () => `/api/channel/${mine.channel}/assign/links/${ids.link}`],
@@ -124,6 +126,8 @@ describe('tenant isolation', () => {
       ['get', () => `/api/url/${ids.link}`],
       ['put', () => `/api/url/${ids.link}/update`, { url: 'https://evil.example/' }],
       ['delete', () => `/api/url/${ids.link}/delete`],
+      ['get', () => `/api/url/${ids.link}/live`],
+      ['get', () => `/api/stats/reach?links=${mine.link},${ids.link}`],
     ],
     'Bio page': [
       ['get', () => `/api/bio/${ids.bio}`],

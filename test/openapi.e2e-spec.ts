@@ -10,6 +10,7 @@ import { RouteRules, SCOPES } from '@app/common';
 
 import { call, createTestApp, createUser, TestApp, TestUser } from './support/app';
 import { compileStrict, moduleBin as bin, runNode as run } from './support/compile';
+import { liveAnswer } from './support/live';
 import {
   coveredResponses,
   formatMismatches,
@@ -409,10 +410,15 @@ if (require.main === module) {
         const u = await createUser(limited);
         for (const op of ops.filter((o) => o.template.startsWith('/api/'))) {
           const path = fill(op.template, '1');
-          let res = await limited.http()[op.method](path).set(u.auth);
+          // a live stream that is let through never ends: answered at its first line, then closed
+          const send = () =>
+            op.template.endsWith('/live')
+              ? liveAnswer(limited.server, path, u.auth)
+              : limited.http()[op.method](path).set(u.auth);
+          let res = await send();
           for (let tries = 0; tries < 3 && res.status !== 429; tries++) {
             // the first request of a fresh window (windows are aligned to the clock) spends it
-            res = await limited.http()[op.method](path).set(u.auth);
+            res = await send();
           }
           expect([op.template, res.status]).toEqual([op.template, 429]);
           expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);

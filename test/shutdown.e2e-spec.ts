@@ -54,6 +54,41 @@ describe('graceful shutdown', () => {
       if (api.child.exitCode === null) api.child.kill('SIGKILL');
     }
   }, 40_000);
+  it('api: an open live stream ends with an end event at SIGTERM, and the process exits at once (not after the 10 s cut)', async () => {
+    const key = randomString(40);
+    const api = await startBuilt('api', {
+      ADMIN_EMAIL: `sdl${Date.now()}@example.com`,
+      ADMIN_API_KEY: key,
+      ADMIN_PASSWORD: 'shutdown1',
+    });
+    try {
+      await waitHealthy(api.url);
+      let text = '';
+      const ended = new Promise<void>((resolve, reject) => {
+        const req = httpRequest(`${api.url}/api/stats/live`, {
+          headers: { Authorization: `Bearer ${key}` },
+        });
+        req.on('response', (res) => {
+          expect(res.statusCode).toBe(200);
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => {
+            text += d;
+            if (text.includes(': connected')) api.child.kill('SIGTERM');
+          });
+          res.on('end', () => resolve());
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      const started = Date.now();
+      await ended;
+      expect(text).toContain('event: end\ndata: {"reason":"the server is shutting down"}');
+      expect(await api.exited).toBe(0);
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      if (api.child.exitCode === null) api.child.kill('SIGKILL');
+    }
+  }, 40_000);
   it('api: visits aggregated in memory are written to Redis before the process exits on SIGTERM', async () => {
     const key = randomString(40);
     const api = await startBuilt('api', {

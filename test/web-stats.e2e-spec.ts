@@ -212,6 +212,31 @@ describe('dashboard: statistics pages', () => {
     expect(problems.filter((p) => !/^403 .*\/api\/urls\/export$/.test(p))).toEqual([]);
   });
 
+  it('"Watch visits live": the link’s visits appear as they come (GET /api/url/:id/live), until Stop', async () => {
+    const user = await createUser(suite.t, { plan: 'Pro' });
+    const link = await createLink(user);
+    const { page, problems } = await suite.open();
+    await openSignedIn(page, user, `/stats/${link.id}`, 'Link statistics');
+    const panel = page.getByRole('region', { name: 'Live' });
+    await panel.getByRole('button', { name: 'Watch visits live' }).click();
+    await panel.getByText('Watching', { exact: true }).waitFor();
+    const v = VISITORS[0];
+    const res = await suite.t
+      .http()
+      .get(`/${link.alias}`)
+      .set('Host', 'short.test')
+      .set('User-Agent', v.ua)
+      .set('X-Forwarded-For', v.ip)
+      .redirects(0);
+    expect(res.status).toBe(302);
+    const table = panel.getByRole('table', { name: /Latest visits of this link/ });
+    await table.getByText('United States').waitFor();
+    expect(await table.getByRole('row').count()).toBe(2);
+    await panel.getByRole('button', { name: 'Stop' }).click();
+    await panel.getByText('Off', { exact: true }).waitFor();
+    expect(problems).toEqual([]);
+  });
+
   it("another user's link is refused with a clear message, and an unknown address too", async () => {
     const owner = await createUser(suite.t);
     const other = await createUser(suite.t);

@@ -4,6 +4,7 @@ import { loadConfig } from '@app/config';
 import { runMigrations } from '@app/database';
 
 import { createApi } from './bootstrap';
+import { LiveStreams } from './stats/live-streams';
 import { adminKey } from './users/admin-key.command';
 
 async function migrate(): Promise<void> {
@@ -40,6 +41,8 @@ async function serve(): Promise<void> {
     if (closing) return;
     closing = true;
     console.log(JSON.stringify({ level: 30, msg: `${signal}: finishing in-flight requests` }));
+    // live streams never finish by themselves: ended now (their clients reconnect elsewhere)
+    app.get(LiveStreams).closeAll();
     server.close();
     server.closeIdleConnections();
     const force = setTimeout(() => server.closeAllConnections(), 10_000);

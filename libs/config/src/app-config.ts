@@ -256,6 +256,24 @@ export class AppConfig {
   @IntSetting(10, 10_000)
   STATS_FLUSH_MS = 500;
 
+  /**
+   * Live visit streams (`GET /api/url/:id/live`, `GET /api/stats/live`) one API key or session
+   * may hold open at once, over every api replica (past it: 429).
+   */
+  @IntSetting(1, 100)
+  LIVE_STREAMS_PER_KEY = 5;
+
+  /** Milliseconds between two heartbeats (SSE comment lines) of a live stream with no visit. */
+  @IntSetting(100, 300_000)
+  LIVE_HEARTBEAT_MS = 15_000;
+
+  /**
+   * Milliseconds an api process gathers the visits of a listened owner before publishing them to
+   * the live streams (one PUBLISH per owner and batch): a visit reaches its streams within this.
+   */
+  @IntSetting(10, 1000)
+  LIVE_BATCH_MS = 250;
+
   /** Seconds between two folds of visit counters into Postgres (worker). */
   @IntSetting(1)
   STATS_FOLD_SECONDS = 5;

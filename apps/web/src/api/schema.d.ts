@@ -1808,6 +1808,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/url/{id}/live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A short link’s visits, live (Server-Sent Events)
+     * @description Server-Sent Events (text/event-stream), kept open: one `data:` line per visit, a JSON object {date (UTC, YYYY-MM-DD HH:MM:SS), link (the short code's id), country, city (null while the statistics have no city), referrer, browser, os, device}, sent within about a second of the visit, on whichever api replica it was recorded. Only visits that count are sent (bots, link-preview fetchers, HEAD requests and visits past the plan's monthly clicks are left out); no address or visitor digest is ever sent. Visits made before the stream opened are not replayed. A comment line (`: heartbeat`) comes every LIVE_HEARTBEAT_MS (default 15 s) without visits. The stream ends with `event: end` (data {reason}) when its API key is revoked or expires, its session ends, or the caller loses access to the workspace (checked every second). At most LIVE_STREAMS_PER_KEY streams (default 5) per API key or session over every replica: past it, 429. With EventSource (the dashboard, same-origin cookie) or any HTTP client reading the body as it comes.
+     *
+     *     Needs `stats:read`: the role viewer or above in the workspace; a named key needs the scope `stats:read`, `stats:write`, `*`.
+     */
+    get: operations['LiveController_link'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/stats/live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every visit of your workspace, live (Server-Sent Events)
+     * @description Every short code of the workspace (links, QR codes, bio pages). Server-Sent Events (text/event-stream), kept open: one `data:` line per visit, a JSON object {date (UTC, YYYY-MM-DD HH:MM:SS), link (the short code's id), country, city (null while the statistics have no city), referrer, browser, os, device}, sent within about a second of the visit, on whichever api replica it was recorded. Only visits that count are sent (bots, link-preview fetchers, HEAD requests and visits past the plan's monthly clicks are left out); no address or visitor digest is ever sent. Visits made before the stream opened are not replayed. A comment line (`: heartbeat`) comes every LIVE_HEARTBEAT_MS (default 15 s) without visits. The stream ends with `event: end` (data {reason}) when its API key is revoked or expires, its session ends, or the caller loses access to the workspace (checked every second). At most LIVE_STREAMS_PER_KEY streams (default 5) per API key or session over every replica: past it, 429. With EventSource (the dashboard, same-origin cookie) or any HTTP client reading the body as it comes.
+     *
+     *     Needs `stats:read`: the role viewer or above in the workspace; a named key needs the scope `stats:read`, `stats:write`, `*`.
+     */
+    get: operations['LiveController_account'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/stats/reach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Distinct visitors of a set of short codes, and their pairwise overlaps: {error, data}
+     * @description How many distinct people a set of your short codes reached over a range of days, and how many each pair shares. The set is exactly one of: links (your short links' ids, comma-separated), campaign (its short links) or channel (its links, bio pages and QR codes); at most 50 short codes. from / to as for GET /api/stats (UTC days, default the last 30, at most 400 days, raised to what the plan keeps). Counted from the stored HyperLogLog sketches of each day and calendar month (and Redis's for the last days, so visits show at once); no address is kept. visitors is the union of every sketch of the set; overlap gives each pair |A| + |B| − |A ∪ B| (never below 0); data.error is the relative standard error of each count (0.008125, 1.04/√16384): the envelope's own error stays 0. Days folded before sketches were kept count for nothing here. 400 naming the field for none or several of links, campaign, channel, a bad id, too many links, a bad from / to; 404 for a link, campaign or channel that is not yours.
+     *
+     *     Needs `stats:read`: the role viewer or above in the workspace; a named key needs the scope `stats:read`, `stats:write`, `*`.
+     */
+    get: operations['ReachController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/keys': {
     parameters: {
       query?: never;
@@ -4801,6 +4867,53 @@ export interface components {
       socialCount: components['schemas']['SocialCountView'];
       /** @description Your short links with the most visits over the range (at most 10, most first; ties: newest first). Totals above cover every short code: links, QR codes and bio pages. */
       topLinks: components['schemas']['TopLinkView'][];
+    };
+    ReachLinkView: {
+      /** @description The short code’s id */
+      id: number;
+      /** @description Its distinct visitors over the range */
+      visitors: number;
+    };
+    ReachOverlapView: {
+      /** @description One short code’s id */
+      a: number;
+      /** @description The other’s (after a in links) */
+      b: number;
+      /** @description Distinct visitors of both over the range: |A| + |B| − |A ∪ B|, never below 0 */
+      visitors: number;
+    };
+    ReachView: {
+      /**
+       * Format: date
+       * @description First day answered: the one asked for, or raised to the first day the plan keeps
+       * @example 2026-11-01
+       */
+      from: string;
+      /**
+       * Format: date
+       * @description Last day answered
+       * @example 2026-11-30
+       */
+      to: string;
+      /** @description Days of statistics the plan keeps (0 = forever; admins: 0) */
+      retention: number;
+      /**
+       * @description Set when from was raised to what the plan keeps, saying so; otherwise null
+       * @example null
+       */
+      notice: string | null;
+      /** @description Distinct visitors of the whole set over the range (union of every short code’s day and month sketches): a visitor of several of them, on several days, counts once */
+      visitors: number;
+      /** @description Each short code of the set, in the order asked (campaign, channel: by id) */
+      links: components['schemas']['ReachLinkView'][];
+      /** @description Every pair of the set (n·(n−1)/2 entries), in the order of links */
+      overlap: components['schemas']['ReachOverlapView'][];
+      /**
+       * Format: double
+       * @description The relative standard error of each count above (1.04 / √16384 = 0.81 %): about 99.7 % of counts lie within ±3 errors of the truth; small counts (a few hundred) are practically exact. An overlap, a difference of three counts, has a larger absolute error: up to ±3 · error · (|A| + |B| + |A ∪ B|).
+       * @example 0.008125
+       */
+      error: number;
     };
     KeyView: {
       /** @example 1 */
@@ -15975,6 +16088,360 @@ export interface operations {
         };
       };
       /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected error (generic message) */
+      500: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A dependency (Postgres, Redis) is down */
+      503: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LiveController_link: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
+        'X-Workspace'?: components['parameters']['XWorkspace'];
+      };
+      path: {
+        /** @description positive integer id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/event-stream: `data: {…}` per visit, `: heartbeat` comments, `event: end` */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description Invalid field or malformed JSON (the message names the field); or an `X-Workspace` that is not a positive integer */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired API key; or, without a key, no live session (`cookieAuth`) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not an admin, plan feature disabled or plan limit reached (the message names it); or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed); or, with a session, a change without its `X-CSRF-Token` */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unknown id, or an id that belongs to another user; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`) */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected error (generic message) */
+      500: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A dependency (Postgres, Redis) is down */
+      503: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LiveController_account: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
+        'X-Workspace'?: components['parameters']['XWorkspace'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/event-stream: `data: {…}` per visit, `: heartbeat` comments, `event: end` */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description Invalid field or malformed JSON (the message names the field); or an `X-Workspace` that is not a positive integer */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired API key; or, without a key, no live session (`cookieAuth`) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not an admin, plan feature disabled or plan limit reached (the message names it); or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed); or, with a session, a change without its `X-CSRF-Token` */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unknown id, or an id that belongs to another user; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`) */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limit exceeded (see Retry-After) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected error (generic message) */
+      500: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A dependency (Postgres, Redis) is down */
+      503: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ReachController_get: {
+    parameters: {
+      query?: {
+        /** @description Your short links' ids, comma-separated (at most 50, each once). Exactly one of links, campaign and channel. */
+        links?: string;
+        /** @description One of your campaigns' id: its short links (at most 50). */
+        campaign?: string;
+        /** @description One of your channels' id: its short links, bio pages and QR codes (at most 50). */
+        channel?: string;
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
+        from?: string;
+        /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
+        to?: string;
+      };
+      header?: {
+        /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
+        'X-Workspace'?: components['parameters']['XWorkspace'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @example 0
+             * @enum {integer}
+             */
+            error: 0;
+            data: components['schemas']['ReachView'];
+          };
+        };
+      };
+      /** @description Invalid field or malformed JSON (the message names the field); or an `X-Workspace` that is not a positive integer */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired API key; or, without a key, no live session (`cookieAuth`) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not an admin, plan feature disabled or plan limit reached (the message names it); or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed); or, with a session, a change without its `X-CSRF-Token` */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unknown id, or an id that belongs to another user; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`) */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limit exceeded: retry after Retry-After seconds */
       429: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];

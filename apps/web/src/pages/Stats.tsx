@@ -8,6 +8,7 @@ import { Field, FormError, LoadState, PageHead, useLoad } from '../ui';
 import { Bars, Dimensions } from './stats/Bars';
 import { ClicksChart } from './stats/Chart';
 import { ExportButton } from './stats/Export';
+import { LivePanel } from './stats/Live';
 import {
   customOf,
   formatCount,
@@ -82,6 +83,7 @@ function AccountStatsView(props: { range: Range; onRange: (r: Range) => void }) 
         Every short link, QR code and bio page of your account together.{' '}
         <Link to="/links">Open a link</Link> to see its own statistics.
       </p>
+      <LivePanel path="/api/stats/live" what="your account" />
       <RangePicker range={props.range} onRange={props.onRange} loaded={stats} />
       {stats.data && (
         <StatsBody stats={stats.data} busy={stats.loading}>
@@ -174,6 +176,7 @@ function LinkStats(props: { id: number; range: Range; onRange: (r: Range) => voi
           </div>
         </dl>
       )}
+      <LivePanel path={`/api/url/${props.id}/live`} what="this link" />
       <RangePicker range={props.range} onRange={props.onRange} loaded={stats} />
       {stats.data && <StatsBody stats={stats.data} busy={stats.loading} />}
     </>

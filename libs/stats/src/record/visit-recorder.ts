@@ -16,6 +16,7 @@ import {
   StatsKeys,
   TAKE_CAP_SCRIPT,
 } from '../keys';
+import { LivePublisher } from '../live/live-publisher';
 import { PartitionPipelines } from '../partition-pipelines';
 import { VisitInput } from '../types';
 import { ClickCaps } from './click-caps';
@@ -82,6 +83,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     private readonly redis: RedisService,
     private readonly config: AppConfig,
     private readonly caps: ClickCaps,
+    private readonly live: LivePublisher,
   ) {
     this.keys = new StatsKeys(redis, config.STATS_PARTITIONS);
   }
@@ -120,6 +122,8 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     const v = this.visitor(visit, dayKey(now), hourKey(now));
     if (!v.countable) return;
     if (this.caps.peek(visit.userId) === 0) {
+      // counted (no cap): streamed live if someone listens (one Set lookup otherwise)
+      if (this.live.wants(visit.userId)) this.live.add(visit, v.field, Date.now());
       const n = this.log.push(visit.linkId, v);
       if (n === FLUSH_AT) void this.flushQuietly();
       else if (!this.timer)
@@ -284,8 +288,12 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     const replies = pipelines.length ? await pipelines.exec() : [];
     replies.forEach(([err], r) => {
       const i = recorded[r];
-      if (!err) counted[i] = true;
-      else void this.redis.client.decr(capKeys[i]).catch(() => undefined);
+      if (!err) {
+        counted[i] = true;
+        // counted under the cap: streamed live if someone listens
+        if (this.live.wants(visits[i].userId))
+          this.live.add(visits[i], (visitors[i] as Visitor).field, now.getTime());
+      } else void this.redis.client.decr(capKeys[i]).catch(() => undefined);
     });
     return counted;
   }
