@@ -85,11 +85,10 @@ export class LivePublisher implements BusMember, OnModuleInit, OnModuleDestroy {
     let labels = this.profiles.get(profile);
     if (!labels) {
       const d = dimensions(visit.ip, visit.userAgent, visit.referer, visit.acceptLanguage);
-      // the city, once the statistics know cities (a field of the dimensions), else null
-      const city = (d as unknown as { city?: string | null }).city;
       labels = {
         country: d.country,
-        city: city === undefined || city === 'Unknown' ? null : city,
+        // the profile field holds the city, so one profile is one city
+        city: d.city === 'Unknown' ? null : d.city,
         referrer: d.referrer,
         browser: d.browser,
         os: d.os,
