@@ -10,6 +10,7 @@ import { Takedowns1732200010000 } from './1732200010000-takedowns';
 import { ListScale1732300020000 } from './1732300020000-list-scale';
 import { Teams1732300030000 } from './1732300030000-teams';
 import { Reports1732300040000 } from './1732300040000-reports';
+import { LinkHealth1732400020000 } from './1732400020000-link-health';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   ListScale1732300020000,
   Teams1732300030000,
   Reports1732300040000,
+  LinkHealth1732400020000,
 ];
