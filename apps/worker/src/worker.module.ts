@@ -7,6 +7,7 @@ import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { WebhooksLibModule } from '@app/webhooks';
 
+import { HealthJobsModule } from './health/health-jobs.module';
 import { ImportJobsModule } from './imports/import-jobs.module';
 import { QrJobsModule } from './qr/qr-jobs.module';
 import { StatsJobsModule } from './stats/stats-jobs.module';
@@ -23,6 +24,7 @@ const JOBS = [
   WebhookJobsModule,
   ImportJobsModule,
   ThreatFeedJobsModule,
+  HealthJobsModule,
 ];
 
 @Module({

@@ -33,5 +33,7 @@ import { WorkerLinkCache } from './worker-link-cache';
     PublicUrls,
     { provide: LinkCacheAccess, useClass: WorkerLinkCache },
   ],
+  // the worker's one `link` cache member, also used by destination health
+  exports: [LinkCacheAccess],
 })
 export class ImportJobsModule {}
