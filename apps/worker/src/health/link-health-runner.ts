@@ -17,9 +17,9 @@ import { TargetProbe } from './target-probe';
 
 /** Rows claimed per tick. */
 export const HEALTH_BATCH = 100;
-/** Links enrolled per statement of an enrolment pass (a pass runs statements until one falls short). */
+/** Visited links one statement of an enrolment pass reads (a pass walks them by id). */
 export const ENROL_BATCH = 10_000;
-/** Statements per enrolment pass at most (1 000 000 links). */
+/** Statements per enrolment pass at most (1 000 000 visited links). */
 const ENROL_STATEMENTS = 100;
 /** At most one enrolment pass of the links visited today or yesterday per this many seconds. */
 export const ENROL_EVERY_SECONDS = 60;
@@ -88,10 +88,16 @@ export class LinkHealthRunner {
    */
   async enrol(days?: number): Promise<number> {
     let total = 0;
-    for (let i = 0; i < ENROL_STATEMENTS; i++) {
-      const added = await this.store.enrol(ENROL_BATCH, this.config.HEALTH_CHECK_SECONDS, days);
-      total += added;
-      if (added < ENROL_BATCH) break;
+    let after: number | null = 0;
+    for (let i = 0; i < ENROL_STATEMENTS && after !== null; i++) {
+      const step = await this.store.enrol(
+        ENROL_BATCH,
+        this.config.HEALTH_CHECK_SECONDS,
+        days,
+        after,
+      );
+      total += step.added;
+      after = step.next;
     }
     return total;
   }
@@ -101,7 +107,10 @@ export class LinkHealthRunner {
     const lease = randomInt(1, 2 ** 31 - 1);
     // a claimed row is due again after its probes' worst case if this worker dies
     const leaseSeconds = Math.ceil(
-      (this.config.HEALTH_TIMEOUT_MS / 1000) * 2 * Math.ceil(HEALTH_BATCH / this.config.HEALTH_CONCURRENCY) + 60,
+      (this.config.HEALTH_TIMEOUT_MS / 1000) *
+        2 *
+        Math.ceil(HEALTH_BATCH / this.config.HEALTH_CONCURRENCY) +
+        60,
     );
     const claimed = await this.store.claim(HEALTH_BATCH, lease, leaseSeconds);
     const out = { probed: 0, deferred: 0, skipped: 0, broken: 0, recovered: 0, drifted: 0 };

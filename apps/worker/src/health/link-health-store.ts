@@ -77,25 +77,36 @@ export class LinkHealthStore {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
-   * Adds the links visited in the last `days` days (at most VISITED_DAYS; the folded per-day
-   * statistics, `link_stats_daily`, through its day index) that have no row yet, at most `limit`,
-   * each due at a random moment of the next `spreadSeconds` (no herd of first probes). Returns
-   * how many.
+   * One step of an enrolment pass: the next `limit` links (by id, after `after`) visited in the
+   * last `days` days (at most VISITED_DAYS; the folded per-day statistics, `link_stats_daily`,
+   * read in its primary key's order from the cursor, so a step reads a bounded slice), those
+   * without a row added, each due at a random moment of the next `spreadSeconds` (no herd of
+   * first probes). Returns how many were added and the cursor of the next step (null: done).
    */
-  async enrol(limit: number, spreadSeconds: number, days = VISITED_DAYS): Promise<number> {
-    const rows: unknown[] = await this.db.query(
-      `INSERT INTO link_health (link_id, url, next_at)
-       SELECT l.id, l.url, now() + random() * make_interval(secs => $2)
-         FROM (SELECT DISTINCT d.link_id FROM link_stats_daily d
-                WHERE d.day >= current_date - $3::int) v
-         JOIN links l ON l.id = v.link_id AND l.kind = 'link'
-        WHERE NOT EXISTS (SELECT 1 FROM link_health h WHERE h.link_id = l.id)
-        LIMIT $1
-       ON CONFLICT (link_id) DO NOTHING
-       RETURNING link_id`,
-      [limit, spreadSeconds, Math.min(days, VISITED_DAYS)],
+  async enrol(
+    limit: number,
+    spreadSeconds: number,
+    days = VISITED_DAYS,
+    after = 0,
+  ): Promise<{ added: number; next: number | null }> {
+    const [row]: Array<{ added: number; last: number | null; seen: number }> = await this.db.query(
+      `WITH v AS (
+         SELECT DISTINCT d.link_id FROM link_stats_daily d
+          WHERE d.link_id > $4 AND d.day >= current_date - $3::int
+          ORDER BY d.link_id LIMIT $1
+       ), ins AS (
+         INSERT INTO link_health (link_id, url, next_at)
+         SELECT l.id, l.url, now() + random() * make_interval(secs => $2)
+           FROM v JOIN links l ON l.id = v.link_id AND l.kind = 'link'
+          WHERE NOT EXISTS (SELECT 1 FROM link_health h WHERE h.link_id = l.id)
+         ON CONFLICT (link_id) DO NOTHING
+         RETURNING link_id
+       )
+       SELECT (SELECT count(*) FROM ins)::int AS added, (SELECT max(link_id) FROM v) AS last,
+              (SELECT count(*) FROM v)::int AS seen`,
+      [limit, spreadSeconds, Math.min(days, VISITED_DAYS), after],
     );
-    return rows.length;
+    return { added: row.added, next: row.seen < limit ? null : row.last };
   }
 
   /**

@@ -32,8 +32,7 @@ export interface ProbeResult {
 }
 
 type Answer =
-  | { kind: 'answer'; status: number; location: string | null }
-  | { kind: 'failed'; error: string };
+  { kind: 'answer'; status: number; location: string | null } | { kind: 'failed'; error: string };
 
 class Refused extends Error {}
 
@@ -104,15 +103,11 @@ export class TargetProbe {
     const allowed = isAllowedTarget(url, this.config.WEBHOOK_ALLOW_HOSTS);
     if (!allowed && isIP(host) && !isPublicAddress(host))
       return Promise.resolve(
-        failed(
-          `refused: ${host} is a private, loopback or link-local address (${allowHint(url)})`,
-        ),
+        failed(`refused: ${host} is a private, loopback or link-local address (${allowHint(url)})`),
       );
     const timeout = deadline - Date.now();
     if (timeout <= 0)
-      return Promise.resolve(
-        failed(`no answer within ${this.config.HEALTH_TIMEOUT_MS / 1000} s`),
-      );
+      return Promise.resolve(failed(`no answer within ${this.config.HEALTH_TIMEOUT_MS / 1000} s`));
     const lookup = publicOnlyLookup(
       allowed,
       (name) =>

@@ -19,7 +19,8 @@ export class HealthProbeView {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'Why the probe failed (the answer, a timeout, a refused address …); null when good',
+    description:
+      'Why the probe failed (the answer, a timeout, a refused address …); null when good',
   })
   error: string | null;
 
@@ -59,7 +60,7 @@ export class LinkHealthView {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: "Why the last probe failed; null when it was good or there was none",
+    description: 'Why the last probe failed; null when it was good or there was none',
   })
   lasterror: string | null;
 
@@ -100,7 +101,14 @@ export function linkHealthView(row: LinkHealthRow): LinkHealthView {
     ms: p.ms,
   }));
   if (row.state_url !== row.url || !row.status)
-    return { status: 'unknown', checked: null, httpstatus: null, lasterror: null, since: null, history };
+    return {
+      status: 'unknown',
+      checked: null,
+      httpstatus: null,
+      lasterror: null,
+      since: null,
+      history,
+    };
   return {
     status: row.status,
     checked: formatDateTime(row.checked_at),
