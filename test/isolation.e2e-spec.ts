@@ -122,6 +122,7 @@ describe('tenant isolation', () => {
     ],
     Link: [
       ['get', () => `/api/url/${ids.link}`],
+      ['get', () => `/api/url/${ids.link}/health`],
       ['put', () => `/api/url/${ids.link}/update`, { url: 'https://evil.example/' }],
       ['delete', () => `/api/url/${ids.link}/delete`],
     ],
