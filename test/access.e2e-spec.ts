@@ -56,7 +56,7 @@ const LEAST: Record<Family, Role> = {
  * route forces a decision. Path parameters match by position (`:id` stands for any name).
  */
 const ROUTES: Record<Family, string[]> = {
-  'links:read': ['GET /api/urls', 'GET /api/url/:id'],
+  'links:read': ['GET /api/urls', 'GET /api/url/:id', 'GET /api/url/:id/health'],
   'links:write': [
     'POST /api/url/add',
     'POST /api/url/bulk',

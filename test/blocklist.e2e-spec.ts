@@ -183,6 +183,18 @@ describe('blocklist and admin disable', () => {
           /^expirationredirect: this destination is blocked$/,
         ],
         [
+          'put',
+          `/api/url/${link.id}/update`,
+          { fallbackurl: bad },
+          /^fallbackurl: this destination is blocked$/,
+        ],
+        [
+          'post',
+          '/api/url/add',
+          { url: 'https://example.com/', fallbackurl: bad },
+          /^fallbackurl: this destination is blocked$/,
+        ],
+        [
           'post',
           '/api/domain/add',
           { domain: `https://${uniq('d')}.brand.test`, redirect404: bad },

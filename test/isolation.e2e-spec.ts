@@ -124,6 +124,7 @@ describe('tenant isolation', () => {
     ],
     Link: [
       ['get', () => `/api/url/${ids.link}`],
+      ['get', () => `/api/url/${ids.link}/health`],
       ['put', () => `/api/url/${ids.link}/update`, { url: 'https://evil.example/' }],
       ['delete', () => `/api/url/${ids.link}/delete`],
       ['get', () => `/api/url/${ids.link}/live`],

@@ -41,6 +41,7 @@ const OPTIONS: Record<string, unknown> = {
   status: 'private',
   clicklimit: 5,
   expirationredirect: 'https://example.com/over',
+  fallbackurl: 'https://example.com/fallback',
 };
 /** OPTIONS as details echo them: normalised. */
 const ECHOED = {
@@ -239,6 +240,9 @@ describe('link options', () => {
       [{ clicklimit: 1.5 }, /^clicklimit: /],
       [{ clicklimit: '10' }, /^clicklimit: /],
       [{ expirationredirect: 'javascript:alert(1)' }, /^expirationredirect: /],
+      [{ fallbackurl: 'javascript:alert(1)' }, /^fallbackurl: /],
+      [{ fallbackurl: 'https://a%25b.example/' }, /^fallbackurl: /],
+      [{ fallbackurl: 42 }, /^fallbackurl: /],
     ])('400 naming the field: %#', async (body, message) => {
       const before = await linkCount(t, pro.id);
       expectError(await add(pro, body), 400, message);

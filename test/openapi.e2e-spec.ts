@@ -570,6 +570,7 @@ if (require.main === module) {
         .expect(200);
       await http().get('/api/urls').set(u.auth).expect(200);
       await http().get(`/api/url/${link.body.id}`).set(u.auth).expect(200);
+      await http().get(`/api/url/${link.body.id}/health`).set(u.auth).expect(200);
       await http()
         .put(`/api/url/${link.body.id}/update`)
         .set(u.auth)

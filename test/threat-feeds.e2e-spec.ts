@@ -216,6 +216,7 @@ describe('threat feeds', () => {
         'geotarget[0].link',
       ],
       [{ url: 'https://example.com/', expirationredirect: bad }, 'expirationredirect'],
+      [{ url: 'https://example.com/', fallbackurl: bad }, 'fallbackurl'],
       [{ url: 'https://example.com/', deeplink: { google: bad } }, 'deeplink.google'],
       [
         { url: 'https://example.com/', deeplink: { apple: `myapp://sub.${h('ophost')}/x` } },

@@ -166,6 +166,10 @@ describe('trust', () => {
           /^expirationredirect: must not point at this service/,
         ],
         [
+          { url: 'https://example.com/', fallbackurl: `https://${brand.host}/z` },
+          /^fallbackurl: must not point at this service/,
+        ],
+        [
           {
             url: 'https://example.com/',
             languagetarget: [{ language: 'en', link: `https://${brand.host}/y` }],

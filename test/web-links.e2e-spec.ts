@@ -200,6 +200,9 @@ describe('the dashboard: links pages', () => {
     const { page, problems } = await suite.open();
     await openSignedIn(page, user, `/links/${id}`, `Link ${alias}`);
     await page.getByText('https://example.com/edit-me').waitFor();
+    // the destination's health (GET /api/url/:id/health): not probed yet
+    await page.getByRole('heading', { name: 'Destination health' }).waitFor();
+    await page.getByText('Not checked yet').waitFor();
 
     await page.getByRole('button', { name: 'Edit' }).click();
     const form = page.getByRole('form', { name: 'Edit link' });
@@ -214,6 +217,9 @@ describe('the dashboard: links pages', () => {
     await form.getByLabel('Title', { exact: true }).fill('After');
     await form.getByRole('button', { name: 'Remove country rule 1' }).click();
     await form.getByLabel('Click limit').fill('25');
+    await form
+      .getByLabel('If the destination breaks, send visitors to')
+      .fill('https://example.com/fallback');
     await form.getByLabel('Redirect type').selectOption({ label: 'Overlay: Promo' });
     const sent = page.waitForRequest((r) => r.method() === 'PUT');
     await form.getByRole('button', { name: 'Save changes' }).click();
@@ -221,6 +227,7 @@ describe('the dashboard: links pages', () => {
       title: 'After',
       geotarget: null,
       clicklimit: 25,
+      fallbackurl: 'https://example.com/fallback',
       type: overlay,
     });
     await page.getByText('Changes saved.').waitFor();
@@ -230,6 +237,7 @@ describe('the dashboard: links pages', () => {
       title: 'After',
       geotarget: null,
       clicklimit: 25,
+      fallbackurl: 'https://example.com/fallback',
       type: 'overlay',
       overlay,
       password: true,

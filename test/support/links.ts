@@ -147,6 +147,7 @@ export const NO_OPTIONS = {
   metaimage: null,
   clicklimit: null,
   expirationredirect: null,
+  fallbackurl: null,
   disabled: false,
   flag: null,
 };

@@ -7,6 +7,7 @@ import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { WebhooksLibModule } from '@app/webhooks';
 
+import { HealthJobsModule } from './health/health-jobs.module';
 import { ImportJobsModule } from './imports/import-jobs.module';
 import { PermanenceJobsModule } from './permanence/permanence-jobs.module';
 import { QrJobsModule } from './qr/qr-jobs.module';
@@ -25,6 +26,7 @@ const JOBS = [
   ImportJobsModule,
   ThreatFeedJobsModule,
   PermanenceJobsModule,
+  HealthJobsModule,
 ];
 
 @Module({

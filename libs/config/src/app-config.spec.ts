@@ -20,6 +20,11 @@ describe('loadConfig', () => {
       SESSION_DAYS: 14,
       DOMAIN_VERIFY: 'dns',
       SERVICE_IPS: [],
+      HEALTH_CHECK_SECONDS: 86400,
+      HEALTH_HOST_SECONDS: 60,
+      HEALTH_FAIL_THRESHOLD: 3,
+      HEALTH_TIMEOUT_MS: 5000,
+      HEALTH_CONCURRENCY: 8,
     });
   });
 
@@ -74,6 +79,13 @@ describe('loadConfig', () => {
     ['DATABASE_REPLICA_URLS', 'postgres://r1/db,mysql://r2/db'],
     ['REPLICA_MAX_LAG_SECONDS', '0'],
     ['REPLICA_MAX_LAG_SECONDS', 'soon'],
+    ['HEALTH_CHECK_SECONDS', '0'],
+    ['HEALTH_HOST_SECONDS', '0'],
+    ['HEALTH_FAIL_THRESHOLD', '0'],
+    ['HEALTH_FAIL_THRESHOLD', 'three'],
+    ['HEALTH_TIMEOUT_MS', '100'],
+    ['HEALTH_TIMEOUT_MS', '60000'],
+    ['HEALTH_CONCURRENCY', '0'],
   ])('%s=%s stops the boot with an error naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -456,6 +456,29 @@ export class AppConfig {
   @IsString({ each: true })
   THREAT_FEEDS: string[] = [];
 
+  /**
+   * Destination health (docs/link-health.md): seconds between two probes of one link's target
+   * (links visited in the last 30 days; each link's time is spread with a random share of it).
+   */
+  @IntSetting(1, 30 * 86400)
+  HEALTH_CHECK_SECONDS = 86400;
+
+  /** At most one probe per target host per this many seconds (every worker together). */
+  @IntSetting(1, 86400)
+  HEALTH_HOST_SECONDS = 60;
+
+  /** Failed probes in a row after which a link is broken (and serves its `fallbackurl`). */
+  @IntSetting(1, 100)
+  HEALTH_FAIL_THRESHOLD = 3;
+
+  /** A probe's whole time (every redirect hop, DNS included), in milliseconds. */
+  @IntSetting(500, 30_000)
+  HEALTH_TIMEOUT_MS = 5000;
+
+  /** Probes one worker runs at once. */
+  @IntSetting(1, 100)
+  HEALTH_CONCURRENCY = 8;
+
   /** Minutes between two loads of each threat feed (the worker also loads them at start). */
   @IntSetting(1, 10080)
   THREAT_FEED_MINUTES = 30;

@@ -6,6 +6,7 @@ export const QUEUE = {
   stats: 'stats-fold',
   webhooks: 'webhooks',
   imports: 'link-imports',
+  health: 'link-health',
 } as const;
 
 /** Job names within the queues. */
@@ -15,6 +16,7 @@ export const JOB = {
   foldStats: 'fold-stats',
   deliverWebhook: 'deliver-webhook',
   importLinks: 'import-links',
+  probeLinks: 'probe-links',
 } as const;
 
 export interface DeliverWebhookPayload {

@@ -83,6 +83,30 @@ export class WebhookDeliveries {
   }
 
   /**
+   * Events of several owners at once (the worker's destination health: link.broken,
+   * link.recovered, link.drifted of a batch of probes): one row per subscribed, enabled webhook of
+   * each event's owner, in the events' order, one statement in the caller's transaction.
+   */
+  async insertForOwners(
+    em: EntityManager,
+    events: Array<{ userId: number; event: WebhookEvent; data: object }>,
+  ): Promise<void> {
+    if (!events.length) return;
+    await em.query(
+      `INSERT INTO webhook_deliveries (webhook_id, event, data)
+       SELECT w.id, e.event, e.data
+         FROM unnest($1::int[], $2::varchar[], $3::json[]) WITH ORDINALITY AS e(user_id, event, data, n)
+         JOIN webhooks w ON w.user_id = e.user_id AND w.disabled_at IS NULL AND e.event::text = ANY(w.events)
+        ORDER BY e.n, w.id`,
+      [
+        events.map((e) => e.userId),
+        events.map((e) => e.event),
+        events.map((e) => JSON.stringify(e.data)),
+      ],
+    );
+  }
+
+  /**
    * Events for one webhook, one second apart from `first` (`not_before`: the relay delays each
    * job until then), in the caller's transaction.
    */

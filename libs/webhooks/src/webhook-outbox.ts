@@ -24,6 +24,14 @@ export class WebhookOutbox {
     return this.deliveries.insertForSubscribers(em, userId, event, data);
   }
 
+  /** Events of several owners (each its own subscribers): one statement. */
+  recordForOwners(
+    em: EntityManager,
+    events: Array<{ userId: number; event: WebhookEvent; data: object }>,
+  ): Promise<void> {
+    return this.deliveries.insertForOwners(em, events);
+  }
+
   /** The same for many events of one owner (imports): one statement. */
   async recordMany(
     em: EntityManager,

@@ -27,6 +27,7 @@ type OptionColumns = Pick<
   | 'status'
   | 'clickLimit'
   | 'expirationRedirect'
+  | 'fallbackUrl'
 >;
 
 /** A list option: null when empty (stored as "none"). */
@@ -42,7 +43,7 @@ export function destinationsOf(
   dto.devicetarget?.forEach((t, i) => out.push([`devicetarget[${i}].link`, t.link]));
   dto.languagetarget?.forEach((t, i) => out.push([`languagetarget[${i}].link`, t.link]));
   out.push(['deeplink.apple', dto.deeplink?.apple], ['deeplink.google', dto.deeplink?.google]);
-  out.push(['expirationredirect', dto.expirationredirect]);
+  out.push(['expirationredirect', dto.expirationredirect], ['fallbackurl', dto.fallbackurl]);
   return out;
 }
 
@@ -91,5 +92,7 @@ export function optionColumns(
   if (dto.clicklimit !== undefined) out.clickLimit = dto.clicklimit;
   if (dto.expirationredirect !== undefined)
     out.expirationRedirect = dto.expirationredirect ? storedUrl(dto.expirationredirect) : null;
+  if (dto.fallbackurl !== undefined)
+    out.fallbackUrl = dto.fallbackurl ? storedUrl(dto.fallbackurl) : null;
   return out;
 }

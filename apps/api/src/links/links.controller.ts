@@ -23,6 +23,8 @@ import {
 } from './dto/link.view';
 import { ListLinksDto } from './dto/list-links.dto';
 import { UpdateLinkDto } from './dto/update-link.dto';
+import { LinkHealthView } from './dto/link-health.view';
+import { LinkHealthReader } from './link-health-reader';
 import { LinksService } from './links.service';
 
 const OPTIONS = `Link options: a visitor goes to the first of these that applies: the deep link of their platform
@@ -41,7 +43,10 @@ that fires the pixels, shows the splash page, or frames the target (frame, overl
 @ForArea('links')
 @Controller('api')
 export class LinksController {
-  constructor(private readonly links: LinksService) {}
+  constructor(
+    private readonly links: LinksService,
+    private readonly health: LinkHealthReader,
+  ) {}
 
   @Post('url/add')
   @ApiOperation({
@@ -88,6 +93,19 @@ export class LinksController {
   @ApiErrors(400, 404)
   get(@Auth() auth: Principal, @IdParam('id') id: number) {
     return this.links.get(auth, id);
+  }
+
+  @Get('url/:id/health')
+  @ApiOperation({
+    summary:
+      "A short link's destination health: {error, status, checked, httpstatus, lasterror, since, history}",
+    description:
+      "The worker probes the targets of links visited in the last 30 days every HEALTH_CHECK_SECONDS (HEAD, then GET when HEAD gets an error status; redirects followed, at most 5; the webhooks' address rules), at most one probe per host per HEALTH_HOST_SECONDS. After HEALTH_FAIL_THRESHOLD failed probes in a row the link is broken and serves its fallbackurl (if set) instead of its url, until 2 good probes in a row; the webhooks link.broken and link.recovered tell each crossing, link.drifted a target whose redirects now end on another registrable domain. A failed probe: no answer in time, a refused address, or an answer of 404, 410, another 4xx but 401, 403, 407 and 429, or 5xx. The envelope's error is 0: the last probe's failure is lasterror. history: the last 20 probes, newest first, each {date, httpstatus, error, ms}.",
+  })
+  @ApiOkFields(LinkHealthView)
+  @ApiErrors(400, 404)
+  healthOf(@Auth() auth: Principal, @IdParam('id') id: number) {
+    return this.health.get(auth, id);
   }
 
   @Put('url/:id/update')

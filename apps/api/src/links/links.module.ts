@@ -4,6 +4,7 @@ import { DestinationsModule } from '../destinations/destinations.module';
 import { LinkCacheModule } from '../link-cache/link-cache.module';
 import { ShortCodesModule } from '../short-codes/short-codes.module';
 import { TakedownsModule } from '../takedowns/takedowns.module';
+import { LinkHealthReader } from './link-health-reader';
 import { LinkListQuery } from './link-list-query';
 import { LinkReferences } from './link-references';
 import { LinkViews } from './link-views';
@@ -11,11 +12,11 @@ import { LinksAdminController } from './links-admin.controller';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
 
-/** Short links: /api/urls, /api/url/add, /api/url/:id, /api/url/:id/update|delete. */
+/** Short links: /api/urls, /api/url/add, /api/url/:id, /api/url/:id/health, /api/url/:id/update|delete. */
 @Module({
   imports: [LinkCacheModule, DestinationsModule, TakedownsModule, ShortCodesModule],
   controllers: [LinksController, LinksAdminController],
-  providers: [LinksService, LinkReferences, LinkViews, LinkListQuery],
+  providers: [LinksService, LinkReferences, LinkViews, LinkListQuery, LinkHealthReader],
   exports: [LinksService],
 })
 export class LinksModule {}

@@ -48,7 +48,7 @@ export interface Destination {
  * (the user agent, address and Accept-Language analyses it reads are memoised).
  */
 export interface LinkRoute {
-  /** [0] is the link's own URL; the others are targeting rules' links and deep links. */
+  /** [0] is the link's own URL (or its fallback while the target is broken); the others are targeting rules' links and deep links. */
   destinations: Destination[];
   deepApple: number;
   deepGoogle: number;
@@ -85,7 +85,8 @@ function compile(link: CachedLink): LinkRoute {
     }
     return index;
   };
-  indexOf(link.url, true);
+  // the link's own destination: its fallback while its target is broken (destination health)
+  indexOf(link.fallbackUrl ?? link.url, true);
 
   let device: Int16Array | null = null;
   if (link.deviceTargets?.length) {

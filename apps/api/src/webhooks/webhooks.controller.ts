@@ -34,7 +34,10 @@ member.added / member.removed {id, userid, email, username, role, date} (the mem
 link.clicked {id, alias, shorturl, visits}; qr.scanned {id, link, visits}, where visits holds up to 100
 visits of that link [{date, country, referrer, browser, os, device, language}] (date: the visit's UTC day;
 device: mobile, tablet, desktop or other; language: ISO 639-1 or Unknown; never an address), at most one
-delivery per webhook per second, bots never included.`;
+delivery per webhook per second, bots never included. Destination health (GET /api/url/:id/health), once per
+crossing: link.broken / link.recovered {id, alias, shorturl, longurl, fallbackurl, httpstatus, error, since};
+link.drifted {id, alias, shorturl, longurl, domain, finaldomain, finalurl} when a good probe's redirects end on
+another registrable domain (Public Suffix List) than the one recorded at the first good probe of the url.`;
 
 @ApiTags('webhooks')
 @ApiBearerAuth()

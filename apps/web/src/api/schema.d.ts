@@ -444,7 +444,10 @@ export interface paths {
      *     link.clicked {id, alias, shorturl, visits}; qr.scanned {id, link, visits}, where visits holds up to 100
      *     visits of that link [{date, country, referrer, browser, os, device, language}] (date: the visit's UTC day;
      *     device: mobile, tablet, desktop or other; language: ISO 639-1 or Unknown; never an address), at most one
-     *     delivery per webhook per second, bots never included.
+     *     delivery per webhook per second, bots never included. Destination health (GET /api/url/:id/health), once per
+     *     crossing: link.broken / link.recovered {id, alias, shorturl, longurl, fallbackurl, httpstatus, error, since};
+     *     link.drifted {id, alias, shorturl, longurl, domain, finaldomain, finalurl} when a good probe's redirects end on
+     *     another registrable domain (Public Suffix List) than the one recorded at the first good probe of the url.
      *
      *     Needs `webhooks:read`: the role viewer or above in the workspace; a named key needs the scope `webhooks:read`, `webhooks:write`, `*`.
      */
@@ -484,7 +487,10 @@ export interface paths {
      *     link.clicked {id, alias, shorturl, visits}; qr.scanned {id, link, visits}, where visits holds up to 100
      *     visits of that link [{date, country, referrer, browser, os, device, language}] (date: the visit's UTC day;
      *     device: mobile, tablet, desktop or other; language: ISO 639-1 or Unknown; never an address), at most one
-     *     delivery per webhook per second, bots never included.
+     *     delivery per webhook per second, bots never included. Destination health (GET /api/url/:id/health), once per
+     *     crossing: link.broken / link.recovered {id, alias, shorturl, longurl, fallbackurl, httpstatus, error, since};
+     *     link.drifted {id, alias, shorturl, longurl, domain, finaldomain, finalurl} when a good probe's redirects end on
+     *     another registrable domain (Public Suffix List) than the one recorded at the first good probe of the url.
      *
      *     Needs `webhooks:write`: the role admin or above in the workspace; a named key needs the scope `webhooks:write`, `*`.
      */
@@ -1314,6 +1320,28 @@ export interface paths {
      * @description Needs `links:read`: the role viewer or above in the workspace; a named key needs the scope `links:read`, `links:write`, `*`.
      */
     get: operations['LinksController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/url/{id}/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A short link's destination health: {error, status, checked, httpstatus, lasterror, since, history}
+     * @description The worker probes the targets of links visited in the last 30 days every HEALTH_CHECK_SECONDS (HEAD, then GET when HEAD gets an error status; redirects followed, at most 5; the webhooks' address rules), at most one probe per host per HEALTH_HOST_SECONDS. After HEALTH_FAIL_THRESHOLD failed probes in a row the link is broken and serves its fallbackurl (if set) instead of its url, until 2 good probes in a row; the webhooks link.broken and link.recovered tell each crossing, link.drifted a target whose redirects now end on another registrable domain. A failed probe: no answer in time, a refused address, or an answer of 404, 410, another 4xx but 401, 403, 407 and 429, or 5xx. The envelope's error is 0: the last probe's failure is lasterror. history: the last 20 probes, newest first, each {date, httpstatus, error, ms}.
+     *
+     *     Needs `links:read`: the role viewer or above in the workspace; a named key needs the scope `links:read`, `links:write`, `*`.
+     */
+    get: operations['LinksController_healthOf'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2454,6 +2482,9 @@ export interface components {
         | 'link.deleted'
         | 'link.flagged'
         | 'link.clicked'
+        | 'link.broken'
+        | 'link.recovered'
+        | 'link.drifted'
         | 'qr.created'
         | 'qr.scanned'
         | 'member.added'
@@ -2502,6 +2533,9 @@ export interface components {
         | 'link.deleted'
         | 'link.flagged'
         | 'link.clicked'
+        | 'link.broken'
+        | 'link.recovered'
+        | 'link.drifted'
         | 'qr.created'
         | 'qr.scanned'
         | 'member.added'
@@ -2532,6 +2566,9 @@ export interface components {
         | 'link.deleted'
         | 'link.flagged'
         | 'link.clicked'
+        | 'link.broken'
+        | 'link.recovered'
+        | 'link.drifted'
         | 'qr.created'
         | 'qr.scanned'
         | 'member.added'
@@ -3237,6 +3274,8 @@ export interface components {
       clicklimit?: number | null;
       /** @description Where an expired or used-up link sends visitors instead of the 410 page (absolute http(s) URL). null removes it. */
       expirationredirect?: string | null;
+      /** @description Where the link sends visitors instead of its url while the target is broken (HEALTH_FAIL_THRESHOLD failed health probes in a row, until 2 good ones; GET /api/url/:id/health). An absolute http(s) URL, checked like url. null or "" removes it. */
+      fallbackurl?: string | null;
       /**
        * @description Target: an absolute http(s) URL, at most 2048 characters (no credentials, no spaces)
        * @example https://example.com/page
@@ -3399,6 +3438,8 @@ export interface components {
       /** @description After this many counted visits (every replica together) the link behaves as expired. null removes the limit. */
       clicklimit: number | null;
       expirationredirect: string | null;
+      /** @description Where the link sends visitors instead of its url while the target is broken (HEALTH_FAIL_THRESHOLD failed health probes in a row, until 2 good ones; GET /api/url/:id/health). An absolute http(s) URL, checked like url. null or "" removes it. */
+      fallbackurl: string | null;
       /** @description An admin disabled the link: it answers the 451 page */
       disabled: boolean;
     };
@@ -3457,6 +3498,51 @@ export interface components {
       details: components['schemas']['LinkDetailsView'];
       data: components['schemas']['LinkStatisticsView'];
     };
+    HealthProbeView: {
+      /**
+       * @description When the probe ended (UTC)
+       * @example 2030-01-01 12:00:00
+       */
+      date: string;
+      /**
+       * @description The final answer's HTTP status (after redirects); null when there was none
+       * @example 200
+       */
+      httpstatus: number | null;
+      /** @description Why the probe failed (the answer, a timeout, a refused address …); null when good */
+      error: string | null;
+      /**
+       * @description How long the probe took (ms)
+       * @example 84
+       */
+      ms: number;
+    };
+    LinkHealthView: {
+      /**
+       * @description ok: the target answers; broken: HEALTH_FAIL_THRESHOLD probes in a row failed (the link serves its fallbackurl, if it has one, until 2 good probes in a row); unknown: not probed yet since the link was created or its url changed (links are probed once visited in the last 30 days)
+       * @enum {string}
+       */
+      status: 'ok' | 'broken' | 'unknown';
+      /**
+       * @description When the current url was last probed (UTC); null when never
+       * @example 2030-01-01 12:00:00
+       */
+      checked: string | null;
+      /**
+       * @description The last probe's final HTTP status; null when it got no answer or there was none
+       * @example 200
+       */
+      httpstatus: number | null;
+      /** @description Why the last probe failed; null when it was good or there was none */
+      lasterror: string | null;
+      /**
+       * @description Since when the status holds (UTC); null while unknown
+       * @example 2030-01-01 12:00:00
+       */
+      since: string | null;
+      /** @description The last 20 probes of the link, newest first (across changes of its url) */
+      history: components['schemas']['HealthProbeView'][];
+    };
     LinkUpdatedView: {
       id: number;
       /** @description The alias */
@@ -3491,6 +3577,8 @@ export interface components {
       clicklimit?: number | null;
       /** @description Where an expired or used-up link sends visitors instead of the 410 page (absolute http(s) URL). null removes it. */
       expirationredirect?: string | null;
+      /** @description Where the link sends visitors instead of its url while the target is broken (HEALTH_FAIL_THRESHOLD failed health probes in a row, until 2 good ones; GET /api/url/:id/health). An absolute http(s) URL, checked like url. null or "" removes it. */
+      fallbackurl?: string | null;
       /**
        * @description Target: an absolute http(s) URL, at most 2048 characters (no credentials, no spaces)
        * @example https://example.com/page
@@ -13111,6 +13199,126 @@ export interface operations {
              */
             error: 0;
           } & components['schemas']['LinkReadView'];
+        };
+      };
+      /** @description Invalid field or malformed JSON (the message names the field); or an `X-Workspace` that is not a positive integer */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired API key; or, without a key, no live session (`cookieAuth`) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not an admin, plan feature disabled or plan limit reached (the message names it); or beyond the caller's role in the workspace or the named key's scopes (the message names the role or scope needed); or, with a session, a change without its `X-CSRF-Token` */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unknown id, or an id that belongs to another user; or an `X-Workspace` naming a workspace the caller is not a member of (`Workspace not found (X-Workspace)`) */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limit exceeded: retry after Retry-After seconds */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected error (generic message) */
+      500: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A dependency (Postgres, Redis) is down */
+      503: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LinksController_healthOf: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */
+        'X-Workspace'?: components['parameters']['XWorkspace'];
+      };
+      path: {
+        /** @description positive integer id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @example 0
+             * @enum {integer}
+             */
+            error: 0;
+          } & components['schemas']['LinkHealthView'];
         };
       };
       /** @description Invalid field or malformed JSON (the message names the field); or an `X-Workspace` that is not a positive integer */

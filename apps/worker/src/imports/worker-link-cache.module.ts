@@ -6,7 +6,7 @@ import { WorkerLinkCache } from './worker-link-cache';
 
 /**
  * The worker's one `link` cache on the bus (WorkerLinkCache, as LinkCacheAccess): shared by the
- * job modules that change what short codes resolve to (imports, the threat feeds' re-scan).
+ * job modules that change what short codes resolve to (imports, the threat feeds' re-scan, destination health).
  */
 @Module({
   providers: [{ provide: LinkCacheAccess, useClass: WorkerLinkCache }],

@@ -19,3 +19,4 @@ export * from './webhook.entity';
 export * from './api-key.entity';
 export * from './audit-entry.entity';
 export * from './workspace-member.entity';
+export * from './link-health.entity';

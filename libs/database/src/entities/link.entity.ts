@@ -147,6 +147,10 @@ export class Link {
   @Column({ name: 'expiration_redirect', type: 'text', nullable: true })
   expirationRedirect: string | null;
 
+  /** Served instead of `url` while the target is broken (destination health); null = none. */
+  @Column({ name: 'fallback_url', type: 'text', nullable: true })
+  fallbackUrl: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -11,6 +11,7 @@ import { ListScale1732300020000 } from './1732300020000-list-scale';
 import { Teams1732300030000 } from './1732300030000-teams';
 import { Reports1732300040000 } from './1732300040000-reports';
 import { LinkFlags1732400010000 } from './1732400010000-link-flags';
+import { LinkHealth1732400020000 } from './1732400020000-link-health';
 import { StatsHourly1732400040000 } from './1732400040000-stats-hourly';
 
 /**
@@ -31,5 +32,6 @@ export const MIGRATIONS = [
   Teams1732300030000,
   Reports1732300040000,
   LinkFlags1732400010000,
+  LinkHealth1732400020000,
   StatsHourly1732400040000,
 ];

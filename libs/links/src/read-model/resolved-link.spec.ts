@@ -37,6 +37,15 @@ describe('toCached / toHost: one object shape whatever the source', () => {
     expect(fromDb.redirectHeaders).toEqual(expect.arrayContaining(['Location', row.url]));
   });
 
+  it('while its target is broken (destination health) the prebuilt 302 goes to its fallback', () => {
+    const broken = toCached(fromRow({ ...row, serving_fallback: 'https://fallback.example/' }));
+    expect(broken.fallbackUrl).toBe('https://fallback.example/');
+    expect(broken.redirectHeaders).toEqual(
+      expect.arrayContaining(['Location', 'https://fallback.example/']),
+    );
+    expect(fromDb.fallbackUrl).toBeNull();
+  });
+
   it('the same link back from Redis (keys in another order) has the keys, order and values of the one from Postgres', () => {
     const reordered = Object.fromEntries(Object.entries(stored(fromDb)).reverse());
     const fromRedis = toCached(JSON.parse(JSON.stringify(reordered)) as ResolvedLink);

@@ -185,6 +185,16 @@ const LINK_FIELDS = {
     from: (r: { expiration_redirect: string | null }) => r.expiration_redirect,
     absent: null,
   }),
+  /**
+   * The link's `fallbackurl` while its target is broken (destination health: the worker's
+   * `link_health` row for its current URL says so), served instead of `url`; else null.
+   */
+  fallbackUrl: field({
+    select: `(SELECT l.fallback_url FROM link_health h
+               WHERE h.link_id = l.id AND h.status = 'broken' AND h.url = l.url) AS serving_fallback`,
+    from: (r: { serving_fallback: string | null }) => r.serving_fallback,
+    absent: null,
+  }),
   /** An admin disabled the link: the 451 page. */
   disabled: field({
     select: '(l.disabled_at IS NOT NULL) AS disabled',
@@ -423,7 +433,8 @@ const cachedLink = new Function(
 ) as (link: ResolvedLink) => CachedLink;
 
 /**
- * The link as the in-process cache holds it, with its prebuilt 302 headers: a new object with
+ * The link as the in-process cache holds it, with its prebuilt 302 headers (to its URL, or to its
+ * fallback while the target is broken): a new object with
  * every field, in the order of LINK_FIELDS, whatever the source, a row (fromRow) or Redis
  * (JSON.parse keeps the JSON's key order and leaves out what was undefined). Links of several
  * shapes made every property read on the redirect path megamorphic once entries loaded from
@@ -433,7 +444,7 @@ export function toCached(link: ResolvedLink): CachedLink {
   const cached = cachedLink(link);
   if (isPlainRedirect(cached))
     cached.redirectHeaders = redirectHeaders(
-      headerSafeUrl(withParameters(cached.url, cached.parameters)),
+      headerSafeUrl(withParameters(cached.fallbackUrl ?? cached.url, cached.parameters)),
     );
   return cached;
 }

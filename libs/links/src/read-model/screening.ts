@@ -11,7 +11,7 @@ export interface Screener {
 /**
  * Re-screens a cached link when the blocklist changed since it was last screened (one comparison
  * on the redirect path otherwise): `blocked` is set when anyone could be sent to a blocked
- * destination by it: its URL, expiration redirect, deep links (an intent's fallback URL
+ * destination by it: its URL, expiration redirect, fallback (while served), deep links (an intent's fallback URL
  * included), targeting rules, or the button of its splash page or overlay.
  */
 export function screenLink(blocklist: Screener, link: CachedLink): void {
@@ -19,6 +19,7 @@ export function screenLink(blocklist: Screener, link: CachedLink): void {
   const targets = [
     link.url,
     link.expirationRedirect,
+    link.fallbackUrl,
     link.deepLink?.apple,
     link.deepLink?.google,
     link.type === 'splash' ? link.splash?.link : null,

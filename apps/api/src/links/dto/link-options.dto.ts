@@ -12,6 +12,7 @@ import {
   Matches,
   MaxLength,
   MinLength,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
@@ -136,6 +137,8 @@ export const OPTION_DOC = {
     'After this many counted visits (every replica together) the link behaves as expired. null removes the limit.',
   expirationredirect:
     'Where an expired or used-up link sends visitors instead of the 410 page (absolute http(s) URL). null removes it.',
+  fallbackurl:
+    'Where the link sends visitors instead of its url while the target is broken (HEALTH_FAIL_THRESHOLD failed health probes in a row, until 2 good ones; GET /api/url/:id/health). An absolute http(s) URL, checked like url. null or "" removes it.',
 };
 
 /** An optional, nullable list of targeting rules of `type`, at most `max`. */
@@ -257,4 +260,16 @@ export abstract class LinkOptionsDto {
   @IsString()
   @IsWebUrl()
   expirationredirect?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    description: OPTION_DOC.fallbackurl,
+    maxLength: 2048,
+    nullable: true,
+  })
+  // null and "" remove it; anything else is checked as url is
+  @ValidateIf((_, v) => v !== null && v !== undefined && v !== '')
+  @IsString()
+  @IsWebUrl()
+  fallbackurl?: string | null;
 }

@@ -113,6 +113,8 @@ export class LinkDetailsView extends OmitType(LinkItemView, ['domain'] as const)
   @ApiProperty({ type: 'integer', nullable: true, description: OPTION_DOC.clicklimit })
   clicklimit: number | null;
   @ApiProperty({ type: String, nullable: true }) expirationredirect: string | null;
+  @ApiProperty({ type: String, nullable: true, description: OPTION_DOC.fallbackurl })
+  fallbackurl: string | null;
   @ApiProperty({ description: 'An admin disabled the link: it answers the 451 page' })
   disabled: boolean;
 }
@@ -176,6 +178,7 @@ export function linkDetailsView(
     metaimage: link.metaImage,
     clicklimit: link.clickLimit,
     expirationredirect: link.expirationRedirect,
+    fallbackurl: link.fallbackUrl,
     disabled: link.disabledAt !== null,
   };
 }

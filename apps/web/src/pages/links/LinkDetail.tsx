@@ -61,6 +61,69 @@ function Rules(props: { rules: Array<{ key: string; link: string }> | null }) {
   );
 }
 
+const HEALTH: Record<Schemas['LinkHealthView']['status'], string> = {
+  ok: 'Working',
+  broken: 'Broken',
+  unknown: 'Not checked yet',
+};
+
+/** The destination's health (`url/:id/health`): status and the last probes. */
+function HealthPanel(props: { id: number; fallback: string | null }) {
+  const loaded = useLoad(
+    () => call(client.GET('/api/url/{id}/health', { params: { path: { id: props.id } } })),
+    [props.id],
+  );
+  const h = loaded.data;
+  return (
+    <section aria-labelledby="health-head">
+      <h2 id="health-head">Destination health</h2>
+      {!h && <LoadState loaded={loaded} what="The health checks" />}
+      {h && (
+        <>
+          <dl className="details">
+            <Row name="Status">
+              {HEALTH[h.status]}
+              {h.status === 'broken' &&
+                (props.fallback ? ' (visitors go to the fallback URL)' : ' (no fallback URL set)')}
+            </Row>
+            {h.since && <Row name="Since">{formatDate(h.since)}</Row>}
+            {h.checked && <Row name="Last check">{formatDate(h.checked)}</Row>}
+            {h.checked && (
+              <Row name="Last answer">
+                {h.httpstatus !== null ? `HTTP ${h.httpstatus}` : 'None'}
+                {h.lasterror ? `: ${h.lasterror}` : ''}
+              </Row>
+            )}
+          </dl>
+          {h.history.length > 0 && (
+            <table>
+              <caption>Last checks, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Date</th>
+                  <th scope="col">Answer</th>
+                  <th scope="col">Problem</th>
+                  <th scope="col">Time</th>
+                </tr>
+              </thead>
+              <tbody>
+                {h.history.map((p, i) => (
+                  <tr key={i}>
+                    <td>{formatDate(p.date)}</td>
+                    <td>{p.httpstatus ?? '—'}</td>
+                    <td>{p.error ?? 'None'}</td>
+                    <td>{p.ms} ms</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
 /** One link (`/links/<id>`): its details and options, "Edit" (`url/:id/update`), "Delete". */
 export function LinkDetailPage(props: { id: number }) {
   const loaded = useLoad(
@@ -189,6 +252,9 @@ export function LinkDetailPage(props: { id: number }) {
                 'The “gone” page'
               )}
             </Row>
+            <Row name="If broken">
+              {d.fallbackurl ? <span className="url">{d.fallbackurl}</span> : 'No fallback'}
+            </Row>
             <Row name="Country rules">
               <Rules rules={d.geotarget?.map((r) => ({ key: r.location, link: r.link })) ?? null} />
             </Row>
@@ -239,6 +305,7 @@ export function LinkDetailPage(props: { id: number }) {
                 : 'None'}
             </Row>
           </dl>
+          <HealthPanel id={d.id} fallback={d.fallbackurl} />
         </>
       )}
     </>

@@ -109,6 +109,7 @@ interface State {
   status: 'public' | 'private';
   clicklimit: string;
   expirationredirect: string;
+  fallbackurl: string;
   metatitle: string;
   metadescription: string;
   metaimage: string;
@@ -142,6 +143,7 @@ function stateOf(d?: Details): State {
     status: d?.status === 'private' ? 'private' : 'public',
     clicklimit: d?.clicklimit ? String(d.clicklimit) : '',
     expirationredirect: d?.expirationredirect ?? '',
+    fallbackurl: d?.fallbackurl ?? '',
     metatitle: d?.metatitle ?? '',
     metadescription: d?.metadescription ?? '',
     metaimage: d?.metaimage ?? '',
@@ -187,6 +189,7 @@ function fullBody(s: State): UpdateBody {
     status: s.status,
     clicklimit: s.clicklimit.trim() === '' ? null : Number(s.clicklimit),
     expirationredirect: text(s.expirationredirect),
+    fallbackurl: text(s.fallbackurl),
     metatitle: text(s.metatitle),
     metadescription: text(s.metadescription),
     metaimage: text(s.metaimage),
@@ -251,6 +254,7 @@ const FIELD_NAMES = [
   'status',
   'clicklimit',
   'expirationredirect',
+  'fallbackurl',
   'metatitle',
   'metadescription',
   'metaimage',
@@ -679,6 +683,19 @@ export function LinkForm(props: LinkFormProps) {
               inputMode="url"
               value={s.expirationredirect}
               onChange={(e) => set('expirationredirect', e.target.value)}
+            />
+          </Field>
+          <Field
+            label="If the destination breaks, send visitors to"
+            names={['fallbackurl']}
+            error={error}
+            hint="Used while health checks find the destination down; empty: none."
+          >
+            <input
+              type="url"
+              inputMode="url"
+              value={s.fallbackurl}
+              onChange={(e) => set('fallbackurl', e.target.value)}
             />
           </Field>
         </Group>
