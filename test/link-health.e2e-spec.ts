@@ -198,22 +198,25 @@ describe('destination health', () => {
 
     const fresh = await health(u, link.id);
     expect(fresh.status).toBe(200);
+    // the envelope's error, and the health under data (whose error is the last probe's)
     expect(fresh.body).toEqual({
       error: 0,
-      status: 'unknown',
-      checked: null,
-      httpstatus: null,
-      lasterror: null,
-      since: null,
-      history: [],
+      data: {
+        status: 'unknown',
+        checked: null,
+        httpstatus: null,
+        error: null,
+        since: null,
+        history: [],
+      },
     });
 
     await probeNow(link.id);
-    const ok = (await health(u, link.id)).body;
+    const ok = (await health(u, link.id)).body.data;
     expect(Object.keys(ok).sort()).toEqual(
-      ['error', 'status', 'checked', 'httpstatus', 'lasterror', 'since', 'history'].sort(),
+      ['error', 'status', 'checked', 'httpstatus', 'since', 'history'].sort(),
     );
-    expect(ok).toMatchObject({ error: 0, status: 'ok', httpstatus: 200, lasterror: null });
+    expect(ok).toMatchObject({ status: 'ok', httpstatus: 200, error: null });
     expect(ok.checked).toMatch(DATE_TIME);
     expect(ok.since).toMatch(DATE_TIME);
     expect(ok.history).toHaveLength(1);
@@ -227,16 +230,16 @@ describe('destination health', () => {
     status = 500;
     for (let i = 1; i < 3; i++) {
       await probeNow(link.id);
-      const h = (await health(u, link.id)).body;
+      const h = (await health(u, link.id)).body.data;
       expect(h).toMatchObject({
         status: 'ok',
         httpstatus: 500,
-        lasterror: 'the target answered HTTP 500',
+        error: 'the target answered HTTP 500',
       });
       expect(await location(link.alias)).toBe(target.url('/flaky'));
     }
     await probeNow(link.id);
-    const broken = (await health(u, link.id)).body;
+    const broken = (await health(u, link.id)).body.data;
     expect(broken).toMatchObject({ status: 'broken', httpstatus: 500 });
     expect(broken.since).toMatch(DATE_TIME);
     expect(broken.history.map((p: { httpstatus: number }) => p.httpstatus)).toEqual([
@@ -246,15 +249,18 @@ describe('destination health', () => {
     await eventually(async () => (await location(link.alias)) === FALLBACK, 5000);
 
     await probeNow(link.id);
-    expect((await health(u, link.id)).body.status).toBe('broken');
+    expect((await health(u, link.id)).body.data.status).toBe('broken');
 
     status = 200;
     await probeNow(link.id);
-    expect((await health(u, link.id)).body).toMatchObject({ status: 'broken', httpstatus: 200 });
+    expect((await health(u, link.id)).body.data).toMatchObject({
+      status: 'broken',
+      httpstatus: 200,
+    });
     expect(await location(link.alias)).toBe(FALLBACK);
     await probeNow(link.id);
-    const recovered = (await health(u, link.id)).body;
-    expect(recovered).toMatchObject({ status: 'ok', httpstatus: 200, lasterror: null });
+    const recovered = (await health(u, link.id)).body.data;
+    expect(recovered).toMatchObject({ status: 'ok', httpstatus: 200, error: null });
     expect(recovered.history).toHaveLength(7);
     await eventually(async () => (await location(link.alias)) === target.url('/flaky'), 5000);
 
@@ -289,13 +295,13 @@ describe('destination health', () => {
     target.routes.set('/no-head', (m) => ({ status: m === 'HEAD' ? 405 : 200 }));
     const link = await visitedLink({ url: target.url('/no-head') });
     await probeNow(link.id);
-    expect((await health(u, link.id)).body).toMatchObject({ status: 'ok', httpstatus: 200 });
+    expect((await health(u, link.id)).body.data).toMatchObject({ status: 'ok', httpstatus: 200 });
     expect(target.on('/no-head').map((h) => h.method)).toEqual(['HEAD', 'GET']);
 
     // HEAD /big is a 404 (no route): the GET that follows gets a 50 MB body, dropped unread
     const big = await visitedLink({ url: target.url('/big') });
     await probeNow(big.id);
-    const h = (await health(u, big.id)).body;
+    const h = (await health(u, big.id)).body.data;
     expect(h).toMatchObject({ status: 'ok', httpstatus: 200 });
     await new Promise((r) => setTimeout(r, 300));
     expect(target.bigBodyFinished).toBe(false);
@@ -309,7 +315,7 @@ describe('destination health', () => {
     target.routes.set('/chain/elsewhere', () => ({ status: 200 }));
     const link = await visitedLink({ url: target.url('/chain/start') });
     await probeNow(link.id);
-    expect((await health(u, link.id)).body.status).toBe('ok');
+    expect((await health(u, link.id)).body.data.status).toBe('ok');
     const recorded = await t.db.query(`SELECT domain FROM link_health WHERE link_id = $1`, [
       link.id,
     ]);
@@ -319,7 +325,7 @@ describe('destination health', () => {
     end = target.url('/chain/elsewhere', 'localhost');
     await probeNow(link.id);
     await probeNow(link.id);
-    expect((await health(u, link.id)).body.status).toBe('ok');
+    expect((await health(u, link.id)).body.data.status).toBe('ok');
     const events: Array<{ event: string; data: Record<string, unknown> }> = await t.db.query(
       `SELECT event, data FROM webhook_deliveries WHERE webhook_id = $1 AND (data->>'id')::int = $2`,
       [webhookId, link.id],
@@ -350,16 +356,18 @@ describe('destination health', () => {
     const loop = await visitedLink({ url: target.url('/loop') });
     for (const l of [literal, byName, hop, loop]) await probeNow(l.id);
 
-    const a = (await health(u, literal.id)).body;
+    const a = (await health(u, literal.id)).body.data;
     expect(a).toMatchObject({ status: 'unknown', httpstatus: null });
     expect(a.history[0].error).toBe(
       `refused: 127.0.0.1 is a private, loopback or link-local address (an operator can allow it with WEBHOOK_ALLOW_HOSTS=127.0.0.1:${forbidden.port})`,
     );
-    expect((await health(u, byName.id)).body.history[0].error).toBe(
+    expect((await health(u, byName.id)).body.data.history[0].error).toBe(
       `refused: localhost resolves to a private, loopback or link-local address (an operator can allow it with WEBHOOK_ALLOW_HOSTS=localhost:${forbidden.port})`,
     );
-    expect((await health(u, hop.id)).body.history[0].error).toMatch(/^refused: 127\.0\.0\.1 is/);
-    expect((await health(u, loop.id)).body.history[0]).toMatchObject({
+    expect((await health(u, hop.id)).body.data.history[0].error).toMatch(
+      /^refused: 127\.0\.0\.1 is/,
+    );
+    expect((await health(u, loop.id)).body.data.history[0]).toMatchObject({
       httpstatus: 302,
       error: 'more than 5 redirects',
     });
@@ -426,7 +434,7 @@ describe('destination health', () => {
     target.routes.set('/new-home', () => ({ status: 200 }));
     const link = await visitedLink({ url: target.url('/gone'), fallbackurl: FALLBACK });
     for (let i = 0; i < 3; i++) await probeNow(link.id);
-    expect((await health(u, link.id)).body.status).toBe('broken');
+    expect((await health(u, link.id)).body.data.status).toBe('broken');
     await eventually(async () => (await location(link.alias)) === FALLBACK, 5000);
     await t
       .http()
@@ -435,15 +443,15 @@ describe('destination health', () => {
       .send({ url: target.url('/new-home') })
       .expect(200);
     expect(await location(link.alias)).toBe(target.url('/new-home'));
-    const h = (await health(u, link.id)).body;
+    const h = (await health(u, link.id)).body.data;
     expect(h).toMatchObject({ status: 'unknown', checked: null, since: null });
     expect(h.history).toHaveLength(3);
     await probeNow(link.id);
-    expect((await health(u, link.id)).body.status).toBe('ok');
+    expect((await health(u, link.id)).body.data.status).toBe('ok');
     // a broken link without a fallback keeps its target
     const bare = await visitedLink({ url: target.url('/gone') });
     for (let i = 0; i < 3; i++) await probeNow(bare.id);
-    expect((await health(u, bare.id)).body.status).toBe('broken');
+    expect((await health(u, bare.id)).body.data.status).toBe('broken');
     expect(await location(bare.alias)).toBe(target.url('/gone'));
   });
 

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 
 import { NotFoundError, Principal } from '@app/common';
 
-import { LinkHealthRow, LinkHealthView, linkHealthView } from './dto/link-health.view';
+import { LinkHealthRow, LinkHealthView, linkHealthData } from './dto/link-health.view';
 
 /**
  * `GET /api/url/:id/health`: the link (the workspace owner's, kind `link`, else the same 404 as
@@ -23,6 +23,6 @@ export class LinkHealthReader {
       [id, auth.user.id],
     );
     if (!rows.length) throw new NotFoundError('Link');
-    return linkHealthView(rows[0]);
+    return { data: linkHealthData(rows[0]) };
   }
 }

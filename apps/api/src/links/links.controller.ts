@@ -98,9 +98,9 @@ export class LinksController {
   @Get('url/:id/health')
   @ApiOperation({
     summary:
-      "A short link's destination health: {error, status, checked, httpstatus, lasterror, since, history}",
+      "A short link's destination health: {error, data: {status, checked, httpstatus, error, since, history}}",
     description:
-      "The worker probes the targets of links visited in the last 30 days every HEALTH_CHECK_SECONDS (HEAD, then GET when HEAD gets an error status; redirects followed, at most 5; the webhooks' address rules), at most one probe per host per HEALTH_HOST_SECONDS. After HEALTH_FAIL_THRESHOLD failed probes in a row the link is broken and serves its fallbackurl (if set) instead of its url, until 2 good probes in a row; the webhooks link.broken and link.recovered tell each crossing, link.drifted a target whose redirects now end on another registrable domain. A failed probe: no answer in time, a refused address, or an answer of 404, 410, another 4xx but 401, 403, 407 and 429, or 5xx. The envelope's error is 0: the last probe's failure is lasterror. history: the last 20 probes, newest first, each {date, httpstatus, error, ms}.",
+      "The worker probes the targets of links visited in the last 30 days every HEALTH_CHECK_SECONDS (HEAD, then GET when HEAD gets an error status; redirects followed, at most 5; the webhooks' address rules), at most one probe per host per HEALTH_HOST_SECONDS. After HEALTH_FAIL_THRESHOLD failed probes in a row the link is broken and serves its fallbackurl (if set) instead of its url, until 2 good probes in a row; the webhooks link.broken and link.recovered tell each crossing, link.drifted a target whose redirects now end on another registrable domain. A failed probe: no answer in time, a refused address, or an answer of 404, 410, another 4xx but 401, 403, 407 and 429, or 5xx. The envelope's error is 0; data.error is why the last probe failed (null when it was good). history: the last 20 probes, newest first, each {date, httpstatus, error, ms}.",
   })
   @ApiOkFields(LinkHealthView)
   @ApiErrors(400, 404)

@@ -1336,8 +1336,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A short link's destination health: {error, status, checked, httpstatus, lasterror, since, history}
-     * @description The worker probes the targets of links visited in the last 30 days every HEALTH_CHECK_SECONDS (HEAD, then GET when HEAD gets an error status; redirects followed, at most 5; the webhooks' address rules), at most one probe per host per HEALTH_HOST_SECONDS. After HEALTH_FAIL_THRESHOLD failed probes in a row the link is broken and serves its fallbackurl (if set) instead of its url, until 2 good probes in a row; the webhooks link.broken and link.recovered tell each crossing, link.drifted a target whose redirects now end on another registrable domain. A failed probe: no answer in time, a refused address, or an answer of 404, 410, another 4xx but 401, 403, 407 and 429, or 5xx. The envelope's error is 0: the last probe's failure is lasterror. history: the last 20 probes, newest first, each {date, httpstatus, error, ms}.
+     * A short link's destination health: {error, data: {status, checked, httpstatus, error, since, history}}
+     * @description The worker probes the targets of links visited in the last 30 days every HEALTH_CHECK_SECONDS (HEAD, then GET when HEAD gets an error status; redirects followed, at most 5; the webhooks' address rules), at most one probe per host per HEALTH_HOST_SECONDS. After HEALTH_FAIL_THRESHOLD failed probes in a row the link is broken and serves its fallbackurl (if set) instead of its url, until 2 good probes in a row; the webhooks link.broken and link.recovered tell each crossing, link.drifted a target whose redirects now end on another registrable domain. A failed probe: no answer in time, a refused address, or an answer of 404, 410, another 4xx but 401, 403, 407 and 429, or 5xx. The envelope's error is 0; data.error is why the last probe failed (null when it was good). history: the last 20 probes, newest first, each {date, httpstatus, error, ms}.
      *
      *     Needs `links:read`: the role viewer or above in the workspace; a named key needs the scope `links:read`, `links:write`, `*`.
      */
@@ -3517,7 +3517,7 @@ export interface components {
        */
       ms: number;
     };
-    LinkHealthView: {
+    LinkHealthData: {
       /**
        * @description ok: the target answers; broken: HEALTH_FAIL_THRESHOLD probes in a row failed (the link serves its fallbackurl, if it has one, until 2 good probes in a row); unknown: not probed yet since the link was created or its url changed (links are probed once visited in the last 30 days)
        * @enum {string}
@@ -3534,7 +3534,7 @@ export interface components {
        */
       httpstatus: number | null;
       /** @description Why the last probe failed; null when it was good or there was none */
-      lasterror: string | null;
+      error: string | null;
       /**
        * @description Since when the status holds (UTC); null while unknown
        * @example 2030-01-01 12:00:00
@@ -3542,6 +3542,9 @@ export interface components {
       since: string | null;
       /** @description The last 20 probes of the link, newest first (across changes of its url) */
       history: components['schemas']['HealthProbeView'][];
+    };
+    LinkHealthView: {
+      data: components['schemas']['LinkHealthData'];
     };
     LinkUpdatedView: {
       id: number;

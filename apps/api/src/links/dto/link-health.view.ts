@@ -29,11 +29,10 @@ export class HealthProbeView {
 }
 
 /**
- * `GET /api/url/:id/health`: `{error: 0, status, checked, httpstatus, lasterror, since, history}`.
- * The envelope's `error` is 0 on every success, so the last probe's failure text is `lasterror`
- * (each history item has its own `error`).
+ * A link's health: `{status, checked, httpstatus, error, since, history}` (CONTRACT's fields), the
+ * `data` of `GET /api/url/:id/health`, as statistics answers are: the envelope's own `error` stays 0.
  */
-export class LinkHealthView {
+export class LinkHealthData {
   @ApiProperty({
     enum: ['ok', 'broken', 'unknown'],
     description:
@@ -62,7 +61,7 @@ export class LinkHealthView {
     nullable: true,
     description: 'Why the last probe failed; null when it was good or there was none',
   })
-  lasterror: string | null;
+  error: string | null;
 
   @ApiProperty({
     type: String,
@@ -80,6 +79,12 @@ export class LinkHealthView {
   history: HealthProbeView[];
 }
 
+/** `GET /api/url/:id/health`: `{error: 0, data: {status, checked, httpstatus, error, since, history}}`. */
+export class LinkHealthView {
+  @ApiProperty({ type: LinkHealthData })
+  data: LinkHealthData;
+}
+
 /** A link's row and its `link_health` row (or nulls), as LinkHealthReader reads them. */
 export interface LinkHealthRow {
   url: string;
@@ -93,7 +98,7 @@ export interface LinkHealthRow {
 }
 
 /** The view of a link's health: a state about another (earlier) url is unknown. */
-export function linkHealthView(row: LinkHealthRow): LinkHealthView {
+export function linkHealthData(row: LinkHealthRow): LinkHealthData {
   const history = (row.history ?? []).map((p) => ({
     date: p.date,
     httpstatus: p.httpstatus,
@@ -105,7 +110,7 @@ export function linkHealthView(row: LinkHealthRow): LinkHealthView {
       status: 'unknown',
       checked: null,
       httpstatus: null,
-      lasterror: null,
+      error: null,
       since: null,
       history,
     };
@@ -113,7 +118,7 @@ export function linkHealthView(row: LinkHealthRow): LinkHealthView {
     status: row.status,
     checked: formatDateTime(row.checked_at),
     httpstatus: row.http_status,
-    lasterror: row.error,
+    error: row.error,
     since: formatDateTime(row.since),
     history,
   };

@@ -61,7 +61,7 @@ function Rules(props: { rules: Array<{ key: string; link: string }> | null }) {
   );
 }
 
-const HEALTH: Record<Schemas['LinkHealthView']['status'], string> = {
+const HEALTH: Record<Schemas['LinkHealthData']['status'], string> = {
   ok: 'Working',
   broken: 'Broken',
   unknown: 'Not checked yet',
@@ -73,7 +73,7 @@ function HealthPanel(props: { id: number; fallback: string | null }) {
     () => call(client.GET('/api/url/{id}/health', { params: { path: { id: props.id } } })),
     [props.id],
   );
-  const h = loaded.data;
+  const h = loaded.data?.data;
   return (
     <section aria-labelledby="health-head">
       <h2 id="health-head">Destination health</h2>
@@ -91,7 +91,7 @@ function HealthPanel(props: { id: number; fallback: string | null }) {
             {h.checked && (
               <Row name="Last answer">
                 {h.httpstatus !== null ? `HTTP ${h.httpstatus}` : 'None'}
-                {h.lasterror ? `: ${h.lasterror}` : ''}
+                {h.error ? `: ${h.error}` : ''}
               </Row>
             )}
           </dl>
