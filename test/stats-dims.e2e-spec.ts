@@ -429,6 +429,31 @@ describe('statistics: cities, regions, UTM, referrer URLs, device models, hours'
       expect(Object.keys(res.body.data.topUtmSources)).toHaveLength(10);
       expect(dayKey(new Date(`${day}T10:00:00Z`))).toBe(day.replace(/-/g, ''));
     });
+
+    it('the visitor memo keeps headers only as far as they are read (512 characters each)', async () => {
+      const user = await proUser();
+      const link = await insertLink(t, user.id);
+      const long = (c: string) => c.repeat(8000);
+      const visit = {
+        linkId: link.id,
+        userId: user.id,
+        method: 'GET',
+        ip: '8.8.4.4',
+        userAgent: BROWSER_UA + long('u'),
+        referer: `https://long.example/${long('r')}`,
+        acceptLanguage: `en-US,${long('l')}`,
+      };
+      const recorder = t.app.get(VisitRecorder);
+      expect(await recorder.recordNow(visit, new Date())).toBe(true);
+      const memo = (recorder as unknown as { visitors: Map<string, Record<string, unknown>> })
+        .visitors;
+      const held = memo.get('8.8.4.4')!;
+      for (const header of ['userAgent', 'referer', 'acceptLanguage'])
+        expect([header, (held[header] as string).length]).toEqual([header, 512]);
+      // the same long headers again: the memoised visitor, not a new one
+      expect(await recorder.recordNow(visit, new Date())).toBe(true);
+      expect(memo.get('8.8.4.4')).toBe(held);
+    });
   });
 });
 

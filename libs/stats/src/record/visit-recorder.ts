@@ -22,7 +22,7 @@ import { VisitInput } from '../types';
 import { ClickCaps } from './click-caps';
 import { aggregate, LinkDay, Visitor, VisitLog } from './visit-log';
 import { openCityDatabase } from './geo-city';
-import { countableAgent, countableMethod, dimensions } from './visit-classifier';
+import { countableAgent, countableMethod, dimensions, MAX_HEADER_CHARS } from './visit-classifier';
 
 /** A flush also starts once this many visits are waiting. */
 const FLUSH_AT = 20_000;
@@ -334,7 +334,11 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
    * address lookups, country and city, are memoised per address).
    */
   private visitor(visit: VisitInput, day: string, hour: string): Visitor {
-    const userAgent = visit.userAgent ?? '';
+    // the memo keeps the headers only as far as they are read (MAX_HEADER_CHARS): 50 000
+    // remembered visitors must not hold 16 KB of headers each
+    const userAgent = cut(visit.userAgent) ?? '';
+    const referer = cut(visit.referer);
+    const acceptLanguage = cut(visit.acceptLanguage);
     let v = this.visitors.get(visit.ip);
     if (!v || v.day !== day || v.userAgent !== userAgent) {
       const countable = countableAgent(visit.userAgent);
@@ -347,8 +351,8 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
         digest: countable
           ? sha256(`${this.config.secret}|${visit.ip}|${userAgent}`, 'base64url').slice(0, 22)
           : '',
-        referer: visit.referer,
-        acceptLanguage: visit.acceptLanguage,
+        referer,
+        acceptLanguage,
         query: visit.query,
         parameters: visit.parameters,
         field: countable ? this.field(visit, hour) : '',
@@ -357,8 +361,8 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     } else if (
       v.countable &&
       (v.hour !== hour ||
-        v.referer !== visit.referer ||
-        v.acceptLanguage !== visit.acceptLanguage ||
+        v.referer !== referer ||
+        v.acceptLanguage !== acceptLanguage ||
         v.query !== visit.query ||
         v.parameters !== visit.parameters)
     ) {
@@ -366,8 +370,8 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
       v = {
         ...v,
         hour,
-        referer: visit.referer,
-        acceptLanguage: visit.acceptLanguage,
+        referer,
+        acceptLanguage,
         query: visit.query,
         parameters: visit.parameters,
         field: this.field(visit, hour),
@@ -392,5 +396,11 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     }
   }
 }
+
+/** A header as far as the classifier reads it. */
+const cut = (header: string | undefined): string | undefined =>
+  header !== undefined && header.length > MAX_HEADER_CHARS
+    ? header.slice(0, MAX_HEADER_CHARS)
+    : header;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
