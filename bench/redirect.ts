@@ -39,6 +39,12 @@
  * time, does not move with what else the machine does (bench/lib/instructions.ts; ~4 min;
  * BENCH_INSTRUCTIONS=0 skips it).
  *
+ * BENCH_API_B=<another build's dist/apps/api/main.js>: an A/B against that build (an older commit
+ * built in a worktree of its own, node_modules symlinked): its api runs "api hot (B)" and "api
+ * hot, mixed visitors (B)" in every round beside this build's, each pair's req/s and CPU ratio is
+ * reported round by round, and both are counted under callgrind. The B api reads the database
+ * this bench seeds with the current migrations (they only add), so the other build must not need
+ * a column that was since dropped.
  * BENCH_ONLY=<names> (`;`-separated parts of scenario names, or `=name` for exactly that one)
  * runs only those, without ratios.
  * BENCH_PROFILE=<dir> runs the servers (api and baselines) with `node --cpu-prof` (a V8 CPU profile of each
@@ -246,6 +252,10 @@ function serverEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 const API_MAIN = join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
+/** BENCH_API_B: another build's api, measured beside this one (A/B). */
+const API_B = process.env.BENCH_API_B;
+/** The api's entry point for a server of the scenarios (`hotB`: the B build). */
+const apiMain = (server: string) => (server === 'hotB' ? (API_B as string) : API_MAIN);
 
 /** The baselines' script (bench/lib/baseline-server.ts, transpiled); its argument is the kind. */
 function baselineScript(): string {
@@ -264,6 +274,7 @@ function baselineScript(): string {
 async function start(
   kind: ServerKind,
   env: Record<string, string> = {},
+  main = API_MAIN,
 ): Promise<{ child: ChildProcess; url: string }> {
   const common = serverEnv(env);
   const dir = process.env.BENCH_PROFILE;
@@ -279,7 +290,7 @@ async function start(
   if (kind === 'api') {
     const port = await freePort();
     const { child } = await startPinnedServer(
-      [...profile, API_MAIN],
+      [...profile, main],
       { ...common, PORT: String(port) },
       /api listening/,
     );
@@ -472,25 +483,27 @@ async function countAll(active: Scenario[]): Promise<void> {
       await stopCounted(server);
     }
   }
-  const api = wanted.filter((w) => w.server === 'hot');
-  if (!api.length) return;
-  const port = await freePort();
-  const server = await startCounted(
-    [API_MAIN],
-    serverEnv({ PORT: String(port), STATS_FLUSH_MS: '10000' }),
-    /api listening/,
-    port,
-  );
-  await waitHealthy(`http://127.0.0.1:${port}`, 120_000, server.child);
-  try {
-    for (const s of api) await count(s, server);
-  } finally {
-    await stopCounted(server);
+  for (const build of ['hot', 'hotB']) {
+    const api = wanted.filter((w) => w.server === build);
+    if (!api.length) continue;
+    const port = await freePort();
+    const server = await startCounted(
+      [apiMain(build)],
+      serverEnv({ PORT: String(port), STATS_FLUSH_MS: '10000' }),
+      /api listening/,
+      port,
+    );
+    await waitHealthy(`http://127.0.0.1:${port}`, 120_000, server.child);
+    try {
+      for (const s of api) await count(s, server);
+    } finally {
+      await stopCounted(server);
+    }
   }
 }
 
 /** The scenarios countAll counts, the baseline first. */
-const COUNTED = ['baseline raw 302', 'api hot', 'api hot, no UA'];
+const COUNTED = ['baseline raw 302', 'api hot', 'api hot, no UA', 'api hot (B)'];
 
 async function main(): Promise<void> {
   ensureWrk();
@@ -548,7 +561,21 @@ async function main(): Promise<void> {
       browser: true,
       runs: [],
     },
-  ];
+    // BENCH_API_B: the other build, on the same requests as its A counterparts
+    ...(API_B
+      ? [
+          { name: 'api hot (B)', server: 'hotB', prefix: 'bn', ...hot, runs: [] },
+          {
+            name: 'api hot, mixed visitors (B)',
+            server: 'hotB',
+            prefix: 'bn',
+            ...hot,
+            mix: true,
+            runs: [],
+          },
+        ]
+      : []),
+  ] as Scenario[];
   const only = (process.env.BENCH_ONLY ?? '').split(';').filter(Boolean);
   const active = only.length
     ? scenarios.filter((s) =>
@@ -558,6 +585,7 @@ async function main(): Promise<void> {
   const kinds: Record<string, [ServerKind, Record<string, string>?]> = {
     raw: ['raw302'],
     hot: ['api'],
+    hotB: ['api'],
     // the cold api first: its warm-up fills Redis with every link, for the Redis baselines too
     cold: ['api', { LINK_CACHE_SIZE: '0' }],
     redis: ['redis302'],
@@ -567,10 +595,10 @@ async function main(): Promise<void> {
   const redisClient = testRedis();
   let generatorOk = true;
   try {
-    const needed = ['cold', 'hot', 'raw', 'redis', 'mget'].filter((k) =>
+    const needed = ['cold', 'hot', 'hotB', 'raw', 'redis', 'mget'].filter((k) =>
       active.some((s) => s.server === k || (k === 'cold' && s.span === LINKS)),
     );
-    for (const k of needed) servers.set(k, await start(kinds[k][0], kinds[k][1]));
+    for (const k of needed) servers.set(k, await start(kinds[k][0], kinds[k][1], apiMain(k)));
     const warmOrder = [...active].sort((a, b) =>
       a.server === 'cold' ? -1 : b.server === 'cold' ? 1 : 0,
     );
@@ -638,6 +666,25 @@ async function main(): Promise<void> {
     console.log(
       `\nERRORS (non-3xx answers or socket errors) in ${errors.map((s) => s.name).join(', ')}`,
     );
+  if (API_B) {
+    console.log(
+      `\nA/B against ${API_B} (this build / B, median of the rounds; rounds in brackets)`,
+    );
+    for (const [a, b] of [
+      ['api hot', 'api hot (B)'],
+      ['api hot, mixed visitors', 'api hot, mixed visitors (B)'],
+    ]) {
+      const [sa, sb] = [a, b].map((n) => active.find((s) => s.name === n));
+      if (!sa || !sb) continue;
+      const of = (f: (r: RunResult) => number) => {
+        const each = sa.runs.map((r, i) => f(r) / f(sb.runs[i]));
+        return `${median(each).toFixed(2)} (${each.map((x) => x.toFixed(2)).join(', ')})`;
+      };
+      console.log(
+        `  ${a.padEnd(24)} req/s ${of((r) => r.rps)}   CPU per request ${of((r) => r.serverUs)}`,
+      );
+    }
+  }
   if (active.length < scenarios.length) {
     process.exitCode = generatorOk && !errors.length ? 0 : 1;
     return;
