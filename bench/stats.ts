@@ -6,7 +6,9 @@
  * on a database and Redis prefix of its own (dropped at the end).
  *
  * 1. Range read: one link with 365 days of history (per day: 200 countries, 50 referrers, 20
- *    browsers, 10 OS, 4 devices, 20 languages (and their month sums), a HyperLogLog sketch of
+ *    browsers, 10 OS, 4 devices, 20 languages, 100 cities, 50 regions, 20 UTM sources, 10 UTM
+ *    mediums, 20 UTM campaigns, 100 referrer URLs, 50 device models (and their month sums),
+ *    a HyperLogLog sketch of
  *    2 000 visitors out of a population of 100 000), among 10 000 other links with 30 days each. `GET /api/url/:id/stats`
  *    over 365 days against `GET /api/url/:id` of the same link (the v3 read: lifetime totals and
  *    top maps), each for STATS_BENCH_SECONDS with autocannon: p50, p99, requests/s.
@@ -97,6 +99,14 @@ async function seed(db: Pool, redis: RedisClient, userId: number, prefix: string
     ['os', 10],
     ['de', 4],
     ['la', 20],
+    // the dimensions visitors choose, as many labels a day as the label cap lets some reach
+    ['ci', 100],
+    ['rg', 50],
+    ['us', 20],
+    ['um', 10],
+    ['uc', 20],
+    ['ru', 100],
+    ['dm', 50],
   ];
   for (const [dim, n] of dims)
     await db.query(
