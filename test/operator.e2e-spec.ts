@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,15 @@ describe('operator commands (built api)', () => {
       holder.close();
     }
   }, 40_000);
+
+  it('the built bundles resolve packages with Node: no webpack stub that always throws', () => {
+    // a computed require.resolve (the city database's path) became webpack's empty context in
+    // dist: the built api then ran without cities while every test of the sources passed
+    for (const app of ['api', 'worker']) {
+      const bundle = readFileSync(join(ROOT, `dist/apps/${app}/main.js`), 'utf8');
+      expect([app, bundle.includes('webpackEmptyContext')]).toEqual([app, false]);
+    }
+  });
 
   it('npm start builds when a source is newer than dist/ (or REBUILD=1), not otherwise', () => {
     const root = mkdtempSync(join(tmpdir(), 'start-'));

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 import { Reader } from 'mmdb-lib';
@@ -91,7 +92,9 @@ export function openCityDatabase(file?: string): boolean {
     return true;
   }
   try {
-    const dir = dirname(require.resolve(`${CITY_DB_PACKAGE}/package.json`));
+    // Node's own resolution, not the bundler's: webpack turns a computed require.resolve in
+    // dist into a stub that always throws, which left the built api without cities
+    const dir = dirname(createRequire(__filename).resolve(`${CITY_DB_PACKAGE}/package.json`));
     readers = {
       v4: open(join(dir, DEFAULT_FILES.v4)),
       v6: open(join(dir, DEFAULT_FILES.v6)),
