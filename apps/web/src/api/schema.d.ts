@@ -4720,8 +4720,6 @@ export interface components {
        * @example 2026-11-30
        */
       to: string;
-      /** @enum {string} */
-      interval: 'day' | 'week' | 'month' | 'hour';
       /** @description Days of statistics the plan keeps (0 = forever; admins: 0) */
       retention: number;
       /**
@@ -4729,6 +4727,8 @@ export interface components {
        * @example null
        */
       notice: string | null;
+      /** @enum {string} */
+      interval: 'day' | 'week' | 'month' | 'hour';
       /** @description Visits counted over the range */
       clicks: number;
       /** @description Distinct visitors over the whole range (union of the days’ sketches, standard error 0.81 %): a visitor who came on several days counts once */
@@ -4849,8 +4849,6 @@ export interface components {
        * @example 2026-11-30
        */
       to: string;
-      /** @enum {string} */
-      interval: 'day' | 'week' | 'month' | 'hour';
       /** @description Days of statistics the plan keeps (0 = forever; admins: 0) */
       retention: number;
       /**
@@ -4858,6 +4856,8 @@ export interface components {
        * @example null
        */
       notice: string | null;
+      /** @enum {string} */
+      interval: 'day' | 'week' | 'month' | 'hour';
       /** @description Visits counted over the range */
       clicks: number;
       /** @description Distinct visitors over the whole range (union of the days’ sketches, standard error 0.81 %): a visitor who came on several days counts once */
@@ -15723,11 +15723,11 @@ export interface operations {
   StatsController_link: {
     parameters: {
       query?: {
-        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to (interval=hour: 6). At most 400 days from to (interval=hour: 7). Raised to the first day the plan keeps (retention). */
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
         from?: string;
         /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
         to?: string;
-        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
+        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days, from defaulting to 6 days before to; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
         interval?: 'day' | 'week' | 'month' | 'hour';
       };
       header?: {
@@ -15851,11 +15851,11 @@ export interface operations {
   StatsController_qr: {
     parameters: {
       query?: {
-        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to (interval=hour: 6). At most 400 days from to (interval=hour: 7). Raised to the first day the plan keeps (retention). */
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
         from?: string;
         /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
         to?: string;
-        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
+        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days, from defaulting to 6 days before to; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
         interval?: 'day' | 'week' | 'month' | 'hour';
       };
       header?: {
@@ -15979,11 +15979,11 @@ export interface operations {
   StatsController_account: {
     parameters: {
       query?: {
-        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to (interval=hour: 6). At most 400 days from to (interval=hour: 7). Raised to the first day the plan keeps (retention). */
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
         from?: string;
         /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
         to?: string;
-        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
+        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days, from defaulting to 6 days before to; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
         interval?: 'day' | 'week' | 'month' | 'hour';
       };
       header?: {
@@ -16217,11 +16217,11 @@ export interface operations {
   StatsController_exportLinkStats: {
     parameters: {
       query?: {
-        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to (interval=hour: 6). At most 400 days from to (interval=hour: 7). Raised to the first day the plan keeps (retention). */
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
         from?: string;
         /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
         to?: string;
-        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
+        /** @description Period of each series point: day (default), week (Monday to Sunday), month, or hour (ranges of at most 7 days, from defaulting to 6 days before to; hours of the last 8 days are kept, from is raised to that); all UTC. The first and last periods may be partial: each point is labelled with its first day within the range (an hour: YYYY-MM-DDTHH:00:00Z). */
         interval?: 'day' | 'week' | 'month' | 'hour';
       };
       header?: {
@@ -16565,16 +16565,16 @@ export interface operations {
   ReachController_get: {
     parameters: {
       query?: {
+        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
+        from?: string;
+        /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
+        to?: string;
         /** @description Your short links' ids, comma-separated (at most 50, each once). Exactly one of links, campaign and channel. */
         links?: string;
         /** @description One of your campaigns' id: its short links (at most 50). */
         campaign?: string;
         /** @description One of your channels' id: its short links, bio pages and QR codes (at most 50). */
         channel?: string;
-        /** @description First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most 400 days from to. Raised to the first day the plan keeps (retention). */
-        from?: string;
-        /** @description Last day (UTC, YYYY-MM-DD, included). Default: today. */
-        to?: string;
       };
       header?: {
         /** @description The workspace to act in: its id (its owner's user id), for a member of it. Absent: the caller's own workspace (a named key: the workspace it was made for). Not a member → 404 `Workspace not found (X-Workspace)`; not a positive integer → 400. */

@@ -1,10 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 
-import { MAX_RANGE_DAYS, MAX_REACH_LINKS } from '@app/stats';
+import { MAX_REACH_LINKS } from '@app/stats';
+
+import { DayRangeQueryDto } from './stats-query.dto';
 
 /** `?links= | campaign= | channel=` and `from`, `to` of `GET /api/stats/reach` (checked by ReachService). */
-export class ReachQueryDto {
+export class ReachQueryDto extends DayRangeQueryDto {
   @ApiPropertyOptional({
     description: `Your short links' ids, comma-separated (at most ${MAX_REACH_LINKS}, each once). Exactly one of links, campaign and channel.`,
     example: '42,43,57',
@@ -31,24 +33,4 @@ export class ReachQueryDto {
   @IsString()
   @MaxLength(20)
   channel?: string;
-
-  @ApiPropertyOptional({
-    description: `First day (UTC, YYYY-MM-DD, included). Default: 29 days before to. At most ${MAX_RANGE_DAYS} days from to. Raised to the first day the plan keeps (retention).`,
-    example: '2026-11-01',
-    format: 'date',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(10)
-  from?: string;
-
-  @ApiPropertyOptional({
-    description: 'Last day (UTC, YYYY-MM-DD, included). Default: today.',
-    example: '2026-11-30',
-    format: 'date',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(10)
-  to?: string;
 }

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { DayRangeView } from './stats.view';
+
 export class ReachLinkView {
   @ApiProperty({ type: 'integer', description: 'The short code’s id' }) id: number;
   @ApiProperty({ type: 'integer', description: 'Its distinct visitors over the range' })
@@ -17,27 +19,7 @@ export class ReachOverlapView {
 }
 
 /** `data` of `GET /api/stats/reach`. */
-export class ReachView {
-  @ApiProperty({
-    example: '2026-11-01',
-    format: 'date',
-    description: 'First day answered: the one asked for, or raised to the first day the plan keeps',
-  })
-  from: string;
-  @ApiProperty({ example: '2026-11-30', format: 'date', description: 'Last day answered' })
-  to: string;
-  @ApiProperty({
-    type: 'integer',
-    description: 'Days of statistics the plan keeps (0 = forever; admins: 0)',
-  })
-  retention: number;
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    description: 'Set when from was raised to what the plan keeps, saying so; otherwise null',
-    example: null,
-  })
-  notice: string | null;
+export class ReachView extends DayRangeView {
   @ApiProperty({
     type: 'integer',
     description:

@@ -33,8 +33,8 @@ export class SeriesPointView {
   uniqueClicks: number | null;
 }
 
-/** `data` of `GET /api/url/:id/stats` and `GET /api/qr/:id/stats`. */
-export class RangeStatsView {
+/** The days an answer over a range covers, and the plan's retention that may have raised from. */
+export class DayRangeView {
   @ApiProperty({
     example: '2026-11-01',
     format: 'date',
@@ -43,7 +43,6 @@ export class RangeStatsView {
   from: string;
   @ApiProperty({ example: '2026-11-30', format: 'date', description: 'Last day answered' })
   to: string;
-  @ApiProperty({ enum: INTERVALS }) interval: string;
   @ApiProperty({
     type: 'integer',
     description: 'Days of statistics the plan keeps (0 = forever; admins: 0)',
@@ -56,6 +55,11 @@ export class RangeStatsView {
     example: null,
   })
   notice: string | null;
+}
+
+/** `data` of `GET /api/url/:id/stats` and `GET /api/qr/:id/stats`. */
+export class RangeStatsView extends DayRangeView {
+  @ApiProperty({ enum: INTERVALS }) interval: string;
   @ApiProperty({ type: 'integer', description: 'Visits counted over the range' }) clicks: number;
   @ApiProperty({
     type: 'integer',
