@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { PublicUrls } from '@app/common';
 
-import { WorkerLinkCacheModule } from '../imports/worker-link-cache.module';
+import { WorkerLinkCacheModule } from '../link-cache/worker-link-cache.module';
 import { LinkHealthRunner } from './link-health-runner';
 import { LinkHealthStore } from './link-health-store';
 import { LinkHealthProcessor } from './link-health.processor';

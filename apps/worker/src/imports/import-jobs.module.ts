@@ -13,7 +13,7 @@ import {
 import { ImportTurns } from './import-turns';
 import { ImportProcessor } from './import.processor';
 import { LinkImportRunner } from './link-import-runner';
-import { WorkerLinkCacheModule } from './worker-link-cache.module';
+import { WorkerLinkCacheModule } from '../link-cache/worker-link-cache.module';
 
 /**
  * Link imports (`POST /api/import` stores the file and queues the job): the processor, the runner

@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { PublicUrls } from '@app/common';
 import { LinkFlags, SafeBrowsing, ThreatFeeds } from '@app/links';
 
-import { WorkerLinkCacheModule } from '../imports/worker-link-cache.module';
+import { WorkerLinkCacheModule } from '../link-cache/worker-link-cache.module';
 import { LinkRescan } from './link-rescan';
 import { ThreatFeedLoader } from './threat-feed-loader';
 
