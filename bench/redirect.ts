@@ -84,6 +84,7 @@ import {
   Counted,
   CountedServer,
   formatCount,
+  formatIdle,
   formatWindows,
   haveValgrind,
   startCounted,
@@ -443,7 +444,7 @@ async function warm(s: Scenario, server: { child: ChildProcess; url: string }): 
 }
 
 /** The requests of a counted run (see lib/instructions): uncounted warm-up, then the windows. */
-const COUNT = { warm: 40_000, window: 20_000, windows: 5 };
+const COUNT = { warm: 40_000, window: 20_000, windows: 5, idleMs: 10_000 };
 
 /**
  * Instructions per request (callgrind) of the raw 302 and of the hot api with and without a user
@@ -474,6 +475,7 @@ async function countAll(active: Scenario[]): Promise<void> {
     console.log(
       `${s.name.padEnd(24)} ${formatCount(c).padStart(22)} instructions/request${vs}   windows: ${formatWindows(c)}`,
     );
+    if (c.idlePerSecond !== undefined) console.log(`${''.padEnd(24)} ${formatIdle(c)}`);
   };
   for (const s of wanted.filter((w) => w.server === 'raw')) {
     const server = await startCounted([baselineScript(), 'raw302'], serverEnv(), /listening (\d+)/);
@@ -502,8 +504,15 @@ async function countAll(active: Scenario[]): Promise<void> {
   }
 }
 
-/** The scenarios countAll counts, the baseline first. */
-const COUNTED = ['baseline raw 302', 'api hot', 'api hot, no UA', 'api hot (B)'];
+/** The scenarios countAll counts, the baseline first (mixed visitors: a new visitor's first visit, the city lookup and the memo included). */
+const COUNTED = [
+  'baseline raw 302',
+  'api hot',
+  'api hot, no UA',
+  'api hot, mixed visitors',
+  'api hot (B)',
+  'api hot, mixed visitors (B)',
+];
 
 async function main(): Promise<void> {
   ensureWrk();

@@ -162,6 +162,21 @@ export interface Counted {
   /** The quietest window's: the figure reported and compared. */
   min: number;
   median: number;
+  /** Every window's work over every window's requests: the clock's work included, as in a long run. */
+  mean: number;
+  /**
+   * With `idleMs`: the instructions a second the server spends with no request (its timers), and
+   * each window's count with that rate times the window's duration taken out (`perRequest`, its
+   * quietest `perRequestMin` and median `perRequestMedian`). At full speed a request costs
+   * `perRequest` plus `idlePerSecond` over the requests a second: under valgrind the clock's
+   * share is 20-50× what it is at full speed, and depends on how fast the loaded machine let the
+   * window run, so two builds are compared on these figures and on the idle rate, not on the
+   * raw windows.
+   */
+  idlePerSecond?: number;
+  perRequest?: number[];
+  perRequestMin?: number;
+  perRequestMedian?: number;
 }
 
 /**
@@ -173,7 +188,15 @@ export async function countInstructions(
   server: CountedServer,
   requests: WrkRequest[],
   common: Record<string, string>,
-  o: { warm: number; window: number; windows: number; connections?: number; status?: number },
+  o: {
+    warm: number;
+    window: number;
+    windows: number;
+    connections?: number;
+    status?: number;
+    /** Also count an idle window of this many ms after the warm-up (see `Counted.idlePerSecond`). */
+    idleMs?: number;
+  },
 ): Promise<Counted> {
   const pid = String(server.child.pid);
   const control = (...a: string[]) =>
@@ -186,16 +209,41 @@ export async function countInstructions(
   const send = (n: number) =>
     sendCounted(server.port, requests, common, n, o.connections, o.status);
   check(await send(o.warm), o.warm);
+  let idlePerSecond: number | undefined;
+  if (o.idleMs) {
+    const started = process.hrtime.bigint();
+    control('-i', 'on');
+    await new Promise((resolve) => setTimeout(resolve, o.idleMs));
+    control('-i', 'off');
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    control('-d');
+    idlePerSecond = (await nextDump(server.dir, seen)) / seconds;
+  }
   const windows: number[] = [];
+  const perRequest: number[] = [];
   for (let w = 0; w < o.windows; w++) {
+    const started = process.hrtime.bigint();
     control('-i', 'on');
     const r = await send(o.window);
     control('-i', 'off');
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     control('-d');
     check(r, o.window);
-    windows.push((await nextDump(server.dir, seen)) / o.window);
+    const total = await nextDump(server.dir, seen);
+    windows.push(total / o.window);
+    if (idlePerSecond !== undefined)
+      perRequest.push(Math.max(0, total - idlePerSecond * seconds) / o.window);
   }
-  return { windows, min: Math.min(...windows), median: median(windows) };
+  const mean = windows.reduce((a, b) => a + b, 0) / windows.length;
+  const counted: Counted = { windows, min: Math.min(...windows), median: median(windows), mean };
+  if (idlePerSecond === undefined) return counted;
+  return {
+    ...counted,
+    idlePerSecond,
+    perRequest,
+    perRequestMin: Math.min(...perRequest),
+    perRequestMedian: median(perRequest),
+  };
 }
 
 export async function stopCounted(server: CountedServer): Promise<void> {
@@ -203,10 +251,17 @@ export async function stopCounted(server: CountedServer): Promise<void> {
   rmSync(server.dir, { recursive: true, force: true });
 }
 
-/** `58.9k (median 63.0k)` */
+/** `58.9k (median 63.0k, mean 64.1k)` */
 export function formatCount(c: Counted): string {
   const k = (x: number) => (x / 1000).toFixed(1);
-  return `${k(c.min)}k (median ${k(c.median)}k)`;
+  return `${k(c.min)}k (median ${k(c.median)}k, mean ${k(c.mean)}k)`;
+}
+
+/** `idle 1.2M/s; per request without it 57.1k (median 58.0k)`, or '' without an idle window. */
+export function formatIdle(c: Counted): string {
+  if (c.idlePerSecond === undefined) return '';
+  const k = (x: number) => (x / 1000).toFixed(1);
+  return `idle ${(c.idlePerSecond / 1e6).toFixed(2)}M/s; per request without it ${k(c.perRequestMin ?? 0)}k (median ${k(c.perRequestMedian ?? 0)}k)`;
 }
 
 /** Every window's count: `74.2 63.0 59.7 71.8 58.9` (thousands) */
