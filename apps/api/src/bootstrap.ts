@@ -15,13 +15,26 @@ import {
 import { AppConfig } from '@app/config';
 
 import { AppModule } from './app.module';
-import { createFront } from './http-front';
+import { createFront, FrontHandlers } from './http-front';
 import { PublicHandler } from './public/public-handler';
 
 export interface ApiApp {
   app: NestExpressApplication;
   /** The HTTP server: public short-link paths to the lean PublicHandler, the rest to Nest. */
   server: Server;
+  /** What `server` hands requests to (for a server given in the options: to be swapped in). */
+  handlers: FrontHandlers;
+}
+
+export interface ApiOptions {
+  logger?: boolean;
+  /**
+   * An HTTP front already listening (the starting front, apps/api/src/starting): returned as
+   * `server`, its handlers left as they are; the caller swaps `handlers` in.
+   */
+  server?: Server;
+  /** Nest's default aborts the process when a module fails to start (Postgres unreachable). */
+  abortOnError?: boolean;
 }
 
 const API_DESCRIPTION = `Link Management Service API, version 3.
@@ -40,10 +53,11 @@ A member of another user's workspace acts in it with \`X-Workspace: <id>\`; what
 needs (\`x-needs\`: a role, a named key's scope) is in its description and in the security scheme.`;
 
 /** Builds the api exactly as production runs it; used by main.ts, the e2e tests and the benchmarks. */
-export async function createApi(options: { logger?: boolean } = {}): Promise<ApiApp> {
+export async function createApi(options: ApiOptions = {}): Promise<ApiApp> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,
     bufferLogs: true,
+    abortOnError: options.abortOnError,
     logger: options.logger === false ? false : undefined,
   });
   if (options.logger !== false) app.useLogger(app.get(Logger));
@@ -76,6 +90,10 @@ export async function createApi(options: { logger?: boolean } = {}): Promise<Api
   // Nest flushes the log buffer in app.listen(), which never runs here (the HTTP front below
   // listens): flush it now, so start-up lines are written and later lines go straight out.
   app.flushLogs();
-  const server = createFront(config, app.getHttpAdapter().getInstance(), app.get(PublicHandler));
-  return { app, server };
+  const handlers: FrontHandlers = {
+    nest: app.getHttpAdapter().getInstance(),
+    publicSide: app.get(PublicHandler),
+  };
+  const server = options.server ?? createFront(config, handlers);
+  return { app, server, handlers };
 }

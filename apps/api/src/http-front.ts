@@ -7,7 +7,18 @@ import { requestLogger } from './logging';
 import { isNestPath, PublicHandler } from './public/public-handler';
 import { STATIC } from './public/responder';
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * What the front hands requests to: Nest (Express) and the public side. Read at every request:
+ * a process that started while Postgres was down serves from its starting front first and
+ * swaps both for the full api's once it is built, on the same listening server
+ * (apps/api/src/starting).
+ */
+export interface FrontHandlers {
+  nest: Handler;
+  publicSide: PublicHandler;
+}
 
 const BAD_HOST_JSON = Buffer.from(
   JSON.stringify({ error: 1, message: 'Host: send exactly one Host header' }),
@@ -63,7 +74,7 @@ function duplicateHost(req: IncomingMessage): boolean {
  * request is under way); connections are capped at MAX_CONNECTIONS. (The public side sets its
  * own headers in PublicResponder and in the prebuilt 302s.)
  */
-export function createFront(config: AppConfig, nest: Handler, publicSide: PublicHandler): Server {
+export function createFront(config: AppConfig, handlers: FrontHandlers): Server {
   const docsCsp = docsPolicy(config.publicUrl);
   const logRequest = requestLogger(config);
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
@@ -84,7 +95,7 @@ export function createFront(config: AppConfig, nest: Handler, publicSide: Public
       const url = req.url;
       if (!isNestPath(url)) {
         if (duplicateHost(req)) return badHost(req, res, false);
-        publicSide.handle(req, res);
+        handlers.publicSide.handle(req, res);
         // answered and handed to the kernel at once (a cached redirect): nothing to watch; still
         // held by the response (queued behind a pipelined one) or the socket: watched
         if (!res.writableEnded || res.writableLength > 0) watch(req.socket);
@@ -98,7 +109,7 @@ export function createFront(config: AppConfig, nest: Handler, publicSide: Public
         res.setHeader('Content-Security-Policy', docsCsp);
         res.setHeader('X-Frame-Options', 'DENY');
       } else if (!url?.startsWith('/health')) res.setHeader('Cache-Control', 'no-store');
-      nest(req, res);
+      handlers.nest(req, res);
     },
   );
   server.maxConnections = config.MAX_CONNECTIONS;

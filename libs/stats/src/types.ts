@@ -51,6 +51,11 @@ export interface VisitInput {
   query?: string;
   /** The link's parameters: their UTM values count when the query has none. */
   parameters?: ReadonlyArray<{ name: string; value: string }> | null;
+  /**
+   * When the visit was made (epoch ms), for a visit recorded later than it happened (held during
+   * a Redis outage, docs/link-permanence.md): its day, hour and month. Absent: now.
+   */
+  at?: number;
 }
 
 /** One period of a range's series. */

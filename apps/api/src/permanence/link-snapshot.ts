@@ -72,6 +72,12 @@ export class LinkSnapshot implements OnApplicationBootstrap, OnModuleDestroy {
   private again = false;
   private outageUntil = 0;
   private watching = false;
+  /**
+   * Set by the starting front (apps/api/src/starting): its Postgres is not connected at all, so
+   * the snapshot covers a lookup Postgres failed even while Redis is ready (links Redis holds
+   * are still answered from Redis first).
+   */
+  starting = false;
 
   constructor(
     private readonly redis: RedisService,
@@ -158,10 +164,11 @@ export class LinkSnapshot implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * Whether a lookup that failed with `err` is answered from the snapshot: one is loaded, Redis is
-   * unreachable, and the failure is Postgres being unreachable. Starts the outage window.
+   * unreachable (or the process is `starting`), and the failure is Postgres being unreachable.
+   * Starts the outage window.
    */
   covers(err: unknown): boolean {
-    if (!this.index || this.redis.ready || !isUnavailable(err)) return false;
+    if (!this.index || (this.redis.ready && !this.starting) || !isUnavailable(err)) return false;
     this.outageUntil = Date.now() + OUTAGE_PROBE_MS;
     return true;
   }

@@ -1,6 +1,6 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 
 import { ClientAddress, mapError } from '@app/common';
 import { headerSafeUrl, REDIRECT_CACHE_CONTROL, redirectHeaders } from '@app/links';
@@ -70,9 +70,10 @@ export class PublicResponder {
   private readonly logger = new Logger('PublicSide');
 
   constructor(
-    private readonly visits: VisitRecorder,
     private readonly clients: ClientAddress,
     private readonly outage: OutageVisits,
+    /** Absent in the starting front (apps/api/src/starting): OutageVisits holds every visit then. */
+    @Optional() private readonly visits?: VisitRecorder,
   ) {}
 
   sendStatic(res: ServerResponse, status: number, page: StaticPage): void {
@@ -176,8 +177,8 @@ export class PublicResponder {
         query,
         parameters,
       };
-      // Redis unreachable (the recorder would lose it): held until it is back
-      if (this.outage.holding) this.outage.keep(visit);
+      // Redis unreachable (the recorder would lose it), or no recorder yet: held until then
+      if (this.outage.holding || !this.visits) this.outage.keep(visit);
       else this.visits.record(visit);
     } catch (err) {
       this.logger.warn(`visit not recorded: ${(err as Error).message}`);

@@ -118,12 +118,13 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
    */
   record(visit: VisitInput): void {
     if (!countableMethod(visit.method)) return;
-    const now = Date.now();
+    // a visit held through an outage counts on its own day and hour
+    const now = visit.at ?? Date.now();
     const v = this.visitor(visit, dayKey(now), hourKey(now));
     if (!v.countable) return;
     if (this.caps.peek(visit.userId) === 0) {
       // counted (no cap): streamed live if someone listens (one Set lookup otherwise)
-      if (this.live.wants(visit.userId)) this.live.add(visit, v.field, Date.now());
+      if (this.live.wants(visit.userId)) this.live.add(visit, v.field, now);
       const n = this.log.push(visit.linkId, v);
       if (n === FLUSH_AT) void this.flushQuietly();
       else if (!this.timer)
@@ -250,18 +251,17 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
    */
   private async recordMany(visits: VisitInput[], now = new Date()): Promise<boolean[]> {
     if (!this.redis.ready) return visits.map(() => false);
-    const day = dayKey(now);
-    const hour = hourKey(now);
-    const month = monthKey(now);
-    const visitors = visits.map((v) =>
-      countableMethod(v.method) ? this.visitor(v, day, hour) : null,
+    // each visit on its own day, hour and month (one held through an outage: when it was made)
+    const at = visits.map((v) => v.at ?? now.getTime());
+    const visitors = visits.map((v, i) =>
+      countableMethod(v.method) ? this.visitor(v, dayKey(at[i]), hourKey(at[i])) : null,
     );
     const countable = visitors.map((v) => v?.countable === true);
     const caps = await Promise.all(
       visits.map((v, i) => (countable[i] ? this.caps.of(v.userId) : 0)),
     );
     this.defineOnce();
-    const capKeys = visits.map((v) => this.keys.cap(v.userId, month));
+    const capKeys = visits.map((v, i) => this.keys.cap(v.userId, monthKey(new Date(at[i]))));
     const taken = await Promise.all(
       visits.map((_, i) => (countable[i] ? this.takeClick(capKeys[i], caps[i]) : false)),
     );
@@ -275,7 +275,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
         .on(keys.partition)
         .recordVisit(
           keys.pending(visit.linkId),
-          this.keys.visitors(visit.linkId, day),
+          this.keys.visitors(visit.linkId, dayKey(at[i])),
           keys.dirty,
           visit.linkId,
           HLL_TTL_SECONDS,
@@ -292,7 +292,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
         counted[i] = true;
         // counted under the cap: streamed live if someone listens
         if (this.live.wants(visits[i].userId))
-          this.live.add(visits[i], (visitors[i] as Visitor).field, now.getTime());
+          this.live.add(visits[i], (visitors[i] as Visitor).field, at[i]);
       } else void this.redis.client.decr(capKeys[i]).catch(() => undefined);
     });
     return counted;
