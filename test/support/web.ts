@@ -62,6 +62,8 @@ export interface WebSuite {
     viewport?: { width: number; height: number };
     bypassCSP?: boolean;
     acceptDownloads?: boolean;
+    /** the browser's User-Agent (headless Chromium's own is counted as a bot by the statistics) */
+    userAgent?: string;
   }): Promise<Opened>;
 }
 
@@ -110,6 +112,7 @@ export function webSuite(env: Record<string, string> = {}): WebSuite {
         viewport: opts.viewport,
         bypassCSP: opts.bypassCSP,
         acceptDownloads: opts.acceptDownloads,
+        userAgent: opts.userAgent,
       });
       contexts.push(context);
       context.setDefaultTimeout(5000);
