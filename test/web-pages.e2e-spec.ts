@@ -64,7 +64,7 @@ function declaredRoutes(): string[] {
   return [...routes].sort();
 }
 
-/** A state of a page to check: where, its `<h1>`, who is signed in, what to open first. */
+/** A state of a page to check: where, its `<h1>`, what to open first. */
 interface Stop {
   path: string;
   heading: string | RegExp;
