@@ -307,11 +307,20 @@ describe('dashboard: webhooks and import', () => {
     // The worker may finish between two reads of the page (500-row batches, read every half
     // second): the first read the page makes is answered as the job stood half way, so that the
     // bar is seen following the job whatever the machine's speed; the rest are the api's own.
+    // That answer waits until the job has really passed half way (a loaded machine may not have
+    // started it yet): it is never ahead of the job, so a later real answer cannot go back.
     let held = 0;
     await page.route(/\/api\/import\/\d+$/, async (route) => {
       if (route.request().method() !== 'GET' || held++ > 0) return route.continue();
       const path = new URL(route.request().url()).pathname;
-      const body = (await suite.t.http().get(path).set(user.auth).expect(200)).body;
+      const read = async () => (await suite.t.http().get(path).set(user.auth).expect(200)).body;
+      const handled = (d: Record<string, number | null>) =>
+        (d.created ?? 0) + (d.skipped ?? 0) + (d.failed ?? 0);
+      let body = await read();
+      for (let i = 0; i < 300 && handled(body.data) < rows / 2; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        body = await read();
+      }
       body.data = { ...body.data, status: 'running', created: rows / 2, skipped: 0, failed: 0 };
       return route.fulfill({ json: body });
     });

@@ -109,6 +109,8 @@ describe('the dashboard: campaigns, channels, pixels, overlays, splash pages, do
     await editForm.locator(':focus').waitFor();
     await j.edit(editForm);
     await editForm.getByRole('button', { name: 'Save' }).click();
+    // saved once the form closes (a domain keeps its name: its heading is there before)
+    await editForm.waitFor({ state: 'detached' });
     await page.getByRole('heading', { name: j.newName, level: 2 }).waitFor();
     const [edited] = (await get(u, j.list)).data[j.key];
     expect(edited).toMatchObject({ id: created.id, ...j.edited });

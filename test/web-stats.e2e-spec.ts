@@ -13,6 +13,7 @@ import {
   NARROW,
   openSignedIn,
   scrollWidth,
+  signIn,
   webSuite,
 } from './support/web';
 
@@ -174,6 +175,62 @@ describe('dashboard: statistics pages', () => {
 
     // the refused range (400) is the only failed request
     expect(problems.filter((p) => !/^400 .*\/stats\?from=2026-02-10/.test(p))).toEqual([]);
+  });
+
+  it('journey: create a link, visit it in the browser (a real 302 of the public redirect), see its chart change', async () => {
+    const user = await createUser(suite.t, { plan: 'Pro' });
+    const { page, problems } = await suite.open({ userAgent: BROWSER_UA });
+    await signIn(page, user);
+    const target = `https://example.com/visited-${Date.now()}`;
+    await page.getByRole('button', { name: 'New link' }).click();
+    await page.getByRole('textbox', { name: 'Destination URL' }).fill(target);
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const row = page.getByRole('listitem').filter({ hasText: target });
+    await row.waitFor();
+    const [created] = (await suite.t.http().get('/api/urls').set(user.auth).expect(200)).body.data
+      .urls;
+    const { alias, shorturl } = (
+      await suite.t.http().get(`/api/url/${created.id}`).set(user.auth).expect(200)
+    ).body.details;
+    expect(shorturl).toBe(`${MAIN}/${alias}`);
+
+    // its statistics from the list: nothing yet
+    await row.getByRole('link', { name: `Statistics of ${alias}` }).click();
+    await page.getByRole('heading', { name: 'Link statistics', level: 1 }).waitFor();
+    await page.getByRole('img', { name: /^Clicks per day, .+: 0 in total$/ }).waitFor();
+    const canvas = page.locator('figure canvas').first();
+    await canvas.waitFor();
+    const before = await canvas.screenshot();
+
+    // a visitor opens the short link in the browser: the public redirect's 302 to the target
+    // (whose host this machine cannot reach: the navigation then stops, the visit is counted)
+    const visitor = await page.context().newPage();
+    const hop = visitor.waitForResponse((r) => r.url() === shorturl);
+    await visitor.goto(shorturl).catch(() => undefined);
+    expect((await hop).status()).toBe(302);
+    expect((await hop).headers().location).toBe(target);
+    await visitor.close();
+    await eventually(async () => {
+      await suite.t.app.get(VisitRecorder).flush();
+      const stats = await suite.t.http().get(`/api/url/${created.id}/stats`).set(user.auth);
+      return stats.body.data?.clicks === 1;
+    });
+
+    // the chart changes: its name, the totals, the drawing
+    await page.reload();
+    await page.getByRole('img', { name: /^Clicks per day, .+: 1 in total$/ }).waitFor();
+    expect(await page.getByRole('region', { name: 'Totals' }).textContent()).toBe(
+      'Clicks1Unique visitors1',
+    );
+    await canvas.waitFor();
+    expect((await canvas.screenshot()).equals(before)).toBe(false);
+    await page.getByText('Show as table').click();
+    const lastDay = page
+      .getByRole('table', { name: /Clicks per day/ })
+      .getByRole('row')
+      .last();
+    expect(await lastDay.getByRole('cell').allTextContents()).toEqual(['1', '1']);
+    expect(problems).toEqual([]);
   });
 
   it('the account: totals over every link, the top links (each opening its page); a plan without exports says so', async () => {

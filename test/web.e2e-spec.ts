@@ -7,6 +7,8 @@ import { gzipSync } from 'node:zlib';
 
 import { Page } from 'playwright-core';
 
+import { sha256 } from '@app/common';
+
 import { DASHBOARD_CSP, IMMUTABLE } from '../apps/api/src/dashboard/dashboard.handler';
 import { createUser, expectError, TestApp, TestUser } from './support/app';
 import { moduleBin as bin } from './support/compile';
@@ -265,8 +267,9 @@ describe('the dashboard at /app', () => {
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     const refused = await page.getByRole('alert').textContent();
-    expect(refused?.length).toBeGreaterThan(0);
+    expect(refused).toMatch(/Wrong e-mail or password/);
     expect(page.url()).toBe(`${MAIN}/app/sign-in`);
+    expect(await page.context().cookies()).toEqual([]);
 
     await page.getByLabel('Password').fill(user.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -313,8 +316,12 @@ describe('the dashboard at /app', () => {
     await page.getByRole('heading', { name: 'Statistics' }).waitFor();
     expect(page.url()).toBe(`${MAIN}/app/stats`);
 
+    const session = (await page.context().cookies()).find((c) => c.name === 'lm_session');
+    expect(session).toBeDefined();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    // the session is ended on the server, not only forgotten by the browser
+    await t.http().get('/auth/session').set('Cookie', `lm_session=${session!.value}`).expect(401);
     await page.goto(`${MAIN}/app/links`);
     await page.waitForURL(`${MAIN}/app/sign-in`);
     // the refused sign-in answered 401, the bad URL 400: those are expected
@@ -382,6 +389,119 @@ describe('the dashboard at /app', () => {
       'Your session has ended: sign in again.',
     );
     expect(problems.filter((p) => !/^401 /.test(p))).toEqual([]);
+  });
+
+  it('session expiry: a session past SESSION_DAYS is gone; the next action and a new load go to sign-in', async () => {
+    const user = await createUser(t);
+    const { page, problems } = await open();
+    const before = Date.now();
+    await signIn(page, user);
+    // the browser keeps the cookie SESSION_DAYS (14), the server the session as long
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'lm_session');
+    expect(cookie).toBeDefined();
+    const days = (cookie!.expires * 1000 - before) / 86_400_000;
+    expect(days).toBeGreaterThan(13.99);
+    expect(days).toBeLessThanOrEqual(14.01);
+    const key = t.redis.key('session', sha256(cookie!.value));
+    expect(await t.redis.client.pttl(key)).toBeGreaterThan(14 * 86_400_000 - 60_000);
+    // its lifetime runs out (Redis expires it, as it would after 14 days without use)
+    expect(await t.redis.client.pexpire(key, 1)).toBe(1);
+    for (let i = 0; i < 50 && (await t.redis.client.exists(key)); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(await t.redis.client.exists(key)).toBe(0);
+
+    // the next action that calls the api says so and returns to the sign-in page
+    await page.getByRole('searchbox', { name: 'Search links' }).fill('late');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(`${MAIN}/app/sign-in`);
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'Your session has ended: sign in again.',
+    );
+    expect((await t.http().get('/api/urls').set(user.auth)).body.data.urls).toEqual([]);
+    // a new load of an app page (the browser still sends the old cookie) is the sign-in page too
+    await page.goto(`${MAIN}/app/links`);
+    await page.waitForURL(`${MAIN}/app/sign-in`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(problems.filter((p) => !/^401 /.test(p))).toEqual([]);
+  });
+
+  it('works by keyboard alone in the shell: skip link, the navigation, focus on the new page', async () => {
+    const user = await createUser(t);
+    const { page, problems } = await open();
+    await signIn(page, user);
+    await page.goto(`${MAIN}/app/links`);
+    await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
+    const focused = () =>
+      page.evaluate(
+        '(() => { const e = document.activeElement; return e ? `${e.tagName} ${e.id || e.textContent}` : null; })()',
+      );
+    /** the focused element's outline, as drawn (a visible focus) */
+    const outline = () =>
+      page.evaluate(
+        '(() => { const s = getComputedStyle(document.activeElement); return `${s.outlineStyle} ${s.outlineWidth}`; })()',
+      );
+    // a page load puts the focus on the page's content; Shift+Tab goes back through the header
+    // (sign out, the navigation) to "Skip to content", shown on screen with a visible focus
+    expect(await focused()).toBe('MAIN main');
+    const toSkip = async () => {
+      const passed: string[] = [];
+      for (let i = 0; i < 25 && passed[passed.length - 1] !== 'A Skip to content'; i++) {
+        await page.keyboard.press('Shift+Tab');
+        passed.push((await focused()) as string);
+      }
+      return passed;
+    };
+    const passed = await toSkip();
+    expect(passed).toEqual(expect.arrayContaining(['BUTTON Sign out', 'A Settings', 'A Links']));
+    expect(passed[passed.length - 1]).toBe('A Skip to content');
+    expect(await outline()).toBe('solid 3px');
+    const skip = await page.getByRole('link', { name: 'Skip to content' }).boundingBox();
+    expect(skip!.x).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press('Enter');
+    expect(await focused()).toBe('MAIN main');
+    // the navigation by Tab and Enter: the page changes, the focus goes to its content
+    await toSkip();
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('A Links');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('A QR codes');
+    expect(await outline()).toBe('solid 3px');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${MAIN}/app/qr`);
+    await page.getByRole('heading', { name: 'QR codes', level: 1 }).waitFor();
+    expect(await focused()).toBe('MAIN main');
+    // the page's first control follows
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('A New QR code');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'New QR code', level: 1 }).waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps the first load, as the browser fetches it (sign-in, then the links page), under 250 KB of compressed JavaScript', async () => {
+    const user = await createUser(t);
+    const { page, problems } = await open();
+    const scripts: Array<Promise<number>> = [];
+    const encodings = new Set<string>();
+    page.on('requestfinished', (r) => {
+      if (r.resourceType() !== 'script') return;
+      scripts.push(
+        (async () => {
+          const response = await r.response();
+          encodings.add((await response?.headerValue('content-encoding')) ?? 'identity');
+          return (await r.sizes()).responseBodySize;
+        })(),
+      );
+    });
+    await signIn(page, user);
+    await page.getByText('No links yet').waitFor();
+    const sizes = await Promise.all(scripts);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    expect(sizes.length).toBeGreaterThan(0);
+    expect([...encodings]).toEqual(['gzip']);
+    expect(total).toBeGreaterThan(1000);
+    expect(total).toBeLessThan(JS_BUDGET);
+    expect(problems).toEqual([]);
   });
 
   it('has no serious or critical axe-core violation on the links page', async () => {

@@ -62,6 +62,8 @@ export interface WebSuite {
     viewport?: { width: number; height: number };
     bypassCSP?: boolean;
     acceptDownloads?: boolean;
+    /** the browser's User-Agent (headless Chromium's own is counted as a bot by the statistics) */
+    userAgent?: string;
   }): Promise<Opened>;
 }
 
@@ -110,6 +112,7 @@ export function webSuite(env: Record<string, string> = {}): WebSuite {
         viewport: opts.viewport,
         bypassCSP: opts.bypassCSP,
         acceptDownloads: opts.acceptDownloads,
+        userAgent: opts.userAgent,
       });
       contexts.push(context);
       context.setDefaultTimeout(5000);
@@ -150,15 +153,35 @@ export async function openSignedIn(
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
 }
 
+/** The page's theme as drawn: whether it is dark, and the body's background and text colours. */
+export async function themeOf(page: Page): Promise<{ dark: boolean; bg: string; fg: string }> {
+  const [bg, fg] = (await page.evaluate(
+    '(() => { const s = getComputedStyle(document.body); return [s.backgroundColor, s.color]; })()',
+  )) as [string, string];
+  // relative luminance of an `rgb(r, g, b)` colour (WCAG), dark below the middle grey
+  const [r, g, b] = (bg.match(/\d+(\.\d+)?/g) ?? ['255', '255', '255'])
+    .slice(0, 3)
+    .map((c) => Number(c) / 255)
+    .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  return { dark: 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.18, bg, fg };
+}
+
 /**
  * axe-core's serious and critical violations on the page as it is now, in the light and the dark
- * theme. The page must have been opened with `bypassCSP` (axe is injected as a script).
+ * theme (`prefers-color-scheme` emulated; a theme that is not drawn as asked — a dark scheme with
+ * a light page — is a violation too). The page must have been opened with `bypassCSP` (axe is
+ * injected as a script).
  */
 export async function axeViolations(page: Page): Promise<string[]> {
   const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   const found: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
+    const theme = await themeOf(page);
+    if (theme.dark !== (colorScheme === 'dark'))
+      found.push(
+        `${colorScheme}: the page is drawn ${theme.dark ? 'dark' : 'light'} (${theme.bg})`,
+      );
     if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(source);
     const result = (await page.evaluate(
       "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))",

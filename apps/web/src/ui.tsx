@@ -76,6 +76,24 @@ export function fieldMatches(field: string | null, names: string[]): boolean {
 }
 
 /**
+ * The errors of one refusal by field: the api names every refused field in one message
+ * (`username: …; email: …`), and `ApiError.field` is only the first. `of(name)` is the error to
+ * show by that field (its own part of the message), `rest(names)` what no listed field shows.
+ */
+export function errorsByField(error: ApiError | null) {
+  const parts = error
+    ? error.message
+        .split(/; (?=[A-Za-z][\w.[\]]*: )/)
+        .map((part) => new ApiError(part, error.status))
+    : [];
+  return {
+    of: (name: string) => parts.find((p) => fieldMatches(p.field, [name])) ?? null,
+    rest: (names: string[]) =>
+      error && parts.every((p) => fieldMatches(p.field, names)) ? null : error,
+  };
+}
+
+/**
  * The form's error that no field of the form shows (`names`: every field name the form shows,
  * so that a message is never shown twice and never lost).
  */

@@ -30,7 +30,14 @@ export function LinksArea(props: { sub: string }) {
   return (
     <>
       <SubNav label="Links area" items={SECTIONS} current={path} />
-      {section ? section.page() : <p role="alert">Nothing lives at this address.</p>}
+      {section ? (
+        section.page()
+      ) : (
+        <>
+          <h1>Page not found</h1>
+          <p role="alert">Nothing lives at this address.</p>
+        </>
+      )}
     </>
   );
 }

@@ -13,8 +13,9 @@ import {
   toApiError,
   useLoad,
   toApiDateTime,
+  errorsByField,
 } from '../../ui';
-import { AdminUser, Notice, Plan, planName, setFlash, errorsByField } from './common';
+import { AdminUser, Notice, Plan, planName, setFlash } from './common';
 
 /**
  * One user (`/admin/users/<id>`, `GET /api/user/:id`): the details, the API key (hidden until

@@ -11,8 +11,9 @@ import {
   toApiError,
   useLoad,
   toApiDateTime,
+  errorsByField,
 } from '../../ui';
-import { AdminUser, Notice, Plan, planName, takeFlash, errorsByField } from './common';
+import { AdminUser, Notice, Plan, planName, takeFlash } from './common';
 
 /** Users per page of the list (the api's default is 100, up to 1000). */
 const LIMIT = 20;

@@ -1,7 +1,6 @@
 import { ReactNode, useEffect, useRef } from 'react';
 
-import { ApiError, Schemas } from '../../api';
-import { fieldMatches } from '../../ui';
+import { Schemas } from '../../api';
 
 /** A plan of `GET /api/plans`. */
 export type Plan = Schemas['PlanResponse'];
@@ -68,22 +67,4 @@ export function takeFlash(): string | null {
   const message = flash;
   flash = null;
   return message;
-}
-
-/**
- * The errors of one refusal by field: the api names every refused field in one message
- * (`username: …; email: …`), and `ApiError.field` is only the first. `of(name)` is the error to
- * show by that field (its own part of the message), `rest(names)` what no listed field shows.
- */
-export function errorsByField(error: ApiError | null) {
-  const parts = error
-    ? error.message
-        .split(/; (?=[A-Za-z][\w.[\]]*: )/)
-        .map((part) => new ApiError(part, error.status))
-    : [];
-  return {
-    of: (name: string) => parts.find((p) => fieldMatches(p.field, [name])) ?? null,
-    rest: (names: string[]) =>
-      error && parts.every((p) => fieldMatches(p.field, names)) ? null : error,
-  };
 }
