@@ -246,9 +246,12 @@ export async function countInstructions(
   };
 }
 
+/** Stops a counted server; BENCH_KEEP_CALLGRIND=1 keeps its dumps (for callgrind_annotate) and logs where. */
 export async function stopCounted(server: CountedServer): Promise<void> {
   await stop(server.child);
-  rmSync(server.dir, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP_CALLGRIND === '1')
+    console.log(`callgrind dumps kept in ${server.dir}`);
+  else rmSync(server.dir, { recursive: true, force: true });
 }
 
 /** `58.9k (median 63.0k, mean 64.1k)` */
