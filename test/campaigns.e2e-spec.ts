@@ -7,6 +7,7 @@ import {
   resourceApi,
   uniq,
 } from './support/resources';
+import { eventually } from './support/stats';
 
 const BASE = 'http://short.test';
 
@@ -316,6 +317,133 @@ describe('campaigns', () => {
       expectError(await remove(owner, 'nope'), 400, /^id: /);
       expect(await countOwned(t, 'campaigns', owner.id)).toBe(1);
       expect(await campaignOf(link.id)).toBe(id);
+    });
+  });
+  describe('GET /r/<slug> at scale', () => {
+    const visit = (slug: string) =>
+      t.http().get(`/r/${slug}`).set('Host', 'short.test').redirects(0).expect(302);
+    /** Rows and index entries of `links` read so far, and index scans of `campaigns` (pg_stat). */
+    const reads = async () => {
+      const [r] = await t.db.query(
+        `SELECT (SELECT seq_tup_read + COALESCE(idx_tup_fetch, 0) FROM pg_stat_user_tables WHERE relname = 'links')
+                + (SELECT COALESCE(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'links') AS links,
+                (SELECT COALESCE(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = 'campaigns') AS campaigns`,
+      );
+      return { links: Number(r.links), campaigns: Number(r.campaigns) };
+    };
+    /** Waits until the api's connections have reported at least `scans` more campaign lookups. */
+    const settled = async (from: { campaigns: number }, scans: number) => {
+      let now = from;
+      await eventually(async () => {
+        now = await reads();
+        return now.campaigns >= from.campaigns + scans;
+      }, 15_000);
+      // the same connections' reads of links are reported with them; one more second for stragglers
+      await new Promise((r) => setTimeout(r, 1200));
+      return reads();
+    };
+
+    it('a hit of a campaign of 20 000 links reads a bounded number of rows, and rotates over its live links by id', async () => {
+      const u = await createUser(t);
+      const slug = uniq('big-').toLowerCase();
+      const [{ id: campaign }] = await t.db.query(
+        `INSERT INTO campaigns (user_id, name, slug) VALUES ($1, 'Big', $2) RETURNING id`,
+        [u.id, slug],
+      );
+      const made: Array<{ id: number; alias: string }> = await t.db.query(
+        `INSERT INTO links (user_id, alias, url, campaign_id)
+         SELECT $1, $2 || g, 'https://big.example/' || g, $3 FROM generate_series(1, 20000) g
+         RETURNING id, alias`,
+        [u.id, uniq('big').toLowerCase(), campaign],
+      );
+      // one statement of 20 000 links moved the rotation's version once
+      expect(
+        await t.db.query('SELECT version::int FROM campaign_rotations WHERE campaign_id = $1', [
+          campaign,
+        ]),
+      ).toEqual([{ version: 1 }]);
+      let live = made.sort((a, b) => a.id - b.id).map((l) => `${BASE}/${l.alias}`);
+      let turn = 0;
+      const hit = async () => {
+        const expected = live[turn++ % live.length];
+        expect((await visit(slug)).headers.location).toBe(expected);
+      };
+
+      // the first hit reads the campaign's links once (the build)
+      let before = await reads();
+      await hit();
+      before = await settled(before, 1);
+      for (let i = 0; i < 40; i++) await hit();
+      let after = await settled(before, 40);
+      // 40 hits read (almost) nothing of links; reading the campaign would be 40 × 20 000
+      expect(after.links - before.links).toBeLessThan(500);
+
+      // a member expired by hand (a change: the version moves, the next hit builds again) is skipped
+      const gone = made[turn + 1];
+      await t.db.query(`UPDATE links SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        gone.id,
+      ]);
+      live = live.filter((url) => url !== `${BASE}/${gone.alias}`);
+      for (let i = 0; i < 3; i++) await hit();
+
+      // members expiring by time are skipped without a build
+      const soon = made.slice(turn + 1, turn + 4);
+      await t.db.query(
+        `UPDATE links SET expires_at = now() + interval '1500 milliseconds' WHERE id = ANY($1)`,
+        [soon.map((l) => l.id)],
+      );
+      await hit();
+      await new Promise((r) => setTimeout(r, 1600));
+      before = await settled(await reads(), 0);
+      live = live.filter((url) => !soon.some((l) => url === `${BASE}/${l.alias}`));
+      for (let i = 0; i < 10; i++) await hit();
+      after = await settled(before, 10);
+      expect(after.links - before.links).toBeLessThan(500);
+
+      // a link leaving the campaign, one joining it (through the API), both seen at once
+      const leaving = made[turn + 2];
+      await t.db.query('UPDATE links SET campaign_id = NULL WHERE id = $1', [leaving.id]);
+      live = live.filter((url) => url !== `${BASE}/${leaving.alias}`);
+      const joining = await insertLink(t, u.id);
+      await assign(u, campaign, joining.id).expect(200);
+      live.push(`${BASE}/${joining.alias}`);
+      for (let i = 0; i < 5; i++) await hit();
+      // the campaign's links: 20 000 (one left, one joined), of which the rotation's are the live ones
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM links WHERE campaign_id = $1`,
+        [campaign],
+      );
+      expect(n).toBe(20_000);
+      expect(live).toHaveLength(20_000 - 1 - 3 - 1 + 1);
+    });
+
+    it('an empty campaign, one whose links all expired, and one deleted answer 404; a campaign of three rotates and wraps', async () => {
+      const u = await createUser(t);
+      const slug = uniq('few-').toLowerCase();
+      const { id } = (await add(u, { name: 'Few', slug }).expect(200)).body;
+      const notFound = () =>
+        t.http().get(`/r/${slug}`).set('Host', 'short.test').redirects(0).expect(404);
+      await notFound();
+      const links = [
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+      ];
+      for (const l of links) await assign(u, id, l.id).expect(200);
+      const seen: string[] = [];
+      for (let i = 0; i < 7; i++) seen.push((await visit(slug)).headers.location);
+      const order = links.map((l) => `${BASE}/${l.alias}`);
+      expect(seen).toEqual([...order, ...order, order[0]]);
+      await t.db.query(
+        `UPDATE links SET expires_at = now() + interval '1 second' WHERE campaign_id = $1`,
+        [id],
+      );
+      await visit(slug);
+      await new Promise((r) => setTimeout(r, 1100));
+      await notFound();
+      await notFound();
+      await remove(u, id).expect(200);
+      await notFound();
     });
   });
 });
