@@ -1,3 +1,5 @@
+import { RedisService } from '@app/redis';
+
 import { createUser, expectError, TestUser, useTestApp } from './support/app';
 import {
   apiRoutes,
@@ -415,6 +417,34 @@ describe('campaigns', () => {
       );
       expect(n).toBe(20_000);
       expect(live).toHaveLength(20_000 - 1 - 3 - 1 + 1);
+    });
+
+    it('without Redis each api process rotates on its own over the live links by id, then Redis takes over again', async () => {
+      const u = await createUser(t);
+      const slug = uniq('down-').toLowerCase();
+      const { id } = (await add(u, { name: 'Down', slug }).expect(200)).body;
+      const links = [
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+      ];
+      for (const l of links) await assign(u, id, l.id).expect(200);
+      await t.db.query(`UPDATE links SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        links[1].id,
+      ]);
+      const order = [links[0], links[2]].map((l) => `${BASE}/${l.alias}`);
+      const redis = t.app.get(RedisService);
+      const down = jest.spyOn(redis, 'ready', 'get').mockReturnValue(false);
+      try {
+        const seen: string[] = [];
+        for (let i = 0; i < 5; i++) seen.push((await visit(slug)).headers.location);
+        expect(seen).toEqual([...order, ...order, order[0]]);
+      } finally {
+        down.mockRestore();
+      }
+      // the shared counter starts where Redis left it (nothing taken while it was away)
+      expect((await visit(slug)).headers.location).toBe(order[0]);
+      expect((await visit(slug)).headers.location).toBe(order[1]);
     });
 
     it('an empty campaign, one whose links all expired, and one deleted answer 404; a campaign of three rotates and wraps', async () => {
