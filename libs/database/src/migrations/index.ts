@@ -14,6 +14,8 @@ import { LinkFlags1732400010000 } from './1732400010000-link-flags';
 import { LinkHealth1732400020000 } from './1732400020000-link-health';
 import { StatsHourly1732400040000 } from './1732400040000-stats-hourly';
 import { CampaignRotation1732400070000 } from './1732400070000-campaign-rotation';
+import { OwnedCounts1732400071000 } from './1732400071000-owned-counts';
+import { ChannelItemCounts1732400072000 } from './1732400072000-channel-item-counts';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -36,4 +38,6 @@ export const MIGRATIONS = [
   LinkHealth1732400020000,
   StatsHourly1732400040000,
   CampaignRotation1732400070000,
+  OwnedCounts1732400071000,
+  ChannelItemCounts1732400072000,
 ];
