@@ -431,6 +431,27 @@ describe('campaigns', () => {
       expect((await visit(slug)).headers.location).toBe(order[1]);
     });
 
+    it('the public list page reads at most the newest 5 000 links of a campaign of 8 000 mostly private ones', async () => {
+      const u = await createUser(t);
+      const slug = uniq('pub-').toLowerCase();
+      const { id } = (await add(u, { name: 'Pub', slug, public: true }).expect(200)).body;
+      const prefix = uniq('pl').toLowerCase();
+      // links 1–2 999 public, then 5 000 private, then 1 public (the newest)
+      await t.db.query(
+        `INSERT INTO links (user_id, alias, url, campaign_id, status)
+         SELECT $1, $2 || g, 'https://pub.example/' || g, $3,
+                CASE WHEN g < 3000 OR g = 8000 THEN 'public' ELSE 'private' END
+           FROM generate_series(1, 8000) g ORDER BY g`,
+        [u.id, prefix, id],
+      );
+      const res = await t.http().get(`/u/${slug}-${id}`).set('Host', 'short.test').expect(200);
+      const shown = [...res.text.matchAll(/href="[^"]*\/([^/"]+)"/g)]
+        .map((m) => m[1])
+        .filter((a) => a.startsWith(prefix));
+      // the newest public link only: the older public ones are past the newest 5 000
+      expect(shown).toEqual([`${prefix}8000`]);
+    });
+
     it('an empty campaign, one whose links all expired, and one deleted answer 404; a campaign of three rotates and wraps', async () => {
       const u = await createUser(t);
       const slug = uniq('few-').toLowerCase();

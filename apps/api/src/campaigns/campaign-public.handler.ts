@@ -13,6 +13,12 @@ import { CampaignRotation } from './campaign-rotation';
 
 /** Links shown on a campaign's list page. */
 const MAX_LIST_LINKS = 500;
+/**
+ * The campaign's newest links a list page reads at most (`links_campaign_idx`), of which it shows
+ * the public ones that have not expired: an anonymous page view costs the same however many
+ * private or expired links the campaign holds.
+ */
+const MAX_LIST_SCAN = 5000;
 
 const ROTATOR_PATH = /^\/r\/([a-z0-9-]{3,50})\/?$/;
 const LIST_PATH = /^\/u\/([^/]*)-([0-9]{1,10})\/?$/;
@@ -66,8 +72,10 @@ export class CampaignPublicHandler {
     const links: Array<{ alias: string; title: string; domain: string | null }> =
       await this.db.query(
         `SELECT l.alias, l.title, d.domain
-           FROM links l LEFT JOIN domains d ON d.id = l.domain_id
-          WHERE l.campaign_id = $1 AND l.kind = 'link' AND l.status = 'public'
+           FROM (SELECT * FROM links WHERE campaign_id = $1
+                  ORDER BY id DESC LIMIT ${MAX_LIST_SCAN}) l
+           LEFT JOIN domains d ON d.id = l.domain_id
+          WHERE l.kind = 'link' AND l.status = 'public'
             AND (l.expires_at IS NULL OR l.expires_at > now())
           ORDER BY l.id DESC LIMIT ${MAX_LIST_LINKS}`,
         [id],
