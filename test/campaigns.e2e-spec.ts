@@ -9,7 +9,9 @@ import {
   resourceApi,
   uniq,
 } from './support/resources';
+import { CampaignRotation } from '../apps/api/src/campaigns/campaign-rotation';
 import { quietReads, settledReads, TableReads, tableReads } from './support/reads';
+import { eventually } from './support/stats';
 
 const BASE = 'http://short.test';
 
@@ -429,6 +431,41 @@ describe('campaigns', () => {
       // the shared counter starts where Redis left it (nothing taken while it was away)
       expect((await visit(slug)).headers.location).toBe(order[0]);
       expect((await visit(slug)).headers.location).toBe(order[1]);
+    });
+
+    it('a hit that finds its process running two builds is answered from the index, not queued', async () => {
+      const u = await createUser(t);
+      const campaigns: Array<{ slug: string; first: string }> = [];
+      for (let i = 0; i < 3; i++) {
+        const slug = uniq('busy-').toLowerCase();
+        const { id } = (await add(u, { name: 'Busy', slug }).expect(200)).body;
+        const links = [await insertLink(t, u.id), await insertLink(t, u.id)];
+        for (const l of links) await assign(u, id, l.id).expect(200);
+        campaigns.push({ slug, first: `${BASE}/${links[0].alias}` });
+      }
+      const rotation = t.app.get(CampaignRotation) as unknown as {
+        load(id: number): Promise<string>;
+        builds: Map<number, unknown>;
+      };
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      const load = jest.spyOn(rotation, 'load').mockImplementation(async () => {
+        await held;
+        throw new Error('held on purpose');
+      });
+      try {
+        const waiting = campaigns.slice(0, 2).map((c) => visit(c.slug).then((r) => r));
+        await eventually(async () => rotation.builds.size === 2, 5_000, 20);
+        expect((await visit(campaigns[2].slug)).headers.location).toBe(campaigns[2].first);
+        expect(load).toHaveBeenCalledTimes(2);
+        release();
+        // the held builds failed: their hits are answered from the index too
+        for (const [i, res] of (await Promise.all(waiting)).entries())
+          expect(res.headers.location).toBe(campaigns[i].first);
+      } finally {
+        release();
+        load.mockRestore();
+      }
     });
 
     it('the public list page reads at most the newest 5 000 links of a campaign of 8 000 mostly private ones', async () => {

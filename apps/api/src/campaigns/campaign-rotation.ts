@@ -12,6 +12,11 @@ export const ROTATION_TTL_MS = 24 * 3600 * 1000;
 export const ROTATION_EXPIRED_BATCH = 256;
 /** Links read from Postgres (and written to Redis) per step of a build. */
 const BUILD_CHUNK = 5000;
+/**
+ * Builds one process runs at once (each holds a pooled connection while it reads); a hit that
+ * needs another one meanwhile is answered by the fallback (an index range), not queued.
+ */
+const MAX_BUILDS = 2;
 /** Campaigns whose position the Redis-less fallback remembers, per process. */
 const FALLBACK_CURSORS = 10_000;
 
@@ -106,8 +111,9 @@ interface MemberRow {
  * campaign's counter, as before) and answers the (turn mod count)-th member. Links that expire
  * are removed by the hit that finds them expired (a second sorted set by expiry). A version is
  * read from Postgres once (in steps of BUILD_CHUNK links, keyset, in one snapshot) by the first
- * hit that finds it missing, one build at a time per process, installed atomically; nothing but a
- * change of the campaign's links, expiry in bulk or ROTATION_TTL_MS starts a new one.
+ * hit that finds it missing, one build at a time per campaign and MAX_BUILDS per process (a hit
+ * finding them all busy takes the fallback below), installed atomically; nothing but a change of
+ * the campaign's links, expiry in bulk or ROTATION_TTL_MS starts a new one.
  *
  * Without Redis the process rotates on its own: it remembers the last link id it forwarded to per
  * campaign and takes the next live one from `links_campaign_idx` (an index range, not the
@@ -117,7 +123,7 @@ interface MemberRow {
 export class CampaignRotation {
   private readonly logger = new Logger(CampaignRotation.name);
   private defined = false;
-  private readonly builds = new Map<string, Promise<string>>();
+  private readonly builds = new Map<number, Promise<string>>();
   private readonly cursors = new Map<number, number>();
 
   constructor(
@@ -130,7 +136,8 @@ export class CampaignRotation {
     if (this.redis.ready) {
       try {
         let picked = await this.pick(id, version);
-        if (picked === null) picked = await this.pick(id, await this.build(id));
+        if (picked === null && (this.builds.has(id) || this.builds.size < MAX_BUILDS))
+          picked = await this.pick(id, await this.build(id));
         if (picked !== null) return picked ? parseMember(picked) : null;
       } catch (err) {
         this.logger.warn(`rotation of campaign ${id} without Redis: ${(err as Error).message}`);
@@ -172,10 +179,10 @@ export class CampaignRotation {
 
   /** Builds the campaign's current rotation (one build at a time per process); its version. */
   private build(id: number): Promise<string> {
-    const running = this.builds.get(id.toString());
+    const running = this.builds.get(id);
     if (running) return running;
-    const work = this.load(id).finally(() => this.builds.delete(id.toString()));
-    this.builds.set(id.toString(), work);
+    const work = this.load(id).finally(() => this.builds.delete(id));
+    this.builds.set(id, work);
     return work;
   }
 
