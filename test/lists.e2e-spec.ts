@@ -1,5 +1,7 @@
 import { INestApplicationContext } from '@nestjs/common';
 
+import { ListBudget } from '@app/common';
+
 import {
   createPlan,
   createTestWorker,
@@ -298,6 +300,25 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
       );
       expect([n, m]).toEqual([N - 3, N - 3]);
       expect(items).toHaveLength(N);
+    });
+    it("are not refused while the user's list slots are taken (the dashboard loads several at once)", async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const channel = (await t.http().post('/api/channel/add').set(u.auth).send({ name: 'C' })).body
+        .id as number;
+      const budget = t.app.get(ListBudget) as unknown as { perUser: Map<number, number> };
+      budget.perUser.set(u.id, 99);
+      try {
+        expectError(await t.http().get('/api/urls').set(u.auth), 429, /at most 2 of yours/);
+        for (const path of [
+          '/api/bio',
+          '/api/campaigns',
+          '/api/channels',
+          `/api/channel/${channel}`,
+        ])
+          expect((await t.http().get(path).set(u.auth)).status).toBe(200);
+      } finally {
+        budget.perUser.delete(u.id);
+      }
     });
   });
 

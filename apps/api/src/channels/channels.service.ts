@@ -71,7 +71,7 @@ export class ChannelsService {
   }
 
   /**
-   * The channel's items, newest assignment first, within ListBudget: the total is the channel's
+   * The channel's items, newest assignment first (ListBudget, light): the total is the channel's
    * maintained count (`channel_item_counts`) and the page's ids an index scan of
    * `channel_items_channel_idx` (channel, id) to the page's offset, in one statement; then only
    * the page's items are read with their link, bio page or QR code. An item leaves the channel
@@ -86,15 +86,20 @@ export class ChannelsService {
     await this.assertChannel(auth, id);
     const { limit, page, offset } = pageRequest(query);
     const userId = auth.user.id;
-    const { total, ids } = await this.budget.run(userId, 'The list', async (em) => {
-      const [row]: Array<{ total: number; ids: number[] }> = await em.query(
-        `SELECT (SELECT COALESCE(sum(n), 0) FROM channel_item_counts WHERE channel_id = $1)::int AS total,
+    const { total, ids } = await this.budget.run(
+      userId,
+      'The list',
+      async (em) => {
+        const [row]: Array<{ total: number; ids: number[] }> = await em.query(
+          `SELECT (SELECT COALESCE(sum(n), 0) FROM channel_item_counts WHERE channel_id = $1)::int AS total,
                 ARRAY(SELECT id FROM channel_items WHERE channel_id = $1 AND user_id = $2
                        ORDER BY id DESC OFFSET $3 LIMIT $4) AS ids`,
-        [id, userId, offset, limit],
-      );
-      return row;
-    });
+          [id, userId, offset, limit],
+        );
+        return row;
+      },
+      { light: true },
+    );
     const rows: ItemRow[] = !ids.length
       ? []
       : await this.channelItems

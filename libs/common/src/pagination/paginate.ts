@@ -67,7 +67,8 @@ export function paginateOwn<T extends ObjectLiteral & { userId: number }, R>(
  * Like paginateOwn, for tables a user may have without bound (campaigns, channels): the total is
  * the user's maintained count of `kind` in `link_counts` (kept by triggers, migration
  * OwnedCounts) and the page's ids an index-only scan of the table's `(user_id, id)` index to the
- * page's offset, in one statement within ListBudget; then only the page's rows are read.
+ * page's offset, in one statement under the lists' statement timeout (ListBudget, light); then
+ * only the page's rows are read.
  */
 export async function paginateCounted<T extends ObjectLiteral & { id: number; userId: number }, R>(
   budget: ListBudget,
@@ -80,14 +81,19 @@ export async function paginateCounted<T extends ObjectLiteral & { id: number; us
 ): Promise<Paginated<R>> {
   const { limit, page, offset } = pageRequest(query);
   const table = repo.metadata.tableName;
-  const { total, ids } = await budget.run(userId, 'The list', async (em) => {
-    const [row]: Array<{ total: number; ids: number[] }> = await em.query(
-      `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = $2)::int AS total,
+  const { total, ids } = await budget.run(
+    userId,
+    'The list',
+    async (em) => {
+      const [row]: Array<{ total: number; ids: number[] }> = await em.query(
+        `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = $2)::int AS total,
               ARRAY(SELECT id FROM ${table} WHERE user_id = $1 ORDER BY id DESC OFFSET $3 LIMIT $4) AS ids`,
-      [userId, kind, offset, limit],
-    );
-    return row;
-  });
+        [userId, kind, offset, limit],
+      );
+      return row;
+    },
+    { light: true },
+  );
   const rows = ids.length
     ? await repo.findBy({ id: In(ids), userId } as unknown as FindOptionsWhere<T>)
     : [];
