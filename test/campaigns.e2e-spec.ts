@@ -1,3 +1,5 @@
+import { RedisService } from '@app/redis';
+
 import { createUser, expectError, TestUser, useTestApp } from './support/app';
 import {
   apiRoutes,
@@ -7,6 +9,9 @@ import {
   resourceApi,
   uniq,
 } from './support/resources';
+import { CampaignRotation } from '../apps/api/src/campaigns/campaign-rotation';
+import { quietReads, settledReads, TableReads, tableReads } from './support/reads';
+import { eventually } from './support/stats';
 
 const BASE = 'http://short.test';
 
@@ -316,6 +321,201 @@ describe('campaigns', () => {
       expectError(await remove(owner, 'nope'), 400, /^id: /);
       expect(await countOwned(t, 'campaigns', owner.id)).toBe(1);
       expect(await campaignOf(link.id)).toBe(id);
+    });
+  });
+  describe('GET /r/<slug> at scale', () => {
+    const visit = (slug: string) =>
+      t.http().get(`/r/${slug}`).set('Host', 'short.test').redirects(0).expect(302);
+    // rows and index entries of links read, lookups of campaigns (one a hit)
+    const reads = () => tableReads(t, ['links'], ['campaigns']);
+    const settled = (from: TableReads, scans: number) =>
+      settledReads(t, ['links'], ['campaigns'], from, scans);
+
+    it('a hit of a campaign of 20 000 links reads a bounded number of rows, and rotates over its live links by id', async () => {
+      const u = await createUser(t);
+      const slug = uniq('big-').toLowerCase();
+      const [{ id: campaign }] = await t.db.query(
+        `INSERT INTO campaigns (user_id, name, slug) VALUES ($1, 'Big', $2) RETURNING id`,
+        [u.id, slug],
+      );
+      const made: Array<{ id: number; alias: string }> = await t.db.query(
+        `INSERT INTO links (user_id, alias, url, campaign_id)
+         SELECT $1, $2 || g, 'https://big.example/' || g, $3 FROM generate_series(1, 20000) g
+         RETURNING id, alias`,
+        [u.id, uniq('big').toLowerCase(), campaign],
+      );
+      // one statement of 20 000 links moved the rotation's version once
+      expect(
+        await t.db.query('SELECT version::int FROM campaign_rotations WHERE campaign_id = $1', [
+          campaign,
+        ]),
+      ).toEqual([{ version: 1 }]);
+      let live = made.sort((a, b) => a.id - b.id).map((l) => `${BASE}/${l.alias}`);
+      let turn = 0;
+      const hit = async () => {
+        const expected = live[turn++ % live.length];
+        expect((await visit(slug)).headers.location).toBe(expected);
+      };
+
+      // the first hit reads the campaign's links once (the build)
+      let before = await reads();
+      await hit();
+      before = await settled(before, 1);
+      for (let i = 0; i < 40; i++) await hit();
+      let after = await settled(before, 40);
+      // 40 hits read (almost) nothing of links; reading the campaign would be 40 × 20 000
+      expect(after.rows - before.rows).toBeLessThan(500);
+
+      // a member expired by hand (a change: the version moves, the next hit builds again) is skipped
+      const gone = made[turn + 1];
+      await t.db.query(`UPDATE links SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        gone.id,
+      ]);
+      live = live.filter((url) => url !== `${BASE}/${gone.alias}`);
+      for (let i = 0; i < 3; i++) await hit();
+
+      // members expiring by time are skipped without a build
+      const soon = made.slice(turn + 1, turn + 4);
+      await t.db.query(
+        `UPDATE links SET expires_at = now() + interval '1500 milliseconds' WHERE id = ANY($1)`,
+        [soon.map((l) => l.id)],
+      );
+      await hit();
+      await new Promise((r) => setTimeout(r, 1600));
+      before = await quietReads(t, ['links'], ['campaigns']);
+      live = live.filter((url) => !soon.some((l) => url === `${BASE}/${l.alias}`));
+      for (let i = 0; i < 10; i++) await hit();
+      after = await settled(before, 10);
+      expect(after.rows - before.rows).toBeLessThan(500);
+
+      // a link leaving the campaign, one joining it (through the API), both seen at once
+      const leaving = made[turn + 2];
+      await t.db.query('UPDATE links SET campaign_id = NULL WHERE id = $1', [leaving.id]);
+      live = live.filter((url) => url !== `${BASE}/${leaving.alias}`);
+      const joining = await insertLink(t, u.id);
+      await assign(u, campaign, joining.id).expect(200);
+      live.push(`${BASE}/${joining.alias}`);
+      for (let i = 0; i < 5; i++) await hit();
+      // the campaign's links: 20 000 (one left, one joined), of which the rotation's are the live ones
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM links WHERE campaign_id = $1`,
+        [campaign],
+      );
+      expect(n).toBe(20_000);
+      expect(live).toHaveLength(20_000 - 1 - 3 - 1 + 1);
+    });
+
+    it('without Redis each api process rotates on its own over the live links by id, then Redis takes over again', async () => {
+      const u = await createUser(t);
+      const slug = uniq('down-').toLowerCase();
+      const { id } = (await add(u, { name: 'Down', slug }).expect(200)).body;
+      const links = [
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+      ];
+      for (const l of links) await assign(u, id, l.id).expect(200);
+      await t.db.query(`UPDATE links SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        links[1].id,
+      ]);
+      const order = [links[0], links[2]].map((l) => `${BASE}/${l.alias}`);
+      const redis = t.app.get(RedisService);
+      const down = jest.spyOn(redis, 'ready', 'get').mockReturnValue(false);
+      try {
+        const seen: string[] = [];
+        for (let i = 0; i < 5; i++) seen.push((await visit(slug)).headers.location);
+        expect(seen).toEqual([...order, ...order, order[0]]);
+      } finally {
+        down.mockRestore();
+      }
+      // the shared counter starts where Redis left it (nothing taken while it was away)
+      expect((await visit(slug)).headers.location).toBe(order[0]);
+      expect((await visit(slug)).headers.location).toBe(order[1]);
+    });
+
+    it('a hit that finds its process running two builds is answered from the index, not queued', async () => {
+      const u = await createUser(t);
+      const campaigns: Array<{ slug: string; first: string }> = [];
+      for (let i = 0; i < 3; i++) {
+        const slug = uniq('busy-').toLowerCase();
+        const { id } = (await add(u, { name: 'Busy', slug }).expect(200)).body;
+        const links = [await insertLink(t, u.id), await insertLink(t, u.id)];
+        for (const l of links) await assign(u, id, l.id).expect(200);
+        campaigns.push({ slug, first: `${BASE}/${links[0].alias}` });
+      }
+      const rotation = t.app.get(CampaignRotation) as unknown as {
+        load(id: number): Promise<string>;
+        builds: Map<number, unknown>;
+      };
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      const load = jest.spyOn(rotation, 'load').mockImplementation(async () => {
+        await held;
+        throw new Error('held on purpose');
+      });
+      try {
+        const waiting = campaigns.slice(0, 2).map((c) => visit(c.slug).then((r) => r));
+        await eventually(async () => rotation.builds.size === 2, 5_000, 20);
+        expect((await visit(campaigns[2].slug)).headers.location).toBe(campaigns[2].first);
+        expect(load).toHaveBeenCalledTimes(2);
+        release();
+        // the held builds failed: their hits are answered from the index too
+        for (const [i, res] of (await Promise.all(waiting)).entries())
+          expect(res.headers.location).toBe(campaigns[i].first);
+      } finally {
+        release();
+        load.mockRestore();
+      }
+    });
+
+    it('the public list page reads at most the newest 5 000 links of a campaign of 8 000 mostly private ones', async () => {
+      const u = await createUser(t);
+      const slug = uniq('pub-').toLowerCase();
+      const { id } = (await add(u, { name: 'Pub', slug, public: true }).expect(200)).body;
+      const prefix = uniq('pl').toLowerCase();
+      // links 1–2 999 public, then 5 000 private, then 1 public (the newest)
+      await t.db.query(
+        `INSERT INTO links (user_id, alias, url, campaign_id, status)
+         SELECT $1, $2 || g, 'https://pub.example/' || g, $3,
+                CASE WHEN g < 3000 OR g = 8000 THEN 'public' ELSE 'private' END
+           FROM generate_series(1, 8000) g ORDER BY g`,
+        [u.id, prefix, id],
+      );
+      const res = await t.http().get(`/u/${slug}-${id}`).set('Host', 'short.test').expect(200);
+      const shown = [...res.text.matchAll(/href="[^"]*\/([^/"]+)"/g)]
+        .map((m) => m[1])
+        .filter((a) => a.startsWith(prefix));
+      // the newest public link only: the older public ones are past the newest 5 000
+      expect(shown).toEqual([`${prefix}8000`]);
+    });
+
+    it('an empty campaign, one whose links all expired, and one deleted answer 404; a campaign of three rotates and wraps', async () => {
+      const u = await createUser(t);
+      const slug = uniq('few-').toLowerCase();
+      const { id } = (await add(u, { name: 'Few', slug }).expect(200)).body;
+      const notFound = () =>
+        t.http().get(`/r/${slug}`).set('Host', 'short.test').redirects(0).expect(404);
+      await notFound();
+      const links = [
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+        await insertLink(t, u.id),
+      ];
+      for (const l of links) await assign(u, id, l.id).expect(200);
+      const seen: string[] = [];
+      for (let i = 0; i < 7; i++) seen.push((await visit(slug)).headers.location);
+      const order = links.map((l) => `${BASE}/${l.alias}`);
+      expect(seen).toEqual([...order, ...order, order[0]]);
+      await t.db.query(
+        `UPDATE links SET expires_at = now() + interval '1 second' WHERE campaign_id = $1`,
+        [id],
+      );
+      await visit(slug);
+      await new Promise((r) => setTimeout(r, 1100));
+      await notFound();
+      await notFound();
+      await remove(u, id).expect(200);
+      await notFound();
     });
   });
 });

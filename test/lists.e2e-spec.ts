@@ -1,5 +1,7 @@
 import { INestApplicationContext } from '@nestjs/common';
 
+import { ListBudget } from '@app/common';
+
 import {
   createPlan,
   createTestWorker,
@@ -12,6 +14,7 @@ import {
 import { addLink, uniq } from './support/links';
 import { insertLink, insertQr } from './support/resources';
 import { replicasCaughtUp } from './support/services';
+import { quietReads, settledReads } from './support/reads';
 import { eventually } from './support/stats';
 
 /** What `link_counts` holds for a user, by kind, against a count of the rows themselves. */
@@ -24,6 +27,8 @@ async function countsOf(t: TestApp, userId: number) {
     `SELECT kind, count(*)::int AS n FROM links WHERE user_id = $1 GROUP BY kind
      UNION ALL SELECT 'qr-link', count(*)::int FROM qr_codes WHERE user_id = $1 AND type = 'link' HAVING count(*) > 0
      UNION ALL SELECT 'qrcode', count(*)::int FROM qr_codes WHERE user_id = $1 HAVING count(*) > 0
+     UNION ALL SELECT 'campaign', count(*)::int FROM campaigns WHERE user_id = $1 HAVING count(*) > 0
+     UNION ALL SELECT 'channel', count(*)::int FROM channels WHERE user_id = $1 HAVING count(*) > 0
      ORDER BY kind`,
     [userId],
   );
@@ -177,6 +182,143 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
       await t.http().delete(`/api/user/${u.id}/delete`).set(admin.auth).expect(200);
       const rows = await t.db.query(`SELECT * FROM link_counts WHERE user_id = $1`, [u.id]);
       expect(rows).toEqual([]);
+    });
+  });
+
+  describe("bio pages, campaigns, channels and a channel's items", () => {
+    // what these lists read, and the counters they read once each
+    const READ = ['links', 'bio_pages', 'campaigns', 'channels', 'channel_items'];
+    const COUNTERS = ['link_counts', 'channel_item_counts'];
+
+    it('totals from maintained counts, pages newest first from an index: 4 lists of 3 000 rows each read a few rows', async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const N = 3000;
+      // seeded on one connection, which then reports its reads at once (not within the measure)
+      const seeded = await t.db.transaction(async (em) => {
+        const campaigns: Array<{ id: number }> = await em.query(
+          `INSERT INTO campaigns (user_id, name) SELECT $1, 'C' || g FROM generate_series(1, $2) g RETURNING id`,
+          [u.id, N],
+        );
+        const channels: Array<{ id: number }> = await em.query(
+          `INSERT INTO channels (user_id, name) SELECT $1, 'Ch' || g FROM generate_series(1, $2) g RETURNING id`,
+          [u.id, N],
+        );
+        const links: Array<{ id: number }> = await em.query(
+          `INSERT INTO links (user_id, alias, url) SELECT $1, $2 || g, 'https://item.example/' || g
+             FROM generate_series(1, $3) g RETURNING id`,
+          [u.id, uniq('it'), N],
+        );
+        // bio pages last: in this small database, where half the rows are this user's bio pages,
+        // the planner may walk links_pkey backward for the newest bio pages instead of
+        // links_user_idx, reading the user's newer links first (with many users it does not)
+        const bios: Array<{ id: number }> = await em.query(
+          `WITH l AS (INSERT INTO links (user_id, kind, alias, url)
+                      SELECT $1, 'bio', $2 || g, '' FROM generate_series(1, $3) g RETURNING id)
+           INSERT INTO bio_pages (link_id, user_id, name) SELECT id, $1, 'Bio ' || id FROM l RETURNING link_id AS id`,
+          [u.id, uniq('bio'), N],
+        );
+        const items: Array<{ id: number }> = await em.query(
+          `INSERT INTO channel_items (channel_id, user_id, item_type, item_id)
+           SELECT $1, $2, 'links', id FROM unnest($3::int[]) id ORDER BY id RETURNING id`,
+          [Math.max(...channels.map((c) => c.id)), u.id, links.map((l) => l.id)],
+        );
+        // the planner sees the tables as they are (autovacuum's ANALYZE does it on a server)
+        await em.query(`ANALYZE links, bio_pages, campaigns, channels, channel_items`);
+        await em.query('SELECT pg_stat_force_next_flush()');
+        return { bios, campaigns, channels, links, items };
+      });
+      const { bios, campaigns, channels, links, items } = seeded;
+      const channel = Math.max(...channels.map((c) => c.id));
+      const newest = (rows: Array<{ id: number }>, n: number) =>
+        rows
+          .map((r) => r.id)
+          .sort((a, b) => b - a)
+          .slice(0, n);
+      const get = async (path: string, query: Record<string, number>) => {
+        const res = await t.http().get(path).set(u.auth).query(query);
+        expect(res.status).toBe(200);
+        return res.body.data;
+      };
+
+      const before = await quietReads(t, READ, COUNTERS);
+      const bio = await get('/api/bio', { limit: 4 });
+      const camp = await get('/api/campaigns', { limit: 4 });
+      const chan = await get('/api/channels', { limit: 4 });
+      const item = await get(`/api/channel/${channel}`, { limit: 4 });
+      const after = await settledReads(t, READ, COUNTERS, before, 4);
+      // counting would read 4 × 3 000 index entries at least
+      expect(after.rows - before.rows).toBeLessThan(1000);
+
+      const pageOf = { result: N, perpage: 4, currentpage: 1, nextpage: 2, maxpage: N / 4 };
+      expect(bio).toMatchObject(pageOf);
+      expect(bio.bios.map((b: { id: number }) => b.id)).toEqual(newest(bios, 4));
+      expect(camp).toMatchObject(pageOf);
+      expect(camp.campaigns.map((c: { id: number }) => c.id)).toEqual(newest(campaigns, 4));
+      expect(chan).toMatchObject(pageOf);
+      expect(chan.channels.map((c: { id: number }) => c.id)).toEqual(newest(channels, 4));
+      expect(item).toMatchObject(pageOf);
+      expect(item.items.map((i: { id: number }) => i.id)).toEqual(newest(links, 4));
+      // the last page, and one past it
+      const last = await get('/api/campaigns', { limit: 7, page: Math.ceil(N / 7) });
+      expect(last.campaigns.map((c: { id: number }) => c.id)).toEqual(
+        campaigns
+          .map((c) => c.id)
+          .sort((a, b) => b - a)
+          .slice(7 * (Math.ceil(N / 7) - 1)),
+      );
+      expect((await get('/api/bio', { limit: 100, page: 31 })).bios).toEqual([]);
+
+      // items leave the channel with their link: deleted through the API, by SQL, given away
+      const [gone, bySql, given] = newest(links, 3);
+      await t.http().delete(`/api/url/${gone}/delete`).set(u.auth).expect(200);
+      await t.db.query('DELETE FROM links WHERE id = $1', [bySql]);
+      const other = await createUser(t);
+      await t.db.query('UPDATE links SET user_id = $1 WHERE id = $2', [other.id, given]);
+      const rest = await get(`/api/channel/${channel}`, { limit: 2 });
+      expect(rest).toMatchObject({ result: N - 3 });
+      expect(rest.items.map((i: { id: number }) => i.id)).toEqual(newest(links, 5).slice(3));
+      // deletions by SQL and the API keep every count exact
+      await t.db.query('DELETE FROM campaigns WHERE id = ANY($1)', [newest(campaigns, 10)]);
+      await t.http().delete(`/api/channel/${channels[0].id}/delete`).set(u.auth).expect(200);
+      await t
+        .http()
+        .delete(`/api/bio/${newest(bios, 1)[0]}/delete`)
+        .set(u.auth)
+        .expect(200);
+      expect((await get('/api/campaigns', {})).result).toBe(N - 10);
+      expect((await get('/api/channels', {})).result).toBe(N - 1);
+      expect((await get('/api/bio', {})).result).toBe(N - 1);
+      const { kept, counted } = await countsOf(t, u.id);
+      expect(kept).toEqual(counted);
+      const [{ n }] = await t.db.query(
+        `SELECT COALESCE(sum(n), 0)::int AS n FROM channel_item_counts WHERE channel_id = $1`,
+        [channel],
+      );
+      const [{ m }] = await t.db.query(
+        'SELECT count(*)::int AS m FROM channel_items WHERE channel_id = $1',
+        [channel],
+      );
+      expect([n, m]).toEqual([N - 3, N - 3]);
+      expect(items).toHaveLength(N);
+    });
+    it("are not refused while the user's list slots are taken (the dashboard loads several at once)", async () => {
+      const u = await createUser(t, { planId: unlimited });
+      const channel = (await t.http().post('/api/channel/add').set(u.auth).send({ name: 'C' })).body
+        .id as number;
+      const budget = t.app.get(ListBudget) as unknown as { perUser: Map<number, number> };
+      budget.perUser.set(u.id, 99);
+      try {
+        expectError(await t.http().get('/api/urls').set(u.auth), 429, /at most 2 of yours/);
+        for (const path of [
+          '/api/bio',
+          '/api/campaigns',
+          '/api/channels',
+          `/api/channel/${channel}`,
+        ])
+          expect((await t.http().get(path).set(u.auth)).status).toBe(200);
+      } finally {
+        budget.perUser.delete(u.id);
+      }
     });
   });
 

@@ -6,6 +6,7 @@ import {
   AuditLog,
   fieldsOf,
   assertSendsAField,
+  ListBudget,
   NotFoundError,
   PageQueryDto,
   Paginated,
@@ -46,21 +47,37 @@ export class BioService {
     private readonly destinations: DestinationPolicy,
     private readonly takedowns: Takedowns,
     private readonly audit: AuditLog,
+    private readonly budget: ListBudget,
   ) {}
 
   // ---- reads -----------------------------------------------------------------------------
 
+  /**
+   * `GET /api/bio`: like the links list, the total is the maintained count
+   * (`link_counts` kind `bio`) and the page's ids an index-only scan of `links_user_idx`
+   * (user, kind, id), in one statement; then only the page's rows are read.
+   */
   async list(auth: Principal, query: PageQueryDto): Promise<Paginated<BioView>> {
     const { limit, page, offset } = pageRequest(query);
-    const [rows, total] = await this.links
-      .createQueryBuilder('l')
-      .innerJoin(BioPage, 'b', 'b.linkId = l.id')
-      .where("l.userId = :userId AND l.kind = 'bio'", { userId: auth.user.id })
-      .orderBy('l.id', 'DESC')
-      .offset(offset)
-      .limit(limit)
-      .getManyAndCount();
-    return new Paginated('bios', await this.views(rows), total, limit, page);
+    const userId = auth.user.id;
+    const { total, ids } = await this.budget.run(
+      userId,
+      'The list',
+      async (em) => {
+        const [row]: Array<{ total: number; ids: number[] }> = await em.query(
+          `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'bio')::int AS total,
+                ARRAY(SELECT id FROM links WHERE user_id = $1 AND kind = 'bio'
+                       ORDER BY id DESC OFFSET $2 LIMIT $3) AS ids`,
+          [userId, offset, limit],
+        );
+        return row;
+      },
+      { light: true },
+    );
+    const rows = ids.length ? await this.links.find({ where: { id: In(ids), userId } }) : [];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const ordered = ids.map((id) => byId.get(id)).filter((r): r is Link => r !== undefined);
+    return new Paginated('bios', await this.views(ordered), total, limit, page);
   }
 
   async get(

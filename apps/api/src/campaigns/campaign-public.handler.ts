@@ -1,18 +1,24 @@
 import { ServerResponse } from 'node:http';
 
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { PublicUrls } from '@app/common';
-import { RedisService } from '@app/redis';
 
 import { PublicRequestContext } from '../public/public-routes';
 import { PublicResponder } from '../public/responder';
 import { campaignListPage } from './campaign-pages';
+import { CampaignRotation } from './campaign-rotation';
 
 /** Links shown on a campaign's list page. */
 const MAX_LIST_LINKS = 500;
+/**
+ * The campaign's newest links a list page reads at most (`links_campaign_idx`), of which it shows
+ * the public ones that have not expired: an anonymous page view costs the same however many
+ * private or expired links the campaign holds.
+ */
+const MAX_LIST_SCAN = 5000;
 
 const ROTATOR_PATH = /^\/r\/([a-z0-9-]{3,50})\/?$/;
 const LIST_PATH = /^\/u\/([^/]*)-([0-9]{1,10})\/?$/;
@@ -24,32 +30,28 @@ const LIST_PATH = /^\/u\/([^/]*)-([0-9]{1,10})\/?$/;
  */
 @Injectable()
 export class CampaignPublicHandler {
-  private readonly logger = new Logger(CampaignPublicHandler.name);
-  private fallbackRotation = 0;
-
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    private readonly redis: RedisService,
+    private readonly rotation: CampaignRotation,
     private readonly respond: PublicResponder,
     private readonly urls: PublicUrls,
   ) {}
 
+  /**
+   * The campaign's live links in turn, by link id (CampaignRotation): one indexed read of the
+   * campaign and its rotation's version here, one Redis script there, whatever the campaign's size.
+   */
   async rotator(res: ServerResponse, ctx: PublicRequestContext): Promise<void> {
     const match = ctx.domain ? null : ROTATOR_PATH.exec(ctx.path);
     if (!match) return this.respond.notFound(res, ctx.domain);
-    const rows: Array<{ campaign_id: number; alias: string; domain: string | null }> =
-      await this.db.query(
-        `SELECT c.id AS campaign_id, l.alias, d.domain
-           FROM campaigns c
-           JOIN links l ON l.campaign_id = c.id AND l.kind = 'link' AND (l.expires_at IS NULL OR l.expires_at > now())
-           LEFT JOIN domains d ON d.id = l.domain_id
-          WHERE c.slug = $1
-          ORDER BY l.id`,
-        [match[1]],
-      );
-    if (!rows.length) return this.respond.notFound(res);
-    const turn = await this.nextTurn(rows[0].campaign_id);
-    const pick = rows[turn % rows.length];
+    const [campaign]: Array<{ id: number; version: string }> = await this.db.query(
+      `SELECT c.id, COALESCE(r.version, 0)::text AS version
+         FROM campaigns c LEFT JOIN campaign_rotations r ON r.campaign_id = c.id
+        WHERE c.slug = $1`,
+      [match[1]],
+    );
+    const pick = campaign ? await this.rotation.next(campaign.id, campaign.version) : null;
+    if (!pick) return this.respond.notFound(res);
     this.respond.redirect(res, this.urls.short(pick.alias, pick.domain), 'no-store');
   }
 
@@ -70,8 +72,10 @@ export class CampaignPublicHandler {
     const links: Array<{ alias: string; title: string; domain: string | null }> =
       await this.db.query(
         `SELECT l.alias, l.title, d.domain
-           FROM links l LEFT JOIN domains d ON d.id = l.domain_id
-          WHERE l.campaign_id = $1 AND l.kind = 'link' AND l.status = 'public'
+           FROM (SELECT * FROM links WHERE campaign_id = $1
+                  ORDER BY id DESC LIMIT ${MAX_LIST_SCAN}) l
+           LEFT JOIN domains d ON d.id = l.domain_id
+          WHERE l.kind = 'link' AND l.status = 'public'
             AND (l.expires_at IS NULL OR l.expires_at > now())
           ORDER BY l.id DESC LIMIT ${MAX_LIST_LINKS}`,
         [id],
@@ -81,17 +85,5 @@ export class CampaignPublicHandler {
       shorturl: this.urls.short(l.alias, l.domain),
     }));
     this.respond.sendPage(res, 200, campaignListPage(campaign.name, items), 'no-cache');
-  }
-
-  /** A shared counter in Redis, so replicas rotate together; a local one while Redis is down. */
-  private async nextTurn(campaignId: number): Promise<number> {
-    if (this.redis.ready) {
-      try {
-        return (await this.redis.client.incr(this.redis.key('rotator', campaignId))) - 1;
-      } catch (err) {
-        this.logger.warn(`rotator counter unavailable: ${(err as Error).message}`);
-      }
-    }
-    return this.fallbackRotation++;
   }
 }

@@ -3,6 +3,7 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { PublicModule } from '../public/public.module';
 import { PublicRoutes } from '../public/public-routes';
 import { CampaignPublicHandler } from './campaign-public.handler';
+import { CampaignRotation } from './campaign-rotation';
 import { CampaignsController } from './campaigns.controller';
 import { CampaignsService } from './campaigns.service';
 
@@ -14,7 +15,7 @@ import { CampaignsService } from './campaigns.service';
 @Module({
   imports: [PublicModule],
   controllers: [CampaignsController],
-  providers: [CampaignsService, CampaignPublicHandler],
+  providers: [CampaignsService, CampaignPublicHandler, CampaignRotation],
 })
 export class CampaignsModule implements OnModuleInit {
   constructor(

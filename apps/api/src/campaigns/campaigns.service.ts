@@ -8,7 +8,8 @@ import {
   fieldsOf,
   NotFoundError,
   PageQueryDto,
-  paginateOwn,
+  ListBudget,
+  paginateCounted,
   Paginated,
   PlanService,
   Principal,
@@ -30,11 +31,18 @@ export class CampaignsService {
     private readonly urls: PublicUrls,
     private readonly plans: PlanService,
     private readonly audit: AuditLog,
+    private readonly budget: ListBudget,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<CampaignView>> {
-    return paginateOwn(this.campaigns, auth.user.id, query, 'campaigns', (c) =>
-      campaignView(c, this.urls),
+    return paginateCounted(
+      this.budget,
+      this.campaigns,
+      'campaign',
+      auth.user.id,
+      query,
+      'campaigns',
+      (c) => campaignView(c, this.urls),
     );
   }
 

@@ -10,7 +10,8 @@ import {
   NotFoundError,
   PageQueryDto,
   pageRequest,
-  paginateOwn,
+  ListBudget,
+  paginateCounted,
   Paginated,
   Principal,
   PublicUrls,
@@ -54,15 +55,28 @@ export class ChannelsService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly urls: PublicUrls,
     private readonly audit: AuditLog,
+    private readonly budget: ListBudget,
   ) {}
 
   list(auth: Principal, query: PageQueryDto): Promise<Paginated<ChannelView>> {
-    return paginateOwn(this.channels, auth.user.id, query, 'channels', channelView);
+    return paginateCounted(
+      this.budget,
+      this.channels,
+      'channel',
+      auth.user.id,
+      query,
+      'channels',
+      channelView,
+    );
   }
 
   /**
-   * The channel's items, newest assignment first. Items whose link, bio page or QR code no longer
-   * exists (deleted by their own module) are left out by the joins, counters included.
+   * The channel's items, newest assignment first (ListBudget, light): the total is the channel's
+   * maintained count (`channel_item_counts`) and the page's ids an index scan of
+   * `channel_items_channel_idx` (channel, id) to the page's offset, in one statement; then only
+   * the page's items are read with their link, bio page or QR code. An item leaves the channel
+   * with its link, bio page or QR code (triggers: migration ChannelItemCounts); the joins still
+   * leave out one whose target went in between.
    */
   async items(
     auth: Principal,
@@ -71,36 +85,49 @@ export class ChannelsService {
   ): Promise<Paginated<ChannelItemView>> {
     await this.assertChannel(auth, id);
     const { limit, page, offset } = pageRequest(query);
-    const qb = this.channelItems
-      .createQueryBuilder('ci')
-      .leftJoin(
-        Link,
-        'l',
-        // (one line: TypeORM only maps `alias.property` names followed by a space, `=`, `)` or `,`)
-        `ci.itemType IN ('links', 'bio') AND l.id = ci.itemId AND l.userId = ci.userId AND ` +
-          `l.kind = (CASE WHEN ci.itemType = 'links' THEN 'link' ELSE 'bio' END)`,
-      )
-      .leftJoin(Domain, 'd', 'd.id = l.domainId')
-      .leftJoin(QrCode, 'q', `ci.itemType = 'qr' AND q.id = ci.itemId AND q.userId = ci.userId`)
-      .leftJoin(Link, 'ql', 'ql.id = q.linkId')
-      .where('ci.channelId = :id AND ci.userId = :userId', { id, userId: auth.user.id })
-      .andWhere('(l.id IS NOT NULL OR ql.id IS NOT NULL)');
-    const total = await qb.clone().getCount();
-    const rows: ItemRow[] = await qb
-      .select('ci.id', 'id')
-      .addSelect('ci.itemType', 'type')
-      .addSelect('ci.itemId', 'itemId')
-      .addSelect('ci.createdAt', 'assignedAt')
-      .addSelect('l.alias', 'linkAlias')
-      .addSelect('l.title', 'linkTitle')
-      .addSelect('l.url', 'linkUrl')
-      .addSelect('d.domain', 'linkDomain')
-      .addSelect('q.name', 'qrName')
-      .addSelect('ql.alias', 'qrAlias')
-      .orderBy('ci.id', 'DESC')
-      .offset(offset)
-      .limit(limit)
-      .getRawMany();
+    const userId = auth.user.id;
+    const { total, ids } = await this.budget.run(
+      userId,
+      'The list',
+      async (em) => {
+        const [row]: Array<{ total: number; ids: number[] }> = await em.query(
+          `SELECT (SELECT COALESCE(sum(n), 0) FROM channel_item_counts WHERE channel_id = $1)::int AS total,
+                ARRAY(SELECT id FROM channel_items WHERE channel_id = $1 AND user_id = $2
+                       ORDER BY id DESC OFFSET $3 LIMIT $4) AS ids`,
+          [id, userId, offset, limit],
+        );
+        return row;
+      },
+      { light: true },
+    );
+    const rows: ItemRow[] = !ids.length
+      ? []
+      : await this.channelItems
+          .createQueryBuilder('ci')
+          .leftJoin(
+            Link,
+            'l',
+            // (one line: TypeORM only maps `alias.property` names followed by a space, `=`, `)` or `,`)
+            `ci.itemType IN ('links', 'bio') AND l.id = ci.itemId AND l.userId = ci.userId AND ` +
+              `l.kind = (CASE WHEN ci.itemType = 'links' THEN 'link' ELSE 'bio' END)`,
+          )
+          .leftJoin(Domain, 'd', 'd.id = l.domainId')
+          .leftJoin(QrCode, 'q', `ci.itemType = 'qr' AND q.id = ci.itemId AND q.userId = ci.userId`)
+          .leftJoin(Link, 'ql', 'ql.id = q.linkId')
+          .where('ci.id IN (:...ids) AND ci.userId = :userId', { ids, userId })
+          .andWhere('(l.id IS NOT NULL OR ql.id IS NOT NULL)')
+          .select('ci.id', 'id')
+          .addSelect('ci.itemType', 'type')
+          .addSelect('ci.itemId', 'itemId')
+          .addSelect('ci.createdAt', 'assignedAt')
+          .addSelect('l.alias', 'linkAlias')
+          .addSelect('l.title', 'linkTitle')
+          .addSelect('l.url', 'linkUrl')
+          .addSelect('d.domain', 'linkDomain')
+          .addSelect('q.name', 'qrName')
+          .addSelect('ql.alias', 'qrAlias')
+          .orderBy('ci.id', 'DESC')
+          .getRawMany();
     return new Paginated(
       'items',
       rows.map((r) => this.itemView(r)),

@@ -13,6 +13,9 @@ import { Reports1732300040000 } from './1732300040000-reports';
 import { LinkFlags1732400010000 } from './1732400010000-link-flags';
 import { LinkHealth1732400020000 } from './1732400020000-link-health';
 import { StatsHourly1732400040000 } from './1732400040000-stats-hourly';
+import { CampaignRotation1732400070000 } from './1732400070000-campaign-rotation';
+import { OwnedCounts1732400071000 } from './1732400071000-owned-counts';
+import { ChannelItemCounts1732400072000 } from './1732400072000-channel-item-counts';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -34,4 +37,7 @@ export const MIGRATIONS = [
   LinkFlags1732400010000,
   LinkHealth1732400020000,
   StatsHourly1732400040000,
+  CampaignRotation1732400070000,
+  OwnedCounts1732400071000,
+  ChannelItemCounts1732400072000,
 ];

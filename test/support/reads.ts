@@ -1,0 +1,67 @@
+import { TestApp } from './app';
+import { eventually } from './stats';
+
+/** What Postgres's statistics say was read of some tables so far (pg_stat_user_*). */
+export interface TableReads {
+  /** rows (sequential and by index) and index entries read of the `read` tables */
+  rows: number;
+  /** scans (sequential and by index) of the `scanned` tables */
+  scans: number;
+}
+
+/**
+ * Rows and index entries read of `read`, and scans of `scanned`: a request's reads are the
+ * difference around it, once the api's connections have reported them (settledReads).
+ */
+export async function tableReads(
+  t: TestApp,
+  read: string[],
+  scanned: string[],
+): Promise<TableReads> {
+  const [r] = await t.db.query(
+    `SELECT (SELECT COALESCE(sum(seq_tup_read + COALESCE(idx_tup_fetch, 0)), 0) FROM pg_stat_user_tables WHERE relname = ANY($1))
+          + (SELECT COALESCE(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = ANY($1)) AS rows,
+            (SELECT COALESCE(sum(seq_scan + COALESCE(idx_scan, 0)), 0) FROM pg_stat_user_tables WHERE relname = ANY($2)) AS scans`,
+    [read, scanned],
+  );
+  return { rows: Number(r.rows), scans: Number(r.scans) };
+}
+
+/**
+ * The reads once every connection has reported its own: backends report their statistics when
+ * idle, at most once a second (an index's sometimes later than its table's), so this reads until
+ * two readings a second apart agree (at most 15 s).
+ */
+export async function quietReads(
+  t: TestApp,
+  read: string[],
+  scanned: string[],
+): Promise<TableReads> {
+  let last = await tableReads(t, read, scanned);
+  for (let i = 0; i < 15; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = await tableReads(t, read, scanned);
+    if (now.rows === last.rows && now.scans === last.scans) return now;
+    last = now;
+  }
+  return last;
+}
+
+/**
+ * The reads after requests that made at least `scans` scans of the `scanned` tables since `from`:
+ * waits until they are reported (the same connections report their reads with them), then until
+ * the statistics are quiet (quietReads).
+ */
+export async function settledReads(
+  t: TestApp,
+  read: string[],
+  scanned: string[],
+  from: TableReads,
+  scans: number,
+): Promise<TableReads> {
+  await eventually(
+    async () => (await tableReads(t, read, scanned)).scans >= from.scans + scans,
+    15_000,
+  );
+  return quietReads(t, read, scanned);
+}
