@@ -55,6 +55,16 @@ export function isInvalidInput(err: unknown): boolean {
   return err instanceof QueryFailedError && INVALID_INPUT.has(driverError(err)?.code ?? '');
 }
 
+/**
+ * Postgres ended this transaction to let a concurrent one through: a deadlock (`40P01`), a
+ * serialization failure (`40001`) or a lock it could not take (`55P03`). Nothing of it was
+ * written; the same request sent again succeeds.
+ */
+export function isConcurrentConflict(err: unknown): boolean {
+  const code = driverError(err)?.code;
+  return code === '40P01' || code === '40001' || code === '55P03';
+}
+
 /** The database cannot be reached right now (503, not 500). */
 export function isUnavailable(err: unknown): boolean {
   const e = driverError(err);

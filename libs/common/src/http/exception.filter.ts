@@ -8,7 +8,12 @@ import {
 } from '@nestjs/common';
 import { Request, Response } from 'express';
 
-import { isInvalidInput, isUnavailable, isUniqueViolation } from '@app/database';
+import {
+  isConcurrentConflict,
+  isInvalidInput,
+  isUnavailable,
+  isUniqueViolation,
+} from '@app/database';
 
 import { AppError, TooManyRequestsError } from './errors';
 import { RouteIndex } from './route-index';
@@ -52,6 +57,12 @@ export function mapError(exception: unknown): MappedError {
   if (isUniqueViolation(exception))
     return { status: 409, message: 'A resource with this value already exists' };
   if (isInvalidInput(exception)) return { status: 400, message: 'A field has an invalid value' };
+  if (isConcurrentConflict(exception))
+    return {
+      status: 409,
+      message:
+        'Another change to the same data was made at the same moment: nothing was saved, send it again',
+    };
   if (isUnavailable(exception)) return { status: 503, message: STATUS_MESSAGES[503] };
   return { status: 500, message: STATUS_MESSAGES[500] };
 }
