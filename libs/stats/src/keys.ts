@@ -295,7 +295,28 @@ export function parseField(field: string): { day: string; dim: string; label: st
  * (no social network, no UTM value, no referrer URL, no device model) counts nothing.
  */
 export function profileField(hour: string, d: VisitDimensions): string {
-  return `${hour.slice(0, 8)}|${DIM.profile}|${d.country}|${d.referrer}|${d.browser}|${d.os}|${d.social ?? ''}|${d.device}|${d.language}|${d.city}|${d.region}|${d.utmSource}|${d.utmMedium}|${d.utmCampaign}|${d.referrerUrl}|${d.deviceModel}|${hour.slice(8, 10)}`;
+  // joined, not concatenated: one flat string. A template of 17 parts is a tree of cons strings
+  // that the visitor memo keeps alive, that garbage collection copies, and that is flattened
+  // again when the field is hashed in a flush (callgrind: ~3k instructions a new visitor)
+  return [
+    hour.slice(0, 8),
+    DIM.profile,
+    d.country,
+    d.referrer,
+    d.browser,
+    d.os,
+    d.social ?? '',
+    d.device,
+    d.language,
+    d.city,
+    d.region,
+    d.utmSource,
+    d.utmMedium,
+    d.utmCampaign,
+    d.referrerUrl,
+    d.deviceModel,
+    hour.slice(8, 10),
+  ].join('|');
 }
 
 /**
