@@ -54,6 +54,7 @@
  * Redis keys are removed at the end.
  */
 import { ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
@@ -442,8 +443,14 @@ async function warm(s: Scenario, server: { child: ChildProcess; url: string }): 
   });
 }
 
-/** The requests of a counted run (see lib/instructions): uncounted warm-up, then the windows. */
-const COUNT = { warm: 40_000, window: 20_000, windows: 5 };
+/**
+ * The requests of a counted run (see lib/instructions): uncounted warm-up, then the windows
+ * (BENCH_COUNT=<warm>,<window>,<windows>).
+ */
+const [warmCount, windowCount, windowsCount] = (process.env.BENCH_COUNT ?? '40000,20000,5')
+  .split(',')
+  .map(Number);
+const COUNT = { warm: warmCount, window: windowCount, windows: windowsCount };
 
 /**
  * Instructions per request (callgrind) of the raw 302 and of the hot api with and without a user
@@ -465,10 +472,16 @@ async function countAll(active: Scenario[]): Promise<void> {
       `${COUNT.windows} windows of ${COUNT.window} requests after ${COUNT.warm} uncounted; the quietest window is the figure (see bench/lib/instructions.ts)`,
   );
   const counts = new Map<string, Counted>();
+  const keep = process.env.BENCH_CALLGRIND_DIR;
   const count = async (s: Scenario, server: CountedServer) => {
     const { headers, requests } = script(s);
     const c = await countInstructions(server, requests, headers, COUNT);
     counts.set(s.name, c);
+    if (keep) {
+      mkdirSync(keep, { recursive: true });
+      const name = s.name.replace(/[^a-z0-9]+/gi, '-');
+      c.files.forEach((f, w) => copyFileSync(f, join(keep, `${name}.${w + 1}.out`)));
+    }
     const raw = counts.get(COUNTED[0]);
     const vs = raw && s.name !== COUNTED[0] ? `  ${(c.min / raw.min).toFixed(2)}× raw` : '';
     console.log(
@@ -483,13 +496,13 @@ async function countAll(active: Scenario[]): Promise<void> {
       await stopCounted(server);
     }
   }
-  for (const build of ['hot', 'hotB']) {
+  for (const build of ['hot', 'hotB', 'cold']) {
     const api = wanted.filter((w) => w.server === build);
     if (!api.length) continue;
     const port = await freePort();
     const server = await startCounted(
       [apiMain(build)],
-      serverEnv({ PORT: String(port), STATS_FLUSH_MS: '10000' }),
+      serverEnv({ PORT: String(port), STATS_FLUSH_MS: '10000', ...kinds[build][1] }),
       /api listening/,
       port,
     );
@@ -502,8 +515,19 @@ async function countAll(active: Scenario[]): Promise<void> {
   }
 }
 
+/** The server of each kind of scenario, and its environment. */
+const kinds: Record<string, [ServerKind, Record<string, string>?]> = {
+  raw: ['raw302'],
+  hot: ['api'],
+  hotB: ['api'],
+  // the cold api first: its warm-up fills Redis with every link, for the Redis baselines too
+  cold: ['api', { LINK_CACHE_SIZE: '0' }],
+  redis: ['redis302'],
+  mget: ['mget302'],
+};
+
 /** The scenarios countAll counts, the baseline first. */
-const COUNTED = ['baseline raw 302', 'api hot', 'api hot, no UA', 'api hot (B)'];
+const COUNTED = ['baseline raw 302', 'api hot', 'api hot, no UA', 'api hot (B)', 'api cold'];
 
 async function main(): Promise<void> {
   ensureWrk();
@@ -582,15 +606,6 @@ async function main(): Promise<void> {
         only.some((o) => (o.startsWith('=') ? s.name === o.slice(1) : s.name.includes(o))),
       )
     : scenarios;
-  const kinds: Record<string, [ServerKind, Record<string, string>?]> = {
-    raw: ['raw302'],
-    hot: ['api'],
-    hotB: ['api'],
-    // the cold api first: its warm-up fills Redis with every link, for the Redis baselines too
-    cold: ['api', { LINK_CACHE_SIZE: '0' }],
-    redis: ['redis302'],
-    mget: ['mget302'],
-  };
   const servers = new Map<string, { child: ChildProcess; url: string }>();
   const redisClient = testRedis();
   let generatorOk = true;

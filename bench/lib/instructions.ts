@@ -139,8 +139,11 @@ export function sendCounted(
   });
 }
 
-/** The Ir total of the dump callgrind writes next in `dir` (waited for: up to 30 s). */
-async function nextDump(dir: string, before: Set<string>): Promise<number> {
+/** The Ir total and the file of the dump callgrind writes next in `dir` (waited for: up to 30 s). */
+async function nextDump(
+  dir: string,
+  before: Set<string>,
+): Promise<{ total: number; file: string }> {
   for (let tries = 0; tries < 300; tries++) {
     const fresh = readdirSync(dir).filter((f) => /^cg\.out\.\d+$/.test(f) && !before.has(f));
     if (fresh.length > 1) throw new Error(`callgrind: expected one new dump, found ${fresh}`);
@@ -149,7 +152,7 @@ async function nextDump(dir: string, before: Set<string>): Promise<number> {
       : null;
     if (total) {
       before.add(fresh[0]);
-      return Number(total[1]);
+      return { total: Number(total[1]), file: join(dir, fresh[0]) };
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -162,6 +165,8 @@ export interface Counted {
   /** The quietest window's: the figure reported and compared. */
   min: number;
   median: number;
+  /** Each window's callgrind dump (removed with the server's folder by stopCounted). */
+  files: string[];
 }
 
 /**
@@ -187,15 +192,18 @@ export async function countInstructions(
     sendCounted(server.port, requests, common, n, o.connections, o.status);
   check(await send(o.warm), o.warm);
   const windows: number[] = [];
+  const files: string[] = [];
   for (let w = 0; w < o.windows; w++) {
     control('-i', 'on');
     const r = await send(o.window);
     control('-i', 'off');
     control('-d');
     check(r, o.window);
-    windows.push((await nextDump(server.dir, seen)) / o.window);
+    const dump = await nextDump(server.dir, seen);
+    windows.push(dump.total / o.window);
+    files.push(dump.file);
   }
-  return { windows, min: Math.min(...windows), median: median(windows) };
+  return { windows, min: Math.min(...windows), median: median(windows), files };
 }
 
 export async function stopCounted(server: CountedServer): Promise<void> {
