@@ -34,10 +34,11 @@
  * Every server runs under plain node: the api from dist (`npm run build` first, which the script
  * does), the baselines transpiled (bench/lib/baseline-server.ts).
  *
- * Then the raw 302 and the hot api (with and without a User-Agent) are run once more under
- * valgrind's callgrind, for their instructions per request: a figure that, unlike req/s and CPU
- * time, does not move with what else the machine does (bench/lib/instructions.ts; ~4 min;
- * BENCH_INSTRUCTIONS=0 skips it).
+ * Then the raw 302, the hot api (with and without a User-Agent) and the cold api are run once
+ * more under valgrind's callgrind, for their instructions per request: a figure that, unlike
+ * req/s and CPU time, does not move with what else the machine does (bench/lib/instructions.ts;
+ * ~5 min; BENCH_INSTRUCTIONS=0 skips it, BENCH_COUNT=<warm>,<window>,<windows> sizes it,
+ * BENCH_CALLGRIND_DIR=<dir> keeps every window's callgrind file for callgrind_annotate).
  *
  * BENCH_API_B=<another build's dist/apps/api/main.js>: an A/B against that build (an older commit
  * built in a worktree of its own, node_modules symlinked): its api runs "api hot (B)" and "api
@@ -453,8 +454,8 @@ const [warmCount, windowCount, windowsCount] = (process.env.BENCH_COUNT ?? '4000
 const COUNT = { warm: warmCount, window: windowCount, windows: windowsCount };
 
 /**
- * Instructions per request (callgrind) of the raw 302 and of the hot api with and without a user
- * agent: the repeatable figures beside the wall-clock ones. Each server is started afresh under
+ * Instructions per request (callgrind) of the raw 302, of the hot api with and without a user
+ * agent, and of the cold api: the repeatable figures beside the wall-clock ones. Each server is started afresh under
  * valgrind; the api with STATS_FLUSH_MS=10000, because under valgrind it serves ~2 000 requests
  * a second, and a 500 ms flush would then write ~1 000 visits at a time: twenty times the
  * per-visit flush cost of full speed, where a flush takes FLUSH_AT (20 000) visits. Skipped
