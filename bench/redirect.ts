@@ -34,10 +34,11 @@
  * Every server runs under plain node: the api from dist (`npm run build` first, which the script
  * does), the baselines transpiled (bench/lib/baseline-server.ts).
  *
- * Then the raw 302 and the hot api (with and without a User-Agent) are run once more under
- * valgrind's callgrind, for their instructions per request: a figure that, unlike req/s and CPU
- * time, does not move with what else the machine does (bench/lib/instructions.ts; ~4 min;
- * BENCH_INSTRUCTIONS=0 skips it).
+ * Then the raw 302, the hot api (with and without a User-Agent) and the cold api are run once
+ * more under valgrind's callgrind, for their instructions per request: a figure that, unlike
+ * req/s and CPU time, does not move with what else the machine does (bench/lib/instructions.ts;
+ * ~5 min; BENCH_INSTRUCTIONS=0 skips it, BENCH_COUNT=<warm>,<window>,<windows> sizes it,
+ * BENCH_CALLGRIND_DIR=<dir> keeps every window's callgrind file for callgrind_annotate).
  *
  * BENCH_API_B=<another build's dist/apps/api/main.js>: an A/B against that build (an older commit
  * built in a worktree of its own, node_modules symlinked): its api runs "api hot (B)" and "api
@@ -54,6 +55,7 @@
  * Redis keys are removed at the end.
  */
 import { ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
@@ -443,12 +445,18 @@ async function warm(s: Scenario, server: { child: ChildProcess; url: string }): 
   });
 }
 
-/** The requests of a counted run (see lib/instructions): uncounted warm-up, then the windows. */
-const COUNT = { warm: 40_000, window: 20_000, windows: 5, idleMs: 10_000 };
+/**
+ * The requests of a counted run (see lib/instructions): uncounted warm-up, then the windows
+ * (BENCH_COUNT=<warm>,<window>,<windows>).
+ */
+const [warmCount, windowCount, windowsCount] = (process.env.BENCH_COUNT ?? '40000,20000,5')
+  .split(',')
+  .map(Number);
+const COUNT = { warm: warmCount, window: windowCount, windows: windowsCount, idleMs: 10_000 };
 
 /**
- * Instructions per request (callgrind) of the raw 302 and of the hot api with and without a user
- * agent: the repeatable figures beside the wall-clock ones. Each server is started afresh under
+ * Instructions per request (callgrind) of the raw 302, of the hot api with and without a user
+ * agent, and of the cold api: the repeatable figures beside the wall-clock ones. Each server is started afresh under
  * valgrind; the api with STATS_FLUSH_MS=10000, because under valgrind it serves ~2 000 requests
  * a second, and a 500 ms flush would then write ~1 000 visits at a time: twenty times the
  * per-visit flush cost of full speed, where a flush takes FLUSH_AT (20 000) visits. Skipped
@@ -466,10 +474,16 @@ async function countAll(active: Scenario[]): Promise<void> {
       `${COUNT.windows} windows of ${COUNT.window} requests after ${COUNT.warm} uncounted; the quietest window is the figure (see bench/lib/instructions.ts)`,
   );
   const counts = new Map<string, Counted>();
+  const keep = process.env.BENCH_CALLGRIND_DIR;
   const count = async (s: Scenario, server: CountedServer) => {
     const { headers, requests } = script(s);
     const c = await countInstructions(server, requests, headers, COUNT);
     counts.set(s.name, c);
+    if (keep) {
+      mkdirSync(keep, { recursive: true });
+      const name = s.name.replace(/[^a-z0-9]+/gi, '-');
+      c.files.forEach((f, w) => copyFileSync(f, join(keep, `${name}.${w + 1}.out`)));
+    }
     const raw = counts.get(COUNTED[0]);
     const vs = raw && s.name !== COUNTED[0] ? `  ${(c.min / raw.min).toFixed(2)}× raw` : '';
     console.log(
@@ -485,13 +499,13 @@ async function countAll(active: Scenario[]): Promise<void> {
       await stopCounted(server);
     }
   }
-  for (const build of ['hot', 'hotB']) {
+  for (const build of ['hot', 'hotB', 'cold']) {
     const api = wanted.filter((w) => w.server === build);
     if (!api.length) continue;
     const port = await freePort();
     const server = await startCounted(
       [apiMain(build)],
-      serverEnv({ PORT: String(port), STATS_FLUSH_MS: '10000' }),
+      serverEnv({ PORT: String(port), STATS_FLUSH_MS: '10000', ...kinds[build][1] }),
       /api listening/,
       port,
     );
@@ -504,7 +518,18 @@ async function countAll(active: Scenario[]): Promise<void> {
   }
 }
 
-/** The scenarios countAll counts, the baseline first (mixed visitors: a new visitor's first visit, the city lookup and the memo included). */
+/** The server of each kind of scenario, and its environment. */
+const kinds: Record<string, [ServerKind, Record<string, string>?]> = {
+  raw: ['raw302'],
+  hot: ['api'],
+  hotB: ['api'],
+  // the cold api first: its warm-up fills Redis with every link, for the Redis baselines too
+  cold: ['api', { LINK_CACHE_SIZE: '0' }],
+  redis: ['redis302'],
+  mget: ['mget302'],
+};
+
+/** The scenarios countAll counts, the baseline first (mixed visitors: visitors the memo has not seen with that agent, the city lookup included). */
 const COUNTED = [
   'baseline raw 302',
   'api hot',
@@ -512,6 +537,7 @@ const COUNTED = [
   'api hot, mixed visitors',
   'api hot (B)',
   'api hot, mixed visitors (B)',
+  'api cold',
 ];
 
 async function main(): Promise<void> {
@@ -591,15 +617,6 @@ async function main(): Promise<void> {
         only.some((o) => (o.startsWith('=') ? s.name === o.slice(1) : s.name.includes(o))),
       )
     : scenarios;
-  const kinds: Record<string, [ServerKind, Record<string, string>?]> = {
-    raw: ['raw302'],
-    hot: ['api'],
-    hotB: ['api'],
-    // the cold api first: its warm-up fills Redis with every link, for the Redis baselines too
-    cold: ['api', { LINK_CACHE_SIZE: '0' }],
-    redis: ['redis302'],
-    mget: ['mget302'],
-  };
   const servers = new Map<string, { child: ChildProcess; url: string }>();
   const redisClient = testRedis();
   let generatorOk = true;

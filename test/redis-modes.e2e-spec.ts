@@ -1,6 +1,9 @@
-import Redis from 'ioredis';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
-import { CacheBus, REPEAT_INVALIDATION_MS } from '@app/redis';
+import Redis, { Cluster } from 'ioredis';
+
+import { CacheBus, keySlot, RedisService, REPEAT_INVALIDATION_MS } from '@app/redis';
 
 import { createTestApp, createUser, TestApp, TestUser, withTestApp } from './support/app';
 import { addLink } from './support/links';
@@ -125,6 +128,15 @@ describe('Redis modes', () => {
       await cluster?.stop();
     });
 
+    /** redis-cli on one node of the cluster: its output. */
+    const cli = async (port: number, ...args: string[]) =>
+      (
+        await promisify(execFile)('redis-cli', [
+          ...['--no-auth-warning', '-a', PASSWORD, '-p', String(port)],
+          ...args,
+        ])
+      ).stdout;
+
     /** A connection to one node of the cluster. */
     const node = (port: number) => new Redis({ port, host: '127.0.0.1', password: PASSWORD });
 
@@ -196,5 +208,53 @@ describe('Redis modes', () => {
       await eventually(async () => t.app.get(CacheBus).live, 10_000);
       await worksIn(t, user, link, 'https://example.com/up-again');
     }, 60_000);
+
+    it('a slot moved to another primary: the batched reads follow MOVED through the cluster client, then go to the new primary', async () => {
+      const redis = t.app.get(RedisService);
+      const client = redis.client as Cluster;
+      const key = redis.slotKey(['moving'], 'k');
+      await client.set(key, 'v1');
+      expect(await redis.reads.get(key)).toBe('v1');
+      const slot = keySlot(key);
+      const [from, to] = await Promise.all(
+        cluster.ports.map(async (port) => ({
+          port,
+          id: (await cli(port, 'CLUSTER', 'MYID')).trim(),
+          owns: Number((await cli(port, 'CLUSTER', 'COUNTKEYSINSLOT', String(slot))).trim()) > 0,
+        })),
+      ).then((nodes) => [nodes.find((n) => n.owns), nodes.find((n) => !n.owns)]);
+      if (!from || !to) throw new Error('no owner of the slot found');
+      const moved = async (port: number) =>
+        Number(/errorstat_MOVED:count=(\d+)/.exec(await cli(port, 'INFO', 'errorstats'))?.[1] ?? 0);
+      await cli(to.port, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', from.id);
+      await cli(from.port, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', to.id);
+      await cli(
+        from.port,
+        'MIGRATE',
+        '127.0.0.1',
+        String(to.port),
+        '',
+        '0',
+        '5000',
+        'AUTH',
+        PASSWORD,
+        'KEYS',
+        key,
+      );
+      for (const port of cluster.ports)
+        await cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', to.id);
+      const movedBefore = await moved(from.port);
+      // the client still places the slot on `from`: asked there, answered MOVED, read again
+      expect(await redis.reads.get(key)).toBe('v1');
+      // (MOVED to this read, and to the cluster client's, whose map was as old)
+      const movedAfter = await moved(from.port);
+      expect(movedAfter).toBeGreaterThan(movedBefore);
+      // once the client refreshed its map, the reads go to `to` at once
+      await eventually(async () => client.slots[slot]?.[0] === `127.0.0.1:${to.port}`);
+      await client.set(key, 'v2');
+      const batch = await Promise.all([redis.reads.get(key), redis.reads.get(key)]);
+      expect(batch).toEqual(['v2', 'v2']);
+      expect(await moved(from.port)).toBe(movedAfter);
+    });
   });
 });

@@ -139,8 +139,11 @@ export function sendCounted(
   });
 }
 
-/** The Ir total of the dump callgrind writes next in `dir` (waited for: up to 30 s). */
-async function nextDump(dir: string, before: Set<string>): Promise<number> {
+/** The Ir total and the file of the dump callgrind writes next in `dir` (waited for: up to 30 s). */
+async function nextDump(
+  dir: string,
+  before: Set<string>,
+): Promise<{ total: number; file: string }> {
   for (let tries = 0; tries < 300; tries++) {
     const fresh = readdirSync(dir).filter((f) => /^cg\.out\.\d+$/.test(f) && !before.has(f));
     if (fresh.length > 1) throw new Error(`callgrind: expected one new dump, found ${fresh}`);
@@ -149,7 +152,7 @@ async function nextDump(dir: string, before: Set<string>): Promise<number> {
       : null;
     if (total) {
       before.add(fresh[0]);
-      return Number(total[1]);
+      return { total: Number(total[1]), file: join(dir, fresh[0]) };
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -177,6 +180,8 @@ export interface Counted {
   perRequest?: number[];
   perRequestMin?: number;
   perRequestMedian?: number;
+  /** Each window's callgrind dump (removed with the server's folder by stopCounted). */
+  files: string[];
 }
 
 /**
@@ -217,10 +222,11 @@ export async function countInstructions(
     control('-i', 'off');
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     control('-d');
-    idlePerSecond = (await nextDump(server.dir, seen)) / seconds;
+    idlePerSecond = (await nextDump(server.dir, seen)).total / seconds;
   }
   const windows: number[] = [];
   const perRequest: number[] = [];
+  const files: string[] = [];
   for (let w = 0; w < o.windows; w++) {
     const started = process.hrtime.bigint();
     control('-i', 'on');
@@ -229,13 +235,21 @@ export async function countInstructions(
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     control('-d');
     check(r, o.window);
-    const total = await nextDump(server.dir, seen);
+    const dump = await nextDump(server.dir, seen);
+    const total = dump.total;
     windows.push(total / o.window);
+    files.push(dump.file);
     if (idlePerSecond !== undefined)
       perRequest.push(Math.max(0, total - idlePerSecond * seconds) / o.window);
   }
   const mean = windows.reduce((a, b) => a + b, 0) / windows.length;
-  const counted: Counted = { windows, min: Math.min(...windows), median: median(windows), mean };
+  const counted: Counted = {
+    windows,
+    min: Math.min(...windows),
+    median: median(windows),
+    mean,
+    files,
+  };
   if (idlePerSecond === undefined) return counted;
   return {
     ...counted,
@@ -246,12 +260,9 @@ export async function countInstructions(
   };
 }
 
-/** Stops a counted server; BENCH_KEEP_CALLGRIND=1 keeps its dumps (for callgrind_annotate) and logs where. */
 export async function stopCounted(server: CountedServer): Promise<void> {
   await stop(server.child);
-  if (process.env.BENCH_KEEP_CALLGRIND === '1')
-    console.log(`callgrind dumps kept in ${server.dir}`);
-  else rmSync(server.dir, { recursive: true, force: true });
+  rmSync(server.dir, { recursive: true, force: true });
 }
 
 /** `58.9k (median 63.0k, mean 64.1k)` */

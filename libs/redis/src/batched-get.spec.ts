@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 
-import { BatchedGet, groupByNode } from './batched-get';
+import { BatchedGet } from './batched-get';
 import { keySlot } from './key-slot';
 
 /** A stand-in client that records the commands it receives and answers from a map. */
@@ -67,78 +67,119 @@ describe('BatchedGet', () => {
   });
 });
 
+type Call = { node: string; command: 'get' | 'mget'; keys: string[] };
+
 /**
- * A stand-in Redis Cluster of two nodes (slots below 8192 on `a`, the rest on `b`) that records
- * the pipelines it receives and refuses a MGET across slots, as Redis does.
+ * A stand-in Redis Cluster of two primaries, `a` (slots below 8192) and `b`, as the client last
+ * learnt it (`slots`); `owner` says which node really serves a slot (a node asked for another's
+ * slot answers MOVED, a MGET across slots CROSSSLOT, as Redis does). Every command is recorded
+ * with the node that got it (`cluster`: the cluster client, which routes and follows redirections).
  */
-function fakeCluster(values: Record<string, string>, failNode?: string) {
+function fakeCluster(values: Record<string, string>) {
+  const calls: Call[] = [];
   const slots = Array.from({ length: 16384 }, (_, slot) => [slot < 8192 ? 'a:1' : 'b:1']);
-  const pipelines: Array<Array<{ command: 'get' | 'mget'; keys: string[] }>> = [];
+  let owner = (slot: number) => (slot < 8192 ? 'a' : 'b');
+  const listeners = new Map<string, Array<() => void>>();
+  const corks: string[] = [];
+  let clusterFails: Error | null = null;
+  const answer = (name: string, command: 'get' | 'mget', keys: string[]) => {
+    calls.push({ node: name, command, keys: [...keys] });
+    const keySlots = new Set(keys.map(keySlot));
+    if (keySlots.size > 1)
+      return Promise.reject(new Error("CROSSSLOT Keys in request don't hash to the same slot"));
+    const [slot] = keySlots;
+    if (name === 'cluster' && clusterFails) return Promise.reject(clusterFails);
+    if (name !== 'cluster' && owner(slot) !== name)
+      return Promise.reject(new Error(`MOVED ${slot} 127.0.0.1:1`));
+    const found = keys.map((k) => values[k] ?? null);
+    return Promise.resolve(command === 'get' ? found[0] : found);
+  };
+  const node = (name: string) => ({
+    options: { host: name, port: 1 },
+    status: 'ready',
+    stream: { cork: () => corks.push(name), uncork: () => undefined },
+    get: (key: string) => answer(name, 'get', [key]),
+    mget: (keys: string[]) => answer(name, 'mget', keys),
+  });
+  const nodes = [node('a'), node('b')];
   const cluster = {
     isCluster: true,
     slots,
-    pipeline: () => {
-      const commands: Array<{ command: 'get' | 'mget'; keys: string[] }> = [];
-      pipelines.push(commands);
-      const p = {
-        get: (key: string) => (commands.push({ command: 'get', keys: [key] }), p),
-        mget: (keys: string[]) => (commands.push({ command: 'mget', keys: [...keys] }), p),
-        exec: async () => {
-          const nodes = new Set(commands.flatMap((c) => c.keys.map((k) => slots[keySlot(k)][0])));
-          if (nodes.size > 1)
-            throw new Error(
-              'All keys in the pipeline should belong to the same slots allocation group',
-            );
-          if (failNode && nodes.has(failNode)) throw new Error('Connection is closed.');
-          return commands.map((c): [Error | null, unknown] => {
-            if (new Set(c.keys.map(keySlot)).size > 1)
-              return [new Error("CROSSSLOT Keys in request don't hash to the same slot"), null];
-            return c.command === 'get'
-              ? [null, values[c.keys[0]] ?? null]
-              : [null, c.keys.map((k) => values[k] ?? null)];
-          });
-        },
-      };
-      return p;
+    nodes: () => nodes,
+    on: (event: string, f: () => void) =>
+      listeners.set(event, [...(listeners.get(event) ?? []), f]),
+    get: (key: string) => answer('cluster', 'get', [key]),
+    mget: (keys: string[]) => answer('cluster', 'mget', keys),
+  };
+  return {
+    client: cluster as unknown as Cluster,
+    calls,
+    corks,
+    nodes,
+    /** The cluster moves every slot to `to` and the client refreshes its map. */
+    moveAllTo(to: 'a' | 'b', refresh: boolean) {
+      owner = () => to;
+      if (!refresh) return;
+      slots.fill([`${to}:1`]);
+      for (const f of listeners.get('refresh') ?? []) f();
+    },
+    failCluster(err: Error | null) {
+      clusterFails = err;
     },
   };
-  return { client: cluster as unknown as Cluster, pipelines };
 }
 
 describe('BatchedGet on a Redis Cluster', () => {
-  // keys that share a {tag} share a slot
+  // keys that share a {tag} share a slot; foo is in slot 12182 (b), bar in 5061 (a)
   const values = { 'p:{x}:1': '1', 'p:{x}:2': '2', foo: 'f', bar: 'b', 'p:{y}:1': 'y' };
+  const keys = Object.keys(values);
 
-  it('sends each node one pipeline holding one MGET per slot, and answers every caller', async () => {
-    const keys = Object.keys(values);
-    const { client, pipelines } = fakeCluster(values);
+  it("sends one MGET per slot on its primary's own connection, written together", async () => {
+    const { client, calls, corks } = fakeCluster(values);
     const gets = new BatchedGet(client);
     const answers = await Promise.all([...keys, 'missing', 'foo'].map((k) => gets.get(k)));
     expect(answers).toEqual([...Object.values(values), null, 'f']);
-    // one pipeline per node the keys live on
-    const nodesUsed = new Set([...keys, 'missing'].map((k) => (keySlot(k) < 8192 ? 'a' : 'b')));
-    expect(pipelines).toHaveLength(nodesUsed.size);
-    // one command per slot, a MGET where a slot holds several keys
-    const commands = pipelines.flat();
-    expect(commands).toHaveLength(new Set([...keys, 'missing'].map(keySlot)).size);
-    expect(commands).toContainEqual({ command: 'mget', keys: ['p:{x}:1', 'p:{x}:2'] });
-    expect(commands).toContainEqual({ command: 'mget', keys: ['foo', 'foo'] });
+    // one command per slot, each on the node serving it, none through the cluster client
+    expect(calls).toHaveLength(new Set([...keys, 'missing'].map(keySlot)).size);
+    for (const c of calls) expect(c.node).toBe(keySlot(c.keys[0]) < 8192 ? 'a' : 'b');
+    expect(calls).toContainEqual({ node: 'b', command: 'mget', keys: ['foo', 'foo'] });
+    expect(calls).toContainEqual({ node: 'a', command: 'get', keys: ['bar'] });
+    // each node's socket corked once for the batch
+    expect([...corks].sort()).toEqual(['a', 'b']);
   });
 
-  it("rejects only the callers whose node's pipeline failed", async () => {
-    const { client } = fakeCluster(values, 'b:1');
-    const gets = new BatchedGet(client);
-    const keys = ['foo', 'bar']; // 12182 on b, 5061 on a
-    const results = await Promise.allSettled(keys.map((k) => gets.get(k)));
+  it('follows a moved slot through the cluster client, then uses the refreshed map', async () => {
+    const f = fakeCluster(values);
+    const gets = new BatchedGet(f.client);
+    f.moveAllTo('a', false); // the client does not know yet
+    await expect(Promise.all(['foo', 'bar'].map((k) => gets.get(k)))).resolves.toEqual(['f', 'b']);
+    // foo was asked of b, answered MOVED, and read again through the cluster client
+    expect(f.calls).toContainEqual({ node: 'b', command: 'get', keys: ['foo'] });
+    expect(f.calls).toContainEqual({ node: 'cluster', command: 'get', keys: ['foo'] });
+    f.calls.length = 0;
+    f.moveAllTo('a', true); // the cluster refreshed its slot map
+    await expect(gets.get('foo')).resolves.toBe('f');
+    expect(f.calls).toEqual([{ node: 'a', command: 'get', keys: ['foo'] }]);
+  });
+
+  it('reads through the cluster client while a node is not ready or a slot is unknown', async () => {
+    const f = fakeCluster(values);
+    f.nodes[1].status = 'reconnecting';
+    f.client.slots[keySlot('bar')] = undefined as unknown as string[];
+    const gets = new BatchedGet(f.client);
+    await expect(Promise.all(['foo', 'bar'].map((k) => gets.get(k)))).resolves.toEqual(['f', 'b']);
+    expect(f.calls.map((c) => c.node)).toEqual(['cluster', 'cluster']);
+  });
+
+  it('rejects only the callers whose slot could not be read at all', async () => {
+    const f = fakeCluster(values);
+    const gets = new BatchedGet(f.client);
+    await gets.get('bar'); // the table is built
+    f.nodes[1].status = 'reconnecting';
+    f.failCluster(new Error('Connection is closed.'));
+    const results = await Promise.allSettled(['foo', 'bar'].map((k) => gets.get(k)));
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect((results[0] as PromiseRejectedResult).reason.message).toBe('Connection is closed.');
     expect((results[1] as PromiseFulfilledResult<string>).value).toBe('b');
-  });
-
-  it('groups by the slot map the client holds, a slot it has not learnt alone', () => {
-    const slots: string[][] = [];
-    slots[keySlot('foo')] = ['n1'];
-    slots[keySlot('bar')] = ['n1'];
-    const groups = groupByNode({ slots }, ['foo', 'bar', 'p:{x}:1', 'foo', 'p:{x}:2']);
-    expect(groups).toEqual([[[0, 3], [1]], [[2, 4]]]);
   });
 });

@@ -98,6 +98,8 @@ export class SharedCache<V extends object> implements BusMember {
   private readonly timers = new Set<NodeJS.Timeout>();
   private pending = new Set<string>();
   private lastWarning = 0;
+  /** The part of each Redis key before the cache key: one, or one per bucket on a cluster. */
+  private readonly remotePrefixes: string[];
 
   constructor(
     private readonly bus: InvalidationBus,
@@ -112,6 +114,11 @@ export class SharedCache<V extends object> implements BusMember {
             dispose: options.tags ? (value, key) => this.untag(key, value) : undefined,
           })
         : null;
+    const redis = bus.redis;
+    // every remote key is one of these and the cache key (remoteKey): built once, not per read
+    this.remotePrefixes = isCluster(redis.client)
+      ? Array.from({ length: CACHE_BUCKETS }, (_, b) => redis.slotKey([options.name, b], ''))
+      : [redis.key(options.name, '')];
     bus.join(options.name, this);
     bus.redis.client.on('ready', () => void this.sendPending());
   }
@@ -243,10 +250,9 @@ export class SharedCache<V extends object> implements BusMember {
    * (docs/scaling.md#key-layout-and-hash-tags).
    */
   private remoteKey(key: string): string {
-    const redis = this.bus.redis;
-    return isCluster(redis.client)
-      ? redis.slotKey([this.options.name, cacheBucket(key)], key)
-      : redis.key(this.options.name, key);
+    return this.remotePrefixes.length === 1
+      ? this.remotePrefixes[0] + key
+      : this.remotePrefixes[cacheBucket(key)] + key;
   }
 
   /** A Redis read that never fails: null (ask the loader) when Redis is down or errs. */
