@@ -88,7 +88,7 @@ export function sendCounted(
   count: number,
   connections = 50,
   status = 302,
-): Promise<{ ok: number; other: number }> {
+): Promise<{ ok: number; other: number; seen: string[] }> {
   const wire = requests.map((r) => {
     const headers: Record<string, string> = { ...common, ...r.headers };
     if (r.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(r.body));
@@ -101,6 +101,8 @@ export function sendCounted(
   let sent = 0;
   let ok = 0;
   let other = 0;
+  /** The status lines of the other answers (the first few). */
+  const seen: string[] = [];
   return new Promise((resolve, reject) => {
     let open = connections;
     for (let c = 0; c < connections; c++) {
@@ -121,7 +123,10 @@ export function sendCounted(
             const head = buf.slice(0, end);
             const length = /\r\ncontent-length: *(\d+)/i.exec(head);
             if (head.startsWith(expect)) ok += 1;
-            else other += 1;
+            else {
+              other += 1;
+              if (seen.length < 5) seen.push(head.slice(0, head.indexOf('\r\n')));
+            }
             buf = buf.slice(end + 4);
             want = length ? Number(length[1]) : 0;
           }
@@ -132,7 +137,7 @@ export function sendCounted(
         }
       });
       socket.on('close', () => {
-        if (--open === 0) resolve({ ok, other });
+        if (--open === 0) resolve({ ok, other, seen });
       });
       socket.on('error', reject);
     }
@@ -179,9 +184,11 @@ export async function countInstructions(
   const control = (...a: string[]) =>
     execFileSync('callgrind_control', [...a, pid], { stdio: ['ignore', 'pipe', 'pipe'] });
   const seen = new Set(readdirSync(server.dir));
-  const check = (r: { ok: number; other: number }, n: number) => {
+  const check = (r: { ok: number; other: number; seen: string[] }, n: number) => {
     if (r.ok !== n)
-      throw new Error(`callgrind: ${r.other} of ${n} answers were not ${o.status ?? 302}`);
+      throw new Error(
+        `callgrind: ${r.other} of ${n} answers were not ${o.status ?? 302} (${r.seen.join('; ')})`,
+      );
   };
   const send = (n: number) =>
     sendCounted(server.port, requests, common, n, o.connections, o.status);

@@ -115,6 +115,8 @@ export class ThreatFeeds {
   readonly keys: ThreatFeedKeys;
   /** Each feed's live hash, in THREAT_FEEDS order. */
   private readonly liveKeys: string[];
+  /** The lookups of the current turn of the event loop, not sent yet. */
+  private turn?: TurnLookup;
   private warnedAt = 0;
 
   constructor(
@@ -138,23 +140,40 @@ export class ThreatFeeds {
   }
 
   /**
-   * `match` for each of a request's destinations, in one round trip: the answer at each one's
-   * index (null: not flagged, or Redis unreachable: logged).
+   * `match` for each of a request's destinations: the answer at each one's index (null: not
+   * flagged, or Redis unreachable: logged). The lookups of one turn of the event loop (concurrent
+   * requests) go out together at its end, as BatchedGet does for GETs: one HMGET per feed of
+   * every field they name, so under load a creation costs a share of one round trip.
    */
-  async matchEach(destinations: FeedQuery[]): Promise<Array<ThreatFlag | null>> {
-    const none = destinations.map(() => null);
-    if (!this.feeds.length || !destinations.length) return none;
-    const lookup = new Lookup(destinations);
-    if (!lookup.fields.length) return none;
+  matchEach(destinations: FeedQuery[]): Promise<Array<ThreatFlag | null>> {
+    if (!this.feeds.length || !destinations.length)
+      return Promise.resolve(destinations.map(() => null));
+    let turn = this.turn;
+    if (!turn) {
+      turn = this.turn = new TurnLookup();
+      setImmediate(() => void this.send(turn!));
+    }
+    const answer = turn.add(destinations);
+    if (turn.lookup.fields.length >= MAX_TURN_FIELDS) void this.send(turn);
+    return answer;
+  }
+
+  /** Sends a turn's lookups (once) and answers each request's share. */
+  private async send(turn: TurnLookup): Promise<void> {
+    if (this.turn === turn) this.turn = undefined;
+    if (turn.sent) return;
+    turn.sent = true;
+    let flags: Array<ThreatFlag | null> = [];
     try {
-      return lookup.flags(this.feeds, await this.read(lookup.fields));
+      if (turn.lookup.fields.length)
+        flags = turn.lookup.flags(this.feeds, await this.read(turn.lookup.fields));
     } catch (err) {
       if (Date.now() - this.warnedAt > 60_000) {
         this.warnedAt = Date.now();
         this.logger.warn(`threat feeds not checked (Redis): ${(err as Error).message}`);
       }
-      return none;
     }
+    turn.answer(flags);
   }
 
   /**
@@ -216,14 +235,23 @@ export class ThreatFeeds {
   }
 }
 
+/** Fields of one turn's lookups at most: more are sent at once, the rest go in another HMGET. */
+const MAX_TURN_FIELDS = 2000;
+
 /** The lookup fields of a set of destinations: each field once, each destination's by index. */
 class Lookup {
   readonly fields: string[] = [];
   /** Each destination's fields, as indexes into `fields`, in lookupFields order. */
   private readonly own: number[][] = [];
+  private readonly index = new Map<string, number>();
 
-  constructor(destinations: FeedQuery[]) {
-    const index = new Map<string, number>();
+  constructor(destinations: FeedQuery[] = []) {
+    this.add(destinations);
+  }
+
+  /** Adds destinations after those already there (their answers follow in `flags`). */
+  add(destinations: FeedQuery[]): void {
+    const index = this.index;
     for (const d of destinations) {
       const own: number[] = [];
       const fields = typeof d === 'string' ? lookupFields(d) : lookupFields('', d);
@@ -249,5 +277,35 @@ class Lookup {
         }
       return null;
     });
+  }
+}
+
+/** The lookups of one turn: every request's destinations in one Lookup, each its own share. */
+class TurnLookup {
+  readonly lookup = new Lookup();
+  sent = false;
+  private readonly waiting: Array<{
+    start: number;
+    count: number;
+    resolve: (flags: Array<ThreatFlag | null>) => void;
+  }> = [];
+  private size = 0;
+
+  add(destinations: FeedQuery[]): Promise<Array<ThreatFlag | null>> {
+    this.lookup.add(destinations);
+    const start = this.size;
+    this.size += destinations.length;
+    return new Promise((resolve) =>
+      this.waiting.push({ start, count: destinations.length, resolve }),
+    );
+  }
+
+  /** Each request its share of `flags` (missing ones: not flagged). */
+  answer(flags: Array<ThreatFlag | null>): void {
+    for (const w of this.waiting) {
+      const own: Array<ThreatFlag | null> = [];
+      for (let i = w.start; i < w.start + w.count; i++) own.push(flags[i] ?? null);
+      w.resolve(own);
+    }
   }
 }
