@@ -192,15 +192,28 @@ export async function countInstructions(
   };
   const send = (n: number) =>
     sendCounted(server.port, requests, common, n, o.connections, o.status);
-  check(await send(o.warm), o.warm);
+  const warm = await send(o.warm);
+  // the warm-up only warms: a few answers lost to a starved server's timeouts are told, not fatal
+  if (warm.ok !== o.warm && warm.ok >= o.warm * 0.95)
+    console.log(`  (warm-up: ${warm.other} answers were ${warm.seen.join('; ')})`);
+  else check(warm, o.warm);
   const windows: number[] = [];
-  for (let w = 0; w < o.windows; w++) {
+  for (let w = 0, retries = 0; w < o.windows; w++) {
     control('-i', 'on');
     const r = await send(o.window);
     control('-i', 'off');
     control('-d');
+    const count = (await nextDump(server.dir, seen)) / o.window;
+    // a window with an unexpected answer (a dependency's call timed out while a loaded machine
+    // starved the server: its error path, not the request's) is counted again, twice at most
+    if (r.ok !== o.window && retries < 2) {
+      retries += 1;
+      w -= 1;
+      console.log(`  (window counted again: ${r.other} answers were ${r.seen.join('; ')})`);
+      continue;
+    }
     check(r, o.window);
-    windows.push((await nextDump(server.dir, seen)) / o.window);
+    windows.push(count);
   }
   return { windows, min: Math.min(...windows), median: median(windows) };
 }
