@@ -104,6 +104,19 @@ describe('ThreatFeeds lookups', () => {
     expect(sent.map((s) => s.via)).toEqual(['hmget', 'hmget']);
   });
 
+  it('a turn past 2 000 fields goes out at once; what follows waits for the next HMGET', async () => {
+    const { redis, sent } = fakeRedis(hashes);
+    const feeds = new ThreatFeeds(redis, config(['one=/f/1.txt']));
+    const many = Array.from({ length: 1000 }, (_, i) => `https://a${i}.example/`);
+    const first = feeds.matchEach(many);
+    expect(sent).toHaveLength(1); // 2 000 fields: sent without waiting for the turn's end
+    const second = feeds.match('https://bad.example/');
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toEqual(many.map(() => null));
+    expect(b).toEqual({ source: 'one', type: 'phishing' });
+    expect(sent.map((s) => s.fields[0].length)).toEqual([2000, 2]);
+  });
+
   it('Redis failing: not flagged (creation goes on); the re-scan gets the error', async () => {
     const { redis } = fakeRedis(hashes, { fail: new Error('down') });
     const feeds = new ThreatFeeds(redis, config(['one=/f/1.txt', 'two=/f/2.txt']));
