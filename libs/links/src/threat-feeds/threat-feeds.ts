@@ -179,9 +179,9 @@ export class ThreatFeeds {
   /**
    * `match` for many destinations at once (the worker's re-scan): one HMGET per feed with every
    * destination's lookup fields, so a batch of links costs one round trip (on a Redis Cluster,
-   * one per feed, side by side). Answers the flagged
-   * ones (first feed in THREAT_FEEDS order, as `match`). Unlike `match`, a Redis failure is
-   * thrown: a re-scan that cannot read the feeds did not happen.
+   * one per feed, side by side). Answers the flagged ones (first feed in THREAT_FEEDS order, as
+   * `match`). Unlike `match`, a Redis failure is thrown: a re-scan that cannot read the feeds
+   * did not happen.
    */
   async matchMany(urls: Iterable<string>): Promise<Map<string, ThreatFlag>> {
     const flagged = new Map<string, ThreatFlag>();
