@@ -16,10 +16,20 @@
  *               THREAT_FEEDS naming the loaded feed (every destination looked up in it) and one
  *               without, each started afresh on the same database and Redis, in turn over
  *               FEEDS_ROUNDS rounds (default 3); medians, and the ratio with / without (target
- *               ≥ 0.9×)
+ *               ≥ 0.9×); FEEDS_ROUNDS=0 leaves this out
+ *   instructions  (valgrind installed, FEEDS_INSTRUCTIONS not 0) the instructions per creation of
+ *               the same two apis, each started afresh under callgrind (bench/lib/instructions.ts):
+ *               FEEDS_COUNT_WARM creations uncounted (default 3 000), then 5 windows of
+ *               FEEDS_COUNT_WINDOW (default 1 000) over FEEDS_COUNT_CONNECTIONS connections
+ *               (default 10; fewer when a busy machine makes the api under valgrind so slow that
+ *               its Redis or Postgres calls time out); the quietest window and the median of the 5,
+ *               and the ratio without / with (the rate ratio the instructions predict; the
+ *               repeatable figure on a shared machine, where wall-clock moves by 10-20 %)
  *
  * Every creation must answer 200 (none of the created URLs is on the feed). Small runs for a
- * check: FEEDS_ENTRIES=20000 FEEDS_URLS=1000 FEEDS_LINKS=300 FEEDS_ROUNDS=1.
+ * check: FEEDS_ENTRIES=20000 FEEDS_URLS=1000 FEEDS_LINKS=300 FEEDS_ROUNDS=1; instructions only:
+ * FEEDS_ROUNDS=0 FEEDS_COUNT_WARM=1000 FEEDS_COUNT_WINDOW=300. FEEDS_API_MAIN=<path of another
+ * build's dist/apps/api/main.js>: the same against another commit's api (A/B).
  */
 import { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +57,15 @@ import {
   WrkRequest,
 } from './lib/harness';
 import {
+  Counted,
+  countInstructions,
+  formatCount,
+  formatWindows,
+  haveValgrind,
+  startCounted,
+  stopCounted,
+} from './lib/instructions';
+import {
   adminClient,
   benchRedis,
   createUsers,
@@ -62,12 +81,21 @@ const ENTRIES = Number(process.env.FEEDS_ENTRIES ?? 1_000_000);
 const URLS = Number(process.env.FEEDS_URLS ?? 10_000);
 const LINKS = Number(process.env.FEEDS_LINKS ?? 2000);
 const ROUNDS = Number(process.env.FEEDS_ROUNDS ?? 3);
+/** The counted creations (instructions): uncounted warm-up, then the windows. */
+const COUNT = {
+  warm: Number(process.env.FEEDS_COUNT_WARM ?? 3000),
+  window: Number(process.env.FEEDS_COUNT_WINDOW ?? 1000),
+  windows: 5,
+  connections: Number(process.env.FEEDS_COUNT_CONNECTIONS ?? 10),
+  status: 200,
+};
 const CLIENTS = 10;
 /** As the worker's re-scan (apps/worker/src/threat-feeds/link-rescan.ts). */
 const RESCAN_BATCH = 2000;
 const FEED = 'benchfeed';
 const ADMIN_KEY = `adminfeedskey${process.pid}`.padEnd(40, 'x');
-const API_MAIN = join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
+const API_MAIN =
+  process.env.FEEDS_API_MAIN ?? join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
 
 /** The feed's i-th entry: even ones a bare host, odd ones an exact URL on another host. */
 const entry = (i: number) =>
@@ -217,33 +245,75 @@ async function main(): Promise<void> {
       { name: 'without', feeds: false, runs: [] },
       { name: 'with feeds', feeds: true, runs: [] },
     ];
-    console.log(
-      `\n${LINKS} links per run via POST /api/url/add, ${CLIENTS} concurrent clients, ${ROUNDS} rounds; api on core 0, wrk on core 1\n${HEADER}\n`,
-    );
-    for (let round = 0; round < ROUNDS; round++)
-      for (const s of scenarios) {
-        api = await start(s.feeds);
-        await once(api.pid as number, 500);
-        const r = await once(api.pid as number, LINKS);
-        const non200 = Object.entries(r.tally)
-          .filter(([status]) => status !== '200')
-          .reduce((sum, [, c]) => sum + c, 0);
-        r.errors += non200;
-        s.runs.push(r);
-        console.log(line(s.name, r, 12).replace('req/s', 'links/s'));
-        await stop(api);
-        api = undefined;
+    if (ROUNDS > 0) {
+      console.log(
+        `\n${LINKS} links per run via POST /api/url/add, ${CLIENTS} concurrent clients, ${ROUNDS} rounds; api on core 0, wrk on core 1\n${HEADER}\n`,
+      );
+      for (let round = 0; round < ROUNDS; round++)
+        for (const s of scenarios) {
+          api = await start(s.feeds);
+          await once(api.pid as number, 500);
+          const r = await once(api.pid as number, LINKS);
+          const non200 = Object.entries(r.tally)
+            .filter(([status]) => status !== '200')
+            .reduce((sum, [, c]) => sum + c, 0);
+          r.errors += non200;
+          s.runs.push(r);
+          console.log(line(s.name, r, 12).replace('req/s', 'links/s'));
+          await stop(api);
+          api = undefined;
+        }
+      if (!checkHeadroom(scenarios.map((s) => [s.name, s.runs]))) ok = false;
+      console.log('\nmedians over rounds');
+      for (const s of scenarios)
+        console.log(line(s.name, medianOf(s.runs), 12).replace('req/s', 'links/s'));
+      const errors = scenarios.flatMap((s) => s.runs).reduce((sum, r) => sum + r.errors, 0);
+      const ratio = medianOf(scenarios[1].runs).rps / medianOf(scenarios[0].runs).rps;
+      console.log(
+        `\ntargets\n  ${ratio >= 0.9 ? 'ok  ' : 'MISS'} url/add with feeds loaded / without: ${ratio.toFixed(2)}× (≥ 0.9×); errors ${errors}`,
+      );
+      if (errors) ok = false;
+    }
+
+    // ---------------------------------------------------------------- instructions per creation
+    if (process.env.FEEDS_INSTRUCTIONS !== '0') {
+      if (!haveValgrind())
+        console.log('\ninstructions per link: skipped (no valgrind; apt-get install valgrind)');
+      else {
+        console.log(
+          `\ninstructions per link via POST /api/url/add (callgrind; user space only: the kernel's socket work is left out).\n` +
+            `${COUNT.windows} windows of ${COUNT.window} creations after ${COUNT.warm} uncounted, ${COUNT.connections} connections; the quietest window is the figure (bench/lib/instructions.ts)`,
+        );
+        const headers = { 'Content-Type': 'application/json', Host: '127.0.0.1' };
+        const total = COUNT.warm + COUNT.window * COUNT.windows;
+        const counted: Counted[] = [];
+        for (const s of scenarios) {
+          const server = await startCounted(
+            [API_MAIN],
+            { ...(s.feeds ? env : without), PORT: String(port), NODE_ENV: 'production' },
+            /api listening/,
+            port,
+          );
+          try {
+            await waitHealthy(base, 300_000, server.child);
+            const c = await countInstructions(server, creations(total), headers, COUNT);
+            counted.push(c);
+            console.log(
+              `${s.name.padEnd(10)} ${formatCount(c).padStart(22)} instructions/link   windows: ${formatWindows(c)}`,
+            );
+          } finally {
+            await stopCounted(server);
+          }
+        }
+        const [bare, fed] = counted;
+        const quiet = bare.min / fed.min;
+        const mid = bare.median / fed.median;
+        console.log(
+          `  ${quiet >= 0.9 ? 'ok  ' : 'MISS'} instructions without / with feeds: ${quiet.toFixed(3)}× quietest, ${mid.toFixed(3)}× median (≥ 0.9×); ` +
+            `the feed check: +${((fed.min - bare.min) / 1000).toFixed(1)}k instructions/link quietest, +${((fed.median - bare.median) / 1000).toFixed(1)}k median`,
+        );
       }
-    if (!checkHeadroom(scenarios.map((s) => [s.name, s.runs]))) ok = false;
-    console.log('\nmedians over rounds');
-    for (const s of scenarios)
-      console.log(line(s.name, medianOf(s.runs), 12).replace('req/s', 'links/s'));
-    const errors = scenarios.flatMap((s) => s.runs).reduce((sum, r) => sum + r.errors, 0);
-    const ratio = medianOf(scenarios[1].runs).rps / medianOf(scenarios[0].runs).rps;
-    console.log(
-      `\ntargets\n  ${ratio >= 0.9 ? 'ok  ' : 'MISS'} url/add with feeds loaded / without: ${ratio.toFixed(2)}× (≥ 0.9×); errors ${errors}`,
-    );
-    if (errors) ok = false;
+    }
   } finally {
     if (worker) await stop(worker);
     if (api) await stop(api);

@@ -88,7 +88,7 @@ export function sendCounted(
   count: number,
   connections = 50,
   status = 302,
-): Promise<{ ok: number; other: number }> {
+): Promise<{ ok: number; other: number; seen: string[] }> {
   const wire = requests.map((r) => {
     const headers: Record<string, string> = { ...common, ...r.headers };
     if (r.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(r.body));
@@ -101,6 +101,8 @@ export function sendCounted(
   let sent = 0;
   let ok = 0;
   let other = 0;
+  /** The status lines of the other answers (the first few). */
+  const seen: string[] = [];
   return new Promise((resolve, reject) => {
     let open = connections;
     for (let c = 0; c < connections; c++) {
@@ -121,7 +123,10 @@ export function sendCounted(
             const head = buf.slice(0, end);
             const length = /\r\ncontent-length: *(\d+)/i.exec(head);
             if (head.startsWith(expect)) ok += 1;
-            else other += 1;
+            else {
+              other += 1;
+              if (seen.length < 5) seen.push(head.slice(0, head.indexOf('\r\n')));
+            }
             buf = buf.slice(end + 4);
             want = length ? Number(length[1]) : 0;
           }
@@ -132,7 +137,7 @@ export function sendCounted(
         }
       });
       socket.on('close', () => {
-        if (--open === 0) resolve({ ok, other });
+        if (--open === 0) resolve({ ok, other, seen });
       });
       socket.on('error', reject);
     }
@@ -207,13 +212,19 @@ export async function countInstructions(
   const control = (...a: string[]) =>
     execFileSync('callgrind_control', [...a, pid], { stdio: ['ignore', 'pipe', 'pipe'] });
   const seen = new Set(readdirSync(server.dir));
-  const check = (r: { ok: number; other: number }, n: number) => {
+  const check = (r: { ok: number; other: number; seen: string[] }, n: number) => {
     if (r.ok !== n)
-      throw new Error(`callgrind: ${r.other} of ${n} answers were not ${o.status ?? 302}`);
+      throw new Error(
+        `callgrind: ${r.other} of ${n} answers were not ${o.status ?? 302} (${r.seen.join('; ')})`,
+      );
   };
   const send = (n: number) =>
     sendCounted(server.port, requests, common, n, o.connections, o.status);
-  check(await send(o.warm), o.warm);
+  const warm = await send(o.warm);
+  // the warm-up only warms: a few answers lost to a starved server's timeouts are told, not fatal
+  if (warm.ok !== o.warm && warm.ok >= o.warm * 0.95)
+    console.log(`  (warm-up: ${warm.other} answers were ${warm.seen.join('; ')})`);
+  else check(warm, o.warm);
   let idlePerSecond: number | undefined;
   if (o.idleMs) {
     const started = process.hrtime.bigint();
@@ -227,20 +238,27 @@ export async function countInstructions(
   const windows: number[] = [];
   const perRequest: number[] = [];
   const files: string[] = [];
-  for (let w = 0; w < o.windows; w++) {
+  for (let w = 0, retries = 0; w < o.windows; w++) {
     const started = process.hrtime.bigint();
     control('-i', 'on');
     const r = await send(o.window);
     control('-i', 'off');
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     control('-d');
-    check(r, o.window);
     const dump = await nextDump(server.dir, seen);
-    const total = dump.total;
-    windows.push(total / o.window);
+    // a window with an unexpected answer (a dependency's call timed out while a loaded machine
+    // starved the server: its error path, not the request's) is counted again, twice at most
+    if (r.ok !== o.window && retries < 2) {
+      retries += 1;
+      w -= 1;
+      console.log(`  (window counted again: ${r.other} answers were ${r.seen.join('; ')})`);
+      continue;
+    }
+    check(r, o.window);
+    windows.push(dump.total / o.window);
     files.push(dump.file);
     if (idlePerSecond !== undefined)
-      perRequest.push(Math.max(0, total - idlePerSecond * seconds) / o.window);
+      perRequest.push(Math.max(0, dump.total - idlePerSecond * seconds) / o.window);
   }
   const mean = windows.reduce((a, b) => a + b, 0) / windows.length;
   const counted: Counted = {

@@ -58,18 +58,16 @@ export function canonicalText(value: string): string {
 /** Schemes whose hosts the URL parser reads itself (IDNA, percent-decoding, lower case). */
 const SPECIAL = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'file:']);
 
-/**
- * The host a URL names, as entries are stored: IDNA applied whatever the scheme (an app scheme's
- * host is opaque to the URL parser: decoded and read as an http host here), lower case, every
- * trailing dot stripped, empty labels dropped. Null when there is none.
- */
-export function canonicalHost(url: string): string | null {
-  let parsed: URL;
+function parseUrl(url: string): URL | null {
   try {
-    parsed = new URL(url);
+    return new URL(url);
   } catch {
     return null;
   }
+}
+
+/** canonicalHost of a URL already parsed. */
+function hostOf(parsed: URL): string | null {
   let host = parsed.hostname;
   if (!host) return null;
   if (!SPECIAL.has(parsed.protocol)) {
@@ -79,25 +77,90 @@ export function canonicalHost(url: string): string | null {
       host = host.toLowerCase();
     }
   }
-  host = host.toLowerCase().split('.').filter(Boolean).join('.');
+  host = host.toLowerCase();
+  // empty labels (leading, trailing or doubled dots) dropped
+  if (host.startsWith('.') || host.endsWith('.') || host.includes('..'))
+    host = host.split('.').filter(Boolean).join('.');
   return host || null;
 }
 
 /**
- * What a destination is matched as: for the URL and every fallback URL of an `intent:` link, its
- * text (canonicalText: keywords are looked for in it and in the URL as written) and the hosts of
- * both spellings (canonicalHost of the URL as written and of its canonical text).
+ * The host a URL names, as entries are stored: IDNA applied whatever the scheme (an app scheme's
+ * host is opaque to the URL parser: decoded and read as an http host here), lower case, every
+ * trailing dot stripped, empty labels dropped. Null when there is none.
  */
-export function destinationSpellings(url: string): { texts: string[]; hosts: string[] } {
+export function canonicalHost(url: string): string | null {
+  const parsed = parseUrl(url);
+  return parsed ? hostOf(parsed) : null;
+}
+
+/**
+ * The exact-URL key of an http(s) URL given as its canonical text (canonicalText) and that text
+ * parsed: its host (canonicalHost), port when not the default, path and query; the scheme and
+ * fragment are left out (`http://` and `https://` name the same place). Null for other schemes
+ * or without a host. (feedUrlKey: the threat feeds' exact-URL entries.)
+ */
+export function canonicalUrlKey(parsed: URL, host: string | null = hostOf(parsed)): string | null {
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
+  if (!host) return null;
+  return `${host}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}${parsed.search}`;
+}
+
+/** canonicalUrlKey of an http(s) URL as written; null when it holds white space or is no http(s) URL. */
+export function urlKeyOf(url: string): string | null {
+  let value = url.trim();
+  if (!value || /\s/.test(value)) return null;
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(value)) value = `http://${value}`;
+  const parsed = parseUrl(canonicalText(value));
+  return parsed ? canonicalUrlKey(parsed) : null;
+}
+
+/** What a destination is matched as, computed once for the blocklist and the threat feeds. */
+export interface DestinationSpellings {
+  /** Keywords are looked for in these: each URL as written (lower case) and its canonicalText. */
+  texts: string[];
+  /** canonicalHost of each URL as written and of its canonical text, without repeats. */
+  hosts: string[];
+  /**
+   * The exact-URL key (canonicalUrlKey of its canonical text) of each http(s) URL, without
+   * repeats: what the threat feeds' URL entries are stored as.
+   */
+  urlKeys: string[];
+}
+
+const HTTP = /^https?:/i;
+const SPACE = /\s/;
+
+/**
+ * What a destination is matched as: for the URL and every fallback URL of an `intent:` link, its
+ * text (canonicalText: keywords are looked for in it and in the URL as written), the hosts of
+ * both spellings (canonicalHost of the URL as written and of its canonical text) and, for an
+ * http(s) one, its exact-URL key. Each spelling is parsed once (once in all when the URL is
+ * already canonical).
+ */
+export function destinationSpellings(url: string): DestinationSpellings {
   const texts: string[] = [];
   const hosts: string[] = [];
-  for (const u of [url, ...intentFallbacks(url)]) {
+  const urlKeys: string[] = [];
+  const fallbacks = intentFallbacks(url);
+  for (let i = -1; i < fallbacks.length; i++) {
+    const u = i < 0 ? url : fallbacks[i];
     const text = canonicalText(u);
-    texts.push(u.toLowerCase(), text);
-    for (const h of [canonicalHost(u), canonicalHost(text)])
-      if (h !== null && !hosts.includes(h)) hosts.push(h);
+    const lower = u.toLowerCase();
+    texts.push(lower, text);
+    const parsed = parseUrl(u);
+    const host = parsed && hostOf(parsed);
+    if (host !== null && !hosts.includes(host)) hosts.push(host);
+    const parsedText = text === u ? parsed : parseUrl(text);
+    const textHost = text === u ? host : parsedText && hostOf(parsedText);
+    if (textHost !== null && !hosts.includes(textHost)) hosts.push(textHost);
+    if (HTTP.test(u)) {
+      // a URL with white space (inside, or around: trimmed) takes the long way (urlKeyOf)
+      const key = SPACE.test(u) ? urlKeyOf(u) : parsedText && canonicalUrlKey(parsedText, textHost);
+      if (key && !urlKeys.includes(key)) urlKeys.push(key);
+    }
   }
-  return { texts, hosts };
+  return { texts, hosts, urlKeys };
 }
 
 /** Answers "is this destination blocked?" for a set of entries. */
@@ -119,11 +182,12 @@ export class BlocklistMatcher {
   /**
    * The entry that blocks `url`, or null, whatever its spelling (destinationSpellings: percent
    * escapes, full-width and other NFKC variants, letter case, trailing dots, an intent's fallback
-   * URL). URLs that do not parse are checked for keywords only.
+   * URL). URLs that do not parse are checked for keywords only. `spellings`: the URL's
+   * destinationSpellings when the caller has them already.
    */
-  match(url: string): string | null {
+  match(url: string, spellings?: DestinationSpellings): string | null {
     if (this.empty) return null;
-    const { texts, hosts } = destinationSpellings(url);
+    const { texts, hosts } = spellings ?? destinationSpellings(url);
     for (const word of this.keywords)
       if (texts.some((t) => t.includes(word))) return `${KEYWORD_PREFIX}${word}`;
     for (const host of hosts) {

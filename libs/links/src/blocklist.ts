@@ -8,7 +8,7 @@ import { AppConfig } from '@app/config';
 import { BlocklistEntry } from '@app/database';
 import { BusMember, CacheBus } from '@app/redis';
 
-import { BlocklistMatcher, parseBlocklistFile } from './blocklist-matcher';
+import { BlocklistMatcher, DestinationSpellings, parseBlocklistFile } from './blocklist-matcher';
 
 /** URLs whose `match` answer is kept (some MB at most). */
 const MAX_ANSWERS = 10_000;
@@ -64,12 +64,14 @@ export class Blocklist implements OnModuleInit, BusMember {
   /**
    * The entry that blocks `url`, or null. Answers are kept per URL until the list changes (a
    * match reads every spelling of the URL, some µs; QR scans and bio buttons ask on every visit).
+   * `spellings`: gives the URL's destinationSpellings when the caller computes them anyway
+   * (DestinationPolicy: once for the blocklist and the threat feeds); asked only on a miss.
    */
-  match(url: string): string | null {
+  match(url: string, spellings?: () => DestinationSpellings): string | null {
     if (this.matcher.empty) return null;
     let entry = this.answers.get(url);
     if (entry === undefined) {
-      entry = this.matcher.match(url);
+      entry = this.matcher.match(url, spellings?.());
       if (this.answers.size >= MAX_ANSWERS) this.answers.clear();
       this.answers.set(url, entry);
     }

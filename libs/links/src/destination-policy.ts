@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { httpUrlProblem, intentFallbacks, InvalidFieldError, PublicUrls } from '@app/common';
 
 import { Blocklist } from './blocklist';
-import { canonicalHost } from './blocklist-matcher';
+import { canonicalHost, destinationSpellings, DestinationSpellings } from './blocklist-matcher';
 import { LinkCacheAccess } from './link-cache-access';
 import {
   lookupUrls,
@@ -11,7 +11,7 @@ import {
   SAFE_BROWSING_SOURCE,
   SafeBrowsing,
 } from './threat-feeds/safe-browsing';
-import { ThreatFeeds } from './threat-feeds/threat-feeds';
+import { ThreatFeeds, ThreatFlag } from './threat-feeds/threat-feeds';
 
 /**
  * The hosts a destination sends visitors to on the web: its own when it is http(s) (or an intent
@@ -60,32 +60,43 @@ export class DestinationPolicy {
     url: string,
     options: { ownHostsAllowed?: boolean; loopHost?: string } = {},
   ): Promise<void> {
-    await this.checkLocal(field, url, options);
+    await this.checkLocal([[field, url]], options);
     await this.checkOnline([[field, url]]);
   }
 
-  /** Every check but the online lookup. */
+  /**
+   * Every check but the online lookup, for each destination in order (the first failing one is
+   * the 400). Each destination is read once (destinationSpellings), for the blocklist and the
+   * threat feeds alike, and the feeds are asked about all of them in one round trip up front.
+   */
   private async checkLocal(
-    field: string,
-    url: string,
+    destinations: Array<[field: string, url: string]>,
     options: { ownHostsAllowed?: boolean; loopHost?: string },
   ): Promise<void> {
-    const problem = /^https?:/i.test(url) ? httpUrlProblem(url) : null;
-    if (problem) throw new InvalidFieldError(field, problem);
-    if (this.blocklist.match(url))
-      throw new InvalidFieldError(field, 'this destination is blocked');
-    const flag = await this.feeds.match(url);
-    if (flag) throw new InvalidFieldError(field, `flagged as ${flag.type} by ${flag.source}`);
-    if (options.ownHostsAllowed) return;
-    const hosts = webHosts(url);
-    if (options.loopHost !== undefined && hosts.includes(options.loopHost))
-      throw new InvalidFieldError(field, 'must not point at this domain itself (a loop)');
-    for (const host of hosts)
-      if (host === this.publicHost || (await this.cache.isBrandedHost(host)))
-        throw new InvalidFieldError(
-          field,
-          'must not point at this service (a short link to a short link makes a loop or hides a chain)',
-        );
+    const spelled: Array<DestinationSpellings | undefined> = [];
+    const spellings = (i: number) => (spelled[i] ??= destinationSpellings(destinations[i][1]));
+    const flags: Array<ThreatFlag | null> = this.feeds.enabled
+      ? await this.feeds.matchEach(destinations.map((_, i) => spellings(i)))
+      : [];
+    for (let i = 0; i < destinations.length; i++) {
+      const [field, url] = destinations[i];
+      const problem = /^https?:/i.test(url) ? httpUrlProblem(url) : null;
+      if (problem) throw new InvalidFieldError(field, problem);
+      if (this.blocklist.match(url, () => spellings(i)))
+        throw new InvalidFieldError(field, 'this destination is blocked');
+      const flag = flags[i];
+      if (flag) throw new InvalidFieldError(field, `flagged as ${flag.type} by ${flag.source}`);
+      if (options.ownHostsAllowed) continue;
+      const hosts = webHosts(url);
+      if (options.loopHost !== undefined && hosts.includes(options.loopHost))
+        throw new InvalidFieldError(field, 'must not point at this domain itself (a loop)');
+      for (const host of hosts)
+        if (host === this.publicHost || (await this.cache.isBrandedHost(host)))
+          throw new InvalidFieldError(
+            field,
+            'must not point at this service (a short link to a short link makes a loop or hides a chain)',
+          );
+    }
   }
 
   /** `check` for each [field, url] pair, in order (an empty or absent URL is none). */
@@ -94,7 +105,7 @@ export class DestinationPolicy {
     options: { ownHostsAllowed?: boolean; deferLookup?: boolean } = {},
   ): Promise<void> {
     const named = destinations.filter((d): d is [string, string] => !!d[1]);
-    for (const [field, url] of named) await this.checkLocal(field, url, options);
+    if (named.length) await this.checkLocal(named, options);
     if (!this.lookup.enabled) return;
     if (options.deferLookup)
       await this.lookup.recordForRecheck(

@@ -1,6 +1,4 @@
-import { intentFallbacks } from '@app/common';
-
-import { canonicalHost, canonicalText, destinationSpellings } from '../blocklist-matcher';
+import { canonicalHost, canonicalText, destinationSpellings, urlKeyOf } from '../blocklist-matcher';
 
 /** The list formats a feed may be in (detected from its content: detectFeedFormat). */
 export type FeedFormat =
@@ -52,22 +50,7 @@ export function feedHostKey(raw: string): string | null {
  * scheme and fragment are left out (`http://` and `https://` name the same place). A URL without
  * a scheme is read as http. Null when it is no http(s) URL.
  */
-export function feedUrlKey(raw: string): string | null {
-  let value = raw.trim();
-  if (!value || /\s/.test(value)) return null;
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(value)) value = `http://${value}`;
-  const text = canonicalText(value);
-  let parsed: URL;
-  try {
-    parsed = new URL(text);
-  } catch {
-    return null;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-  const host = canonicalHost(text);
-  if (!host) return null;
-  return `${host}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}${parsed.search}`;
-}
+export const feedUrlKey: (raw: string) => string | null = urlKeyOf;
 
 /**
  * A line of a plain list: a URL (with a scheme, or a path) is an exact URL entry; a bare host
@@ -209,20 +192,18 @@ export async function parseFeed(
  * The fields a destination is looked up by: `h:<host>` for each host it sends visitors to and
  * each parent domain (`a.b.example` → also `b.example`), `u:<url key>` for the URL and an
  * intent link's fallback URLs (feedUrlKey), every spelling as the blocklist reads them.
+ * `spellings`: the URL's destinationSpellings when the caller has them already (the blocklist
+ * reads the same, DestinationPolicy computes them once for both).
  */
-export function lookupFields(url: string): string[] {
+export function lookupFields(url: string, spellings = destinationSpellings(url)): string[] {
   const fields = new Set<string>();
-  for (const host of destinationSpellings(url).hosts) {
+  for (const host of spellings.hosts) {
     let h = host.replace(/^\[|\]$/g, '');
-    while (h.includes('.')) {
+    for (let dot = h.indexOf('.'); dot >= 0; dot = h.indexOf('.')) {
       fields.add(`h:${h}`);
-      h = h.slice(h.indexOf('.') + 1);
+      h = h.slice(dot + 1);
     }
   }
-  for (const u of [url, ...intentFallbacks(url)]) {
-    if (!/^https?:/i.test(u)) continue;
-    const key = feedUrlKey(u);
-    if (key) fields.add(`u:${key}`);
-  }
+  for (const key of spellings.urlKeys) fields.add(`u:${key}`);
   return [...fields];
 }
