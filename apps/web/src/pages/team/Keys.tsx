@@ -78,11 +78,19 @@ function NewKey(props: { onCreated: () => Promise<void> }) {
   useEffect(() => {
     if (made) shownRef.current?.querySelector('input')?.focus();
   }, [made]);
+  // back on "New key" when the form closes or the shown key is dismissed, in the render that
+  // brings the button back (a timer could fire after someone has tabbed on)
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (open || made || !refocus.current) return;
+    refocus.current = false;
+    openRef.current?.focus();
+  }, [open, made]);
 
   const close = () => {
+    refocus.current = true;
     setOpen(false);
     setError(null);
-    setTimeout(() => openRef.current?.focus());
   };
 
   const submit = async (e: FormEvent) => {
@@ -116,8 +124,8 @@ function NewKey(props: { onCreated: () => Promise<void> }) {
             label={`New key “${made.name}”`}
             value={made.key}
             onDone={() => {
+              refocus.current = true;
               setMade(null);
-              setTimeout(() => openRef.current?.focus());
             }}
           />
         </div>
