@@ -10,7 +10,7 @@ import {
   NotFoundError,
   PageQueryDto,
   Paginated,
-  pageRequest,
+  countedPage,
   Principal,
   PublicUrls,
   storedUrl,
@@ -58,26 +58,15 @@ export class BioService {
    * (user, kind, id), in one statement; then only the page's rows are read.
    */
   async list(auth: Principal, query: PageQueryDto): Promise<Paginated<BioView>> {
-    const { limit, page, offset } = pageRequest(query);
-    const userId = auth.user.id;
-    const { total, ids } = await this.budget.run(
-      userId,
-      'The list',
-      async (em) => {
-        const [row]: Array<{ total: number; ids: number[] }> = await em.query(
-          `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'bio')::int AS total,
-                ARRAY(SELECT id FROM links WHERE user_id = $1 AND kind = 'bio'
-                       ORDER BY id DESC OFFSET $2 LIMIT $3) AS ids`,
-          [userId, offset, limit],
-        );
-        return row;
-      },
-      { light: true },
+    const { rows, total, limit, page } = await countedPage(
+      this.budget,
+      this.links,
+      'bio',
+      auth.user.id,
+      query,
+      { rowKind: 'bio', light: true },
     );
-    const rows = ids.length ? await this.links.find({ where: { id: In(ids), userId } }) : [];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const ordered = ids.map((id) => byId.get(id)).filter((r): r is Link => r !== undefined);
-    return new Paginated('bios', await this.views(ordered), total, limit, page);
+    return new Paginated('bios', await this.views(rows), total, limit, page);
   }
 
   async get(

@@ -11,7 +11,7 @@ import {
   ListBudget,
   NotFoundError,
   PageQueryDto,
-  pageRequest,
+  countedPage,
   Paginated,
   Principal,
   PublicUrls,
@@ -73,19 +73,12 @@ export class QrService {
    * in one statement; then only the page's rows are read.
    */
   async list(auth: Principal, query: PageQueryDto): Promise<Paginated<QrItemView>> {
-    const { limit, page, offset } = pageRequest(query);
-    const userId = auth.user.id;
-    const { total, ids } = await this.budget.run(userId, 'The list', async (em) => {
-      const [row]: Array<{ total: number; ids: number[] }> = await em.query(
-        `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'qrcode')::int AS total,
-                ARRAY(SELECT id FROM qr_codes WHERE user_id = $1 ORDER BY id DESC OFFSET $2 LIMIT $3) AS ids`,
-        [userId, offset, limit],
-      );
-      return row;
-    });
-    const rows = ids.length ? await this.qrs.find({ where: { id: In(ids), userId } }) : [];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const qrs = ids.map((id) => byId.get(id)).filter((r): r is QrCode => r !== undefined);
+    const {
+      rows: qrs,
+      total,
+      limit,
+      page,
+    } = await countedPage(this.budget, this.qrs, 'qrcode', auth.user.id, query);
     const linkIds = qrs.map((qr) => qr.linkId);
     const [links, totals] = await Promise.all([
       linkIds.length

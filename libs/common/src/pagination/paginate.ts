@@ -63,12 +63,60 @@ export function paginateOwn<T extends ObjectLiteral & { userId: number }, R>(
   return paginate(qb, query, key, map);
 }
 
+/** One page of a user's rows read by `countedPage`, newest first, with the maintained total. */
+export interface CountedPage<T> {
+  rows: T[];
+  total: number;
+  limit: number;
+  page: number;
+}
+
 /**
- * Like paginateOwn, for tables a user may have without bound (campaigns, channels): the total is
- * the user's maintained count of `kind` in `link_counts` (kept by triggers, migration
- * OwnedCounts) and the page's ids an index-only scan of the table's `(user_id, id)` index to the
- * page's offset, in one statement under the lists' statement timeout (ListBudget, light); then
- * only the page's rows are read.
+ * One page of a user's own rows of `repo` for tables a user may have without bound (links of a
+ * kind, QR codes, campaigns, channels): the total is the user's maintained count of `kind` in
+ * `link_counts` (kept by triggers, migrations ListScale and OwnedCounts) and the page's ids an
+ * index-only scan of the table's `(user_id[, kind], id)` index to the page's offset, in one
+ * statement under the lists' statement timeout (ListBudget); then only the page's rows are read,
+ * in the ids' order. `rowKind`: the table's own `kind` column value to keep (`links` holds
+ * links, bio pages and QR links). `light`: outside the per-user cap of concurrent lists.
+ */
+export async function countedPage<T extends ObjectLiteral & { id: number; userId: number }>(
+  budget: ListBudget,
+  repo: Repository<T>,
+  kind: string,
+  userId: number,
+  query: PageQueryDto,
+  o: { rowKind?: string; light?: boolean } = {},
+): Promise<CountedPage<T>> {
+  const { limit, page, offset } = pageRequest(query);
+  const table = repo.metadata.tableName;
+  const rowKind = o.rowKind === undefined ? '' : ' AND kind = $5';
+  const params: unknown[] = [userId, kind, offset, limit];
+  if (o.rowKind !== undefined) params.push(o.rowKind);
+  const { total, ids } = await budget.run(
+    userId,
+    'The list',
+    async (em) => {
+      const [row]: Array<{ total: number; ids: number[] }> = await em.query(
+        `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = $2)::int AS total,
+              ARRAY(SELECT id FROM ${table} WHERE user_id = $1${rowKind} ORDER BY id DESC OFFSET $3 LIMIT $4) AS ids`,
+        params,
+      );
+      return row;
+    },
+    { light: o.light },
+  );
+  const found = ids.length
+    ? await repo.findBy({ id: In(ids), userId } as unknown as FindOptionsWhere<T>)
+    : [];
+  const byId = new Map(found.map((r) => [r.id, r]));
+  const rows = ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined);
+  return { rows, total, limit, page };
+}
+
+/**
+ * Like paginateOwn, for tables a user may have without bound (campaigns, channels): a
+ * `countedPage` (light), each row mapped and wrapped as `paginate` wraps it.
  */
 export async function paginateCounted<T extends ObjectLiteral & { id: number; userId: number }, R>(
   budget: ListBudget,
@@ -79,25 +127,8 @@ export async function paginateCounted<T extends ObjectLiteral & { id: number; us
   key: string,
   map: (row: T) => R | Promise<R>,
 ): Promise<Paginated<R>> {
-  const { limit, page, offset } = pageRequest(query);
-  const table = repo.metadata.tableName;
-  const { total, ids } = await budget.run(
-    userId,
-    'The list',
-    async (em) => {
-      const [row]: Array<{ total: number; ids: number[] }> = await em.query(
-        `SELECT (SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = $2)::int AS total,
-              ARRAY(SELECT id FROM ${table} WHERE user_id = $1 ORDER BY id DESC OFFSET $3 LIMIT $4) AS ids`,
-        [userId, kind, offset, limit],
-      );
-      return row;
-    },
-    { light: true },
-  );
-  const rows = ids.length
-    ? await repo.findBy({ id: In(ids), userId } as unknown as FindOptionsWhere<T>)
-    : [];
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const ordered = ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined);
-  return new Paginated(key, await Promise.all(ordered.map(map)), total, limit, page);
+  const { rows, total, limit, page } = await countedPage(budget, repo, kind, userId, query, {
+    light: true,
+  });
+  return new Paginated(key, await Promise.all(rows.map(map)), total, limit, page);
 }
