@@ -13,21 +13,27 @@ import { PublicResponder } from './responder';
 import { RedirectorHandler } from './redirector.handler';
 
 /**
+ * The redirector's own providers: PublicModule's, and the starting front's (StartingModule, which
+ * serves short links before the database is there) without PublicModule's database imports.
+ */
+export const REDIRECTOR_PROVIDERS = [
+  PublicRoutes,
+  PublicResponder,
+  PasswordGate,
+  LinkRouter,
+  ClickLimiter,
+  MissBudget,
+  { provide: PublicHandler, useClass: RedirectorHandler },
+];
+
+/**
  * The public side: the redirector (served by the HTTP front in bootstrap.ts, outside Express),
  * the one way public routes answer (PublicResponder), and the registry through which features
  * serve their own public paths (QR codes `/q/`, campaigns `/r/` and `/u/`).
  */
 @Module({
   imports: [LinkCacheModule, DestinationsModule, PermanenceModule],
-  providers: [
-    PublicRoutes,
-    PublicResponder,
-    PasswordGate,
-    LinkRouter,
-    ClickLimiter,
-    MissBudget,
-    { provide: PublicHandler, useClass: RedirectorHandler },
-  ],
+  providers: REDIRECTOR_PROVIDERS,
   exports: [PublicHandler, PublicRoutes, PublicResponder],
 })
 export class PublicModule {}

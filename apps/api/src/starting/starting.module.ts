@@ -14,14 +14,9 @@ import { LinkCache } from '../link-cache/link-cache';
 import { loggerParams } from '../logging';
 import { LinkSnapshot } from '../permanence/link-snapshot';
 import { OutageVisits } from '../permanence/outage-visits';
-import { ClickLimiter } from '../public/click-limiter';
-import { LinkRouter } from '../public/link-router';
-import { MissBudget } from '../public/miss-budget';
-import { PasswordGate } from '../public/password-gate';
-import { PublicHandler } from '../public/public-handler';
+import { REDIRECTOR_PROVIDERS } from '../public/public.module';
 import { PublicRoutes } from '../public/public-routes';
 import { PublicResponder, STATIC } from '../public/responder';
-import { RedirectorHandler } from '../public/redirector.handler';
 
 /** What a query gets before the api has connected: Postgres unreachable (`isUnavailable`). */
 function notConnected(): Promise<never> {
@@ -58,13 +53,7 @@ function notConnected(): Promise<never> {
     LinkCache,
     LinkSnapshot,
     OutageVisits,
-    PublicRoutes,
-    PublicResponder,
-    PasswordGate,
-    LinkRouter,
-    ClickLimiter,
-    MissBudget,
-    { provide: PublicHandler, useClass: RedirectorHandler },
+    ...REDIRECTOR_PROVIDERS,
   ],
 })
 export class StartingModule implements OnModuleInit {
