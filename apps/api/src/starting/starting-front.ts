@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { Client } from 'pg';
 
+import { STATUS_MESSAGES } from '@app/common';
 import { AppConfig } from '@app/config';
 import { isUnavailable } from '@app/database';
 
@@ -27,9 +28,7 @@ const NOT_READY = Buffer.from(
       'Postgres unreachable: the api is starting (short links are answered from the link snapshot)',
   }),
 );
-const UNAVAILABLE = Buffer.from(
-  JSON.stringify({ error: 1, message: 'Service temporarily unavailable, try again shortly' }),
-);
+const UNAVAILABLE = Buffer.from(JSON.stringify({ error: 1, message: STATUS_MESSAGES[503] }));
 
 /**
  * Whether Postgres takes a connection now: false only when it is unreachable (`isUnavailable`);

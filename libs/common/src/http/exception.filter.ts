@@ -18,7 +18,8 @@ import {
 import { AppError, TooManyRequestsError } from './errors';
 import { RouteIndex } from './route-index';
 
-const STATUS_MESSAGES: Record<number, string> = {
+/** The message of a status when nothing more precise is known (and of every 5xx: no detail leaks). */
+export const STATUS_MESSAGES: Record<number, string> = {
   400: 'Bad request',
   401: 'A valid API key is required',
   403: 'You do not have permission to do this',
