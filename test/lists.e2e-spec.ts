@@ -14,7 +14,7 @@ import {
 import { addLink, uniq } from './support/links';
 import { insertLink, insertQr } from './support/resources';
 import { replicasCaughtUp } from './support/services';
-import { quietReads, settledReads } from './support/reads';
+import { fewestReads } from './support/reads';
 import { eventually } from './support/stats';
 
 /** What `link_counts` holds for a user, by kind, against a count of the rows themselves. */
@@ -240,14 +240,23 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
         return res.body.data;
       };
 
-      const before = await quietReads(t, READ, COUNTERS);
-      const bio = await get('/api/bio', { limit: 4 });
-      const camp = await get('/api/campaigns', { limit: 4 });
-      const chan = await get('/api/channels', { limit: 4 });
-      const item = await get(`/api/channel/${channel}`, { limit: 4 });
-      const after = await settledReads(t, READ, COUNTERS, before, 4);
+      const { rows, result } = await fewestReads(
+        t,
+        READ,
+        COUNTERS,
+        4,
+        () =>
+          Promise.all([
+            get('/api/bio', { limit: 4 }),
+            get('/api/campaigns', { limit: 4 }),
+            get('/api/channels', { limit: 4 }),
+            get(`/api/channel/${channel}`, { limit: 4 }),
+          ]),
+        1000,
+      );
+      const [bio, camp, chan, item] = result;
       // counting would read 4 × 3 000 index entries at least
-      expect(after.rows - before.rows).toBeLessThan(1000);
+      expect(rows).toBeLessThan(1000);
 
       const pageOf = { result: N, perpage: 4, currentpage: 1, nextpage: 2, maxpage: N / 4 };
       expect(bio).toMatchObject(pageOf);
