@@ -7,9 +7,12 @@
  *   large   BENCH_LINKS links (default 10 000 000)
  *
  * In each, one user ("big") owns the same share as BENCH_BIG_USER_LINKS of BENCH_LINKS (default
- * 1 000 000: 10 %), and BENCH_STATS_LINKS of the links (default 10 000, the big user's newest) have a
- * year of daily statistics. The links are written with COPY (the trigram index built after it, as a
- * bulk load does), one word in 10 000 titles is "garden", and the database is vacuumed and analyzed.
+ * 1 000 000: 10 %), but at least 15 000 links, so that page 1 000 exists at both scales (the small
+ * database then holds 9 000 other links beside the big user's 15 000), and BENCH_STATS_LINKS of
+ * the links (default 10 000, the big user's newest) have a year of daily statistics. The links are
+ * written with COPY (the search indexes built after it, as a bulk load does), "garden" is in one
+ * title in (the big user's links / 100), so a search of the big user finds ~100 at both scales,
+ * and the database is vacuumed and analyzed.
  * Then, for each database (BENCH_SECONDS per time-bound run, default 10):
  *
  *   url/add             POST /api/url/add, 10 clients, 2 000 creations
@@ -58,6 +61,8 @@ const ADMIN_KEY = `adminscalekey${process.pid}`.padEnd(40, 'x');
 /** Links of each filler user (everyone but the big user). */
 const PER_FILLER = 1000;
 const COLD = 5000;
+/** Links the big user owns at least, at each scale: page 1 000 of 15 is there to read (and full). */
+const DEEP = 1000 * 15;
 /** Redirects of other aliases before the measured runs (the api's code compiled). */
 const WARM = 500;
 
@@ -85,15 +90,24 @@ const WORDS = [
   'press',
 ];
 
+/**
+ * One title in how many has "garden": the big user gets the same ~100 matches at each scale, so
+ * that the search answers the same at both and only the data around it grows.
+ */
+function gardenPeriod(s: Scale): number {
+  return Math.max(10, Math.round(s.big / 100));
+}
+
 /** The `links` rows of a scale, as COPY text: (user_id, alias, url, title), the big user's first. */
 function* linkRows(s: Scale, bigUser: number, firstFiller: number): Generator<string> {
   let chunk = '';
+  const gardenEvery = gardenPeriod(s);
   for (let i = 0; i < s.links; i++) {
     const user = i < s.big ? bigUser : firstFiller + Math.floor((i - s.big) / PER_FILLER);
     const code = i.toString(36);
     const word = WORDS[i % WORDS.length];
     const title =
-      i % 10_000 === 5 ? `Our garden ${code}` : `${word} ${code} ${WORDS[(i >> 3) % 10]}`;
+      i % gardenEvery === 5 ? `Our garden ${code}` : `${word} ${code} ${WORDS[(i >> 3) % 10]}`;
     chunk += `${user}\tsc${code}\thttps://host${i % 997}.example.com/${word}/${code}?utm_source=bench&id=${i}\t${title}\n`;
     if (chunk.length > 1 << 16) {
       yield chunk;
@@ -131,12 +145,14 @@ async function seed(s: Scale, base: string) {
     );
     const firstFiller = Math.min(...filler.map((r: { id: number }) => r.id));
     const t0 = performance.now();
-    await db.query(`DROP INDEX links_search_trgm`);
+    // the GIN (search) indexes of links are built after the COPY, as a bulk load does
+    const { rows: gin } = await db.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'links' AND indexdef LIKE '% USING gin %'`,
+    );
+    for (const g of gin) await db.query(`DROP INDEX ${g.indexname}`);
     const copy = db.query(copyFrom(`COPY links (user_id, alias, url, title) FROM STDIN`));
     await pipeline(Readable.from(linkRows(s, bigUser, firstFiller)), copy);
-    await db.query(`
-      CREATE INDEX links_search_trgm ON links
-        USING gin ((url || ' ' || title::text || ' ' || alias::text) gin_trgm_ops)`);
+    for (const g of gin) await db.query(g.indexdef);
     // a year of daily statistics for STATS_LINKS links: the big user's newest, then others
     const { rows: statIds } = await db.query(
       `(SELECT id FROM links WHERE user_id = $1 ORDER BY id DESC LIMIT $2)
@@ -339,11 +355,13 @@ async function measure(s: Scale, results: Map<string, Map<string, RunResult>>, s
 
 async function main(): Promise<void> {
   ensureWrk();
+  const smallBig = Math.max(Math.round((SMALL * BIG) / LINKS), DEEP);
   const scales: Scale[] = [
     {
       name: 'small',
-      links: SMALL,
-      big: Math.round((SMALL * BIG) / LINKS),
+      // the big user's share, but at least DEEP links so that page 1 000 is there to read
+      links: SMALL - Math.round((SMALL * BIG) / LINKS) + smallBig,
+      big: smallBig,
       url: `postgres://postgres@127.0.0.1:5432/linkmgmt_scale_small_${RUN}`,
       prefix: `scs${process.pid}`,
     },
@@ -356,7 +374,7 @@ async function main(): Promise<void> {
     },
   ];
   console.log(
-    `bench:scale: ${SMALL} against ${LINKS} links (big user ${BIG}), ${STATS_LINKS} links with a year of statistics; api on core 0, wrk on core 1\n${HEADER}`,
+    `bench:scale: ${scales[0].links} links (big user ${scales[0].big}) against ${LINKS} (big user ${BIG}), ${STATS_LINKS} links with a year of statistics; api on core 0, wrk on core 1\n${HEADER}`,
   );
   const results = new Map<string, Map<string, RunResult>>();
   const sizes: string[] = [];

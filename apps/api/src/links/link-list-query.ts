@@ -25,8 +25,9 @@ export interface LinkListPage {
 const TOTAL = `(SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'link')::int`;
 
 /**
- * The expression of the trigram index `links_search_trgm` (migration ListScale): url, title and
- * alias in one text. Whatever one field contains, this contains: it narrows, the fields decide.
+ * The text of the trigram index `links_search_user_trgm` (migration SearchPerUser: the owner and
+ * the trigrams of url, title and alias in one GIN index, so a search reads the user's matches and
+ * nobody else's). Whatever one field contains, this contains: it narrows, the fields decide.
  */
 const SEARCH_TEXT = `(l.url || ' ' || l.title::text || ' ' || l.alias::text)`;
 
@@ -45,8 +46,9 @@ export function trigramSearchable(q: string): boolean {
  * snapshot: the total and the page agree):
  * - no filter: the total is the maintained count (`link_counts`), the page an index-only scan of
  *   `links_user_idx` (user, kind, id) to the page's offset: reading ids, not rows (`newest`);
- * - `q` or `short`: the matching ids are found once (the trigram index, the alias index, or the
- *   user's links for a keyword without a trigram), counted exactly, and the page taken from them;
+ * - `q` or `short`: the matching ids are found once (the user's trigram index, the alias index,
+ *   or the user's links for a keyword without a trigram), counted exactly, and the page taken
+ *   from them;
  * - `order=click`: ordered by the folded click total, then newest first: without a filter from
  *   two indexes (byClicks), with one the matching ids joined to their totals.
  */

@@ -1,0 +1,51 @@
+import { Client } from 'pg';
+
+import { dropDatabase, runMigrations } from '../libs/database/src/data-source';
+import { MIGRATIONS } from '../libs/database/src/migrations';
+
+/**
+ * Migrations as replicas of a rollout run them: several processes at once on a database that
+ * does not exist yet.
+ */
+describe('migrations', () => {
+  const url = (() => {
+    const u = new URL(process.env.DATABASE_URL as string);
+    u.pathname = `/${u.pathname.slice(1)}_mig`;
+    return u.toString();
+  })();
+
+  afterAll(() => dropDatabase(url));
+
+  it('three processes migrating one new database at once: the first applies every migration, the others find none pending', async () => {
+    await dropDatabase(url);
+    const applied = await Promise.all([runMigrations(url), runMigrations(url), runMigrations(url)]);
+    const names = MIGRATIONS.map((m) => m.name);
+    expect(applied.map((a) => a.length).sort((a, b) => a - b)).toEqual([0, 0, names.length]);
+    expect(applied.find((a) => a.length)).toEqual(names);
+
+    const db = new Client({ connectionString: url });
+    await db.connect();
+    try {
+      const { rows } = await db.query(
+        `SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+          WHERE c.relname IN ('links_search_trgm', 'links_search_user_trgm')`,
+      );
+      // built concurrently while the others waited, valid; the table-wide index is gone
+      expect(rows).toEqual([{ relname: 'links_search_user_trgm', indisvalid: true }]);
+      expect(Number((await db.query('SELECT count(*) FROM migrations')).rows[0].count)).toBe(
+        names.length,
+      );
+      // nothing is left holding the lock
+      const { rows: locks } = await db.query(
+        `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      expect(locks).toEqual([]);
+    } finally {
+      await db.end();
+    }
+  }, 60_000);
+
+  it('run again, nothing is pending', async () => {
+    expect(await runMigrations(url)).toEqual([]);
+  });
+});
