@@ -47,10 +47,10 @@ export function parseBound(field: string, value: string, end: boolean): Date {
  * is the workspace's maintained count (`audit_counts`, kept by triggers: migration AuditCounts)
  * and the page's ids an index scan of `audit_log_workspace_idx` (workspace, id DESC) to the
  * page's offset: a page costs its depth, not the workspace's entries. Filtered, `result` counts
- * the matches exactly, from `audit_log_workspace_created_idx` alone (with `from` / `to`, only
- * the range's entries): past the budget a 503 saying to narrow the dates. Either way the total
- * and the page come from one statement (one snapshot: they agree), and only the page's rows are
- * read.
+ * the matches exactly (with `from` / `to`, only the range's entries, from
+ * `audit_log_workspace_created_idx` alone): past the budget a 503 saying to narrow the dates.
+ * Either way the total and the page come from one statement (one snapshot: they agree), and only
+ * the page's rows are read.
  */
 @Injectable()
 export class AuditService {

@@ -13,8 +13,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   counter row. A deletion of the workspace's owner (cascading to its entries) skips the counts,
  *   which go with the owner.
  * - `audit_log_workspace_created_idx` (workspace, created_at) with the id, action and actor: a
- *   filtered list (`from`, `to`, `action`, `actor`) still counts its matches exactly, but from
- *   this index alone (no row of the table read) and, with `from` / `to`, only the range's entries.
+ *   filtered list (`from`, `to`, `action`, `actor`) still counts its matches exactly; with `from`
+ *   / `to` from this index alone (no row of the table read), only the range's entries.
+ *
+ * Changes wait while this runs: the backfill holds `audit_log` (a count grouped by workspace,
+ * then the index; 1 200 000 entries: 3–6 s, docs/performance.md).
  *
  * The unfiltered list reads the count and takes its page's ids from `audit_log_workspace_idx`
  * (workspace, id DESC): it costs the page's depth, not the workspace's entries.
