@@ -1,4 +1,4 @@
-import { AuditLog, sha256 } from '@app/common';
+import { AuditLog, Principal, sha256 } from '@app/common';
 
 import {
   createPlan,
@@ -9,7 +9,9 @@ import {
   TestUser,
   useTestApp,
 } from './support/app';
+import { fewestReads } from './support/reads';
 import { apiRoutes, expectPagination, uniq } from './support/resources';
+import { replicasCaughtUp } from './support/services';
 
 const ROUTES = apiRoutes({ 'GET /api/audit': { list: 'entries' } });
 
@@ -515,5 +517,210 @@ describe('audit log', () => {
         await worker.close();
       }
     }, 30_000);
+  });
+
+  describe('at scale: a maintained count, pages from an index', () => {
+    /** The workspace's maintained count (audit_counts), beside a count of its entries. */
+    const counts = async (u: TestUser) => {
+      const [{ kept }] = await t.db.query(
+        `SELECT COALESCE(sum(n), 0)::int AS kept FROM audit_counts WHERE workspace_id = $1`,
+        [u.id],
+      );
+      return { kept: kept as number, counted: await count(u) };
+    };
+    /** Both counts are `n`, and so is the list's `result` (rows written in SQL: the replica has them). */
+    const expectCount = async (u: TestUser, n: number) => {
+      expect(await counts(u)).toEqual({ kept: n, counted: n });
+      await replicasCaughtUp();
+      expect((await audit(u)).result).toBe(n);
+    };
+
+    describe('3 000 entries', () => {
+      const N = 3000;
+      let u: TestUser;
+      /** the entries' ids, oldest first; entry g (1…N) is dated 2026-03-01 00:30 + g hours */
+      let ids: number[] = [];
+      const get = async (query: Record<string, string | number>) => {
+        const res = await http().get('/api/audit').set(u.auth).query(query);
+        expect(res.status).toBe(200);
+        return res.body.data;
+      };
+      const newest = (list: number[], n: number) => [...list].reverse().slice(0, n);
+      const idsOf = (data: { entries: Array<{ id: number }> }) => data.entries.map((e) => e.id);
+
+      beforeAll(async () => {
+        u = await createUser(t, { plan: 'Pro' }); // kept forever: no prune of another test takes them
+        const neighbour = await createUser(t, { plan: 'Pro' });
+        // seeded on one connection, which then reports its reads at once (not within a measure)
+        ids = await t.db.transaction(async (em) => {
+          // another workspace's busy day, beside the one the filter test reads
+          await em.query(
+            `INSERT INTO audit_log (workspace_id, actor_id, actor_email, action, resource_type, created_at)
+             SELECT $1, $1, 'n@example.com', 'link.create', 'link',
+                    timestamptz '2026-03-10 00:00:00+00' + make_interval(secs => g * 20)
+               FROM generate_series(1, $2) g`,
+            [neighbour.id, N],
+          );
+          const rows: Array<{ id: string; g: string }> = await em.query(
+            `INSERT INTO audit_log (workspace_id, actor_id, actor_email, action, resource_type, resource_id, changes, created_at)
+             SELECT $1, $1, $2, (ARRAY['link.create', 'link.update', 'qr.create'])[g % 3 + 1], 'link', g::text, '{url}',
+                    timestamptz '2026-03-01 00:30:00+00' + make_interval(hours => g)
+               FROM generate_series(1, $3) g
+             RETURNING id, resource_id AS g`,
+            [u.id, u.email, N],
+          );
+          await em.query('SELECT pg_stat_force_next_flush()');
+          return rows.sort((a, b) => Number(a.g) - Number(b.g)).map((r) => Number(r.id));
+        });
+        // the table as autovacuum keeps it on a server (an append-only table is vacuumed for its
+        // inserts): the planner's statistics, and pages marked all-visible for index-only scans
+        await t.db.query('VACUUM (ANALYZE) audit_log');
+        await replicasCaughtUp();
+      });
+
+      it('page 1 reads a few rows: the total is the maintained count, the page an index range', async () => {
+        const { rows, result } = await fewestReads(
+          t,
+          ['audit_log'],
+          ['audit_log'],
+          1,
+          () => get({ limit: 4 }),
+          500,
+        );
+        // counting would read the workspace's 3 000 index entries at least
+        expect(rows).toBeLessThan(500);
+        expect(result).toMatchObject({
+          result: N,
+          perpage: 4,
+          currentpage: 1,
+          nextpage: 2,
+          maxpage: N / 4,
+        });
+        expect(idsOf(result)).toEqual(newest(ids, 4));
+        expect(result.entries[0]).toEqual({
+          id: ids[N - 1],
+          date: '2026-07-04 00:30:00',
+          actor: { id: u.id, email: u.email },
+          key: null,
+          action: 'link.create',
+          resource: { type: 'link', id: N },
+          changes: ['url'],
+        });
+        // a deep page, the last one and one past it
+        expect(idsOf(await get({ limit: 100, page: 17 }))).toEqual(newest(ids, 1700).slice(1600));
+        const last = await get({ limit: 7, page: Math.ceil(N / 7) });
+        expect(idsOf(last)).toEqual(newest(ids, N).slice(7 * (Math.ceil(N / 7) - 1)));
+        expect(await get({ limit: 100, page: 31 })).toMatchObject({ result: N, entries: [] });
+      }, 60_000);
+
+      it('filters count their matches exactly; a date range reads only its own entries', async () => {
+        // 2026-03-10 holds entries 216…239 (24: 8 of each action)
+        const day = ids.slice(215, 239);
+        const { rows, result } = await fewestReads(
+          t,
+          ['audit_log'],
+          ['audit_log'],
+          1,
+          () => get({ from: '2026-03-10', to: '2026-03-10', limit: 5 }),
+          500,
+        );
+        // without the (workspace, created_at) index: the workspace's 3 000 entries, or the day's
+        // 3 024 of every workspace
+        expect(rows).toBeLessThan(500);
+        expect(result).toMatchObject({ result: 24, perpage: 5, maxpage: 5 });
+        expect(idsOf(result)).toEqual(newest(day, 5));
+        const qrDay = await get({ from: '2026-03-10', to: '2026-03-10', action: 'qr.*' });
+        expect(qrDay.result).toBe(8);
+        expect(idsOf(qrDay)).toEqual(
+          newest(
+            day.filter((_, i) => (216 + i) % 3 === 2),
+            8,
+          ),
+        );
+        expect((await get({ action: 'link.*', limit: 1 })).result).toBe(2000);
+        expect((await get({ action: 'qr.create', actor: u.id, limit: 1 })).result).toBe(1000);
+        // from 2026-07-01 00:00: entries 2928…3000
+        expect((await get({ from: '2026-07-01', limit: 1 })).result).toBe(73);
+      }, 60_000);
+
+      it('a filtered count past the time budget is a 503 saying to narrow the dates, never a 500', async () => {
+        // a change through the api: the caller's lists read the primary for a few seconds, where
+        // the table is held while the list waits for it past LIST_QUERY_MS
+        await post(u, '/api/url/add', { url: 'https://example.com/budget' }).expect(200);
+        const res = await t.db.transaction(async (em) => {
+          await em.query('LOCK TABLE audit_log IN ACCESS EXCLUSIVE MODE');
+          return http().get('/api/audit').set(u.auth).query({ action: 'link.*' });
+        });
+        expectError(
+          res,
+          503,
+          /^The audit log did not finish within its \d+ ms budget: its filters select too many entries to count in time; narrow from and to$/,
+        );
+        expect((await audit(u, '?limit=1')).result).toBe(N + 1);
+      });
+    });
+
+    it('stays exact through changes at once, SQL writes, a withdrawn entry, the retention prune and a move', async () => {
+      const u = await createUser(t, {
+        planId: await createPlan(t, { retention: 7 }),
+        planType: 'lifetime',
+      });
+      await expectCount(u, 0);
+      // 12 changes at once, each in its own transaction on its own connection
+      const made = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          post(u, '/api/url/add', { url: `https://example.com/c${i}` }).expect(200),
+        ),
+      );
+      await expectCount(u, 12);
+      // a change undone after it committed takes its entry back (AuditLog.withdraw)
+      await t.app.get(AuditLog).withdraw({ user: { id: u.id } } as unknown as Principal, {
+        action: 'link.create',
+        resource: { type: 'link', id: made[0].body.id as number },
+      });
+      await expectCount(u, 11);
+      // writers outside the api: a multi-row INSERT and DELETE in SQL
+      await t.db.query(
+        `INSERT INTO audit_log (workspace_id, actor_email, action, resource_type)
+         SELECT $1, 'sql@example.com', 'link.update', 'link' FROM generate_series(1, 50)`,
+        [u.id],
+      );
+      await expectCount(u, 61);
+      await t.db.query(
+        `DELETE FROM audit_log WHERE id IN (
+           SELECT id FROM audit_log WHERE workspace_id = $1 AND actor_email = 'sql@example.com' LIMIT 20)`,
+        [u.id],
+      );
+      await expectCount(u, 41);
+      // the worker's retention pass: the plan keeps 7 days
+      await t.db.query(
+        `UPDATE audit_log SET created_at = now() - interval '9 days'
+          WHERE id IN (SELECT id FROM audit_log WHERE workspace_id = $1 ORDER BY id LIMIT 25)`,
+        [u.id],
+      );
+      await t.app.get(AuditLog).prune(10);
+      await expectCount(u, 16);
+      // entries moved to another workspace (by hand) are counted there
+      const v = await createUser(t, { plan: 'Pro' });
+      await t.db.query(
+        `UPDATE audit_log SET workspace_id = $2
+          WHERE id IN (SELECT id FROM audit_log WHERE workspace_id = $1 ORDER BY id LIMIT 3)`,
+        [u.id, v.id],
+      );
+      await expectCount(u, 13);
+      await expectCount(v, 3);
+    });
+
+    it("deleting a workspace's owner takes its entries and leaves no count behind", async () => {
+      const admin = await createUser(t, { admin: true });
+      const u = await createUser(t);
+      await post(u, '/api/url/add', { url: 'https://example.com/gone' }).expect(200);
+      expect(await counts(u)).toEqual({ kept: 1, counted: 1 });
+      await del(admin, `/api/user/${u.id}/delete`).expect(200);
+      expect(await counts(u)).toEqual({ kept: 0, counted: 0 });
+      expect(
+        await t.db.query(`SELECT * FROM audit_counts WHERE workspace_id = $1`, [u.id]),
+      ).toEqual([]);
+    });
   });
 });

@@ -40,6 +40,9 @@ describe('the team and settings pages', () => {
   /** The text of the focused element. */
   const focused = (page: Page) =>
     page.evaluate('document.activeElement && document.activeElement.textContent');
+  /** The accessible label (aria-label) of the focused element. */
+  const focusedLabel = (page: Page) =>
+    page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")');
   /** Problems but the failures a test provokes on purpose (`statuses`). */
   const unexpected = (problems: string[], statuses: number[]) =>
     problems.filter((p) => !statuses.some((s) => p.startsWith(`${s} `)));
@@ -154,7 +157,10 @@ describe('the team and settings pages', () => {
     await page.getByRole('cell', { name: `${prefix}…` }).waitFor();
     expect(await page.content()).not.toContain(key);
 
-    // edit: name and scopes
+    // edit: cancelled, then name and scopes; either way the focus is back on the key's "Edit"
+    await page.getByRole('button', { name: 'Edit key CI deploys' }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await focusedLabel(page)).toBe('Edit key CI deploys');
     await page.getByRole('button', { name: 'Edit key CI deploys' }).click();
     const editName = page.getByRole('textbox', { name: 'Key name' });
     expect(await editName.inputValue()).toBe('CI deploys');
@@ -163,6 +169,9 @@ describe('the team and settings pages', () => {
     await page.getByRole('checkbox', { name: 'team:read' }).check();
     await page.getByRole('button', { name: 'Save key' }).click();
     await status(page, 'Key “CI” was saved.');
+    const editCi = page.getByRole('button', { name: 'Edit key CI', exact: true });
+    await editCi.waitFor();
+    expect(await focusedLabel(page)).toBe('Edit key CI');
     const edited = (await get('/api/keys', a.auth).expect(200)).body.data.keys[0];
     expect([edited.name, edited.scopes]).toEqual(['CI', ['links:write', 'team:read']]);
     await get('/api/team', bearer(key)).expect(200);

@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+
 import { TestApp } from './app';
 import { eventually } from './stats';
 
@@ -9,22 +11,43 @@ export interface TableReads {
   scans: number;
 }
 
+const READS_SQL = `SELECT (SELECT COALESCE(sum(seq_tup_read + COALESCE(idx_tup_fetch, 0)), 0) FROM pg_stat_user_tables WHERE relname = ANY($1))
+          + (SELECT COALESCE(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = ANY($1)) AS rows,
+            (SELECT COALESCE(sum(seq_scan + COALESCE(idx_scan, 0)), 0) FROM pg_stat_user_tables WHERE relname = ANY($2)) AS scans`;
+
+/** The replicas of the run (TEST_PG_REPLICA=1), none otherwise. */
+function replicaUrls(): string[] {
+  return (process.env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+}
+
 /**
  * Rows and index entries read of `read`, and scans of `scanned`: a request's reads are the
- * difference around it, once the api's connections have reported them (settledReads).
+ * difference around it, once the api's connections have reported them (settledReads). Summed
+ * over the primary and the run's replicas (each keeps the statistics of the queries it ran): a
+ * list read on a replica (TEST_PG_REPLICA=1) is measured there.
  */
 export async function tableReads(
   t: TestApp,
   read: string[],
   scanned: string[],
 ): Promise<TableReads> {
-  const [r] = await t.db.query(
-    `SELECT (SELECT COALESCE(sum(seq_tup_read + COALESCE(idx_tup_fetch, 0)), 0) FROM pg_stat_user_tables WHERE relname = ANY($1))
-          + (SELECT COALESCE(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = ANY($1)) AS rows,
-            (SELECT COALESCE(sum(seq_scan + COALESCE(idx_scan, 0)), 0) FROM pg_stat_user_tables WHERE relname = ANY($2)) AS scans`,
-    [read, scanned],
-  );
-  return { rows: Number(r.rows), scans: Number(r.scans) };
+  const [r] = await t.db.query(READS_SQL, [read, scanned]);
+  const total = { rows: Number(r.rows), scans: Number(r.scans) };
+  for (const url of replicaUrls()) {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      const [s] = (await client.query(READS_SQL, [read, scanned])).rows;
+      total.rows += Number(s.rows);
+      total.scans += Number(s.scans);
+    } finally {
+      await client.end();
+    }
+  }
+  return total;
 }
 
 /**

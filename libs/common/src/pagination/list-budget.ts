@@ -43,14 +43,16 @@ export class ListBudget {
    * none is usable or the caller wrote lately). With `light`, a query whose cost is bounded by the
    * page's depth (a maintained count and an index range: the small lists) gets the statement
    * timeout only, neither slot: the dashboard loads several of them at once for one user.
+   * `hint` follows the 503's message: what the caller can do to stay within the budget.
    */
   async run<T>(
     userId: number,
     what: string,
     work: (em: EntityManager) => Promise<T>,
-    options: { replica?: boolean; light?: boolean } = {},
+    options: { replica?: boolean; light?: boolean; hint?: string } = {},
   ): Promise<T> {
-    if (options.light) return this.timed(what, () => this.bounded(this.db.manager, work));
+    const timed = (run: () => Promise<T>) => this.timed(what, options.hint, run);
+    if (options.light) return timed(() => this.bounded(this.db.manager, work));
     const mine = this.perUser.get(userId) ?? 0;
     if (mine >= this.config.LIST_QUERIES_PER_USER)
       throw new TooManyRequestsError(
@@ -61,7 +63,7 @@ export class ListBudget {
     try {
       await this.slot();
       try {
-        return await this.timed(what, () =>
+        return await timed(() =>
           options.replica
             ? this.replicas.read((em) => this.bounded(em, work), { caller: userId })
             : this.bounded(this.db.manager, work),
@@ -77,13 +79,17 @@ export class ListBudget {
   }
 
   /** `run`'s answer, a statement cancelled by the timeout turned into the 503 naming `what`. */
-  private async timed<T>(what: string, run: () => Promise<T>): Promise<T> {
+  private async timed<T>(
+    what: string,
+    hint: string | undefined,
+    run: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await run();
     } catch (err) {
       if ((err as { code?: string }).code === QUERY_CANCELED)
         throw new ServiceUnavailableError(
-          `${what} did not finish within its ${this.config.LIST_QUERY_MS} ms budget`,
+          `${what} did not finish within its ${this.config.LIST_QUERY_MS} ms budget${hint ? `: ${hint}` : ''}`,
         );
       throw err;
     }

@@ -16,6 +16,7 @@ import { StatsHourly1732400040000 } from './1732400040000-stats-hourly';
 import { CampaignRotation1732400070000 } from './1732400070000-campaign-rotation';
 import { OwnedCounts1732400071000 } from './1732400071000-owned-counts';
 import { ChannelItemCounts1732400072000 } from './1732400072000-channel-item-counts';
+import { AuditCounts1732400080000 } from './1732400080000-audit-counts';
 import { SearchPerUser1732400100000 } from './1732400100000-search-per-user';
 
 /**
@@ -41,5 +42,6 @@ export const MIGRATIONS = [
   CampaignRotation1732400070000,
   OwnedCounts1732400071000,
   ChannelItemCounts1732400072000,
+  AuditCounts1732400080000,
   SearchPerUser1732400100000,
 ];

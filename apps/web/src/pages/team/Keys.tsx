@@ -237,6 +237,18 @@ export function Keys() {
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const noticeRef = useRef<HTMLParagraphElement>(null);
+  // each listed key's "Edit", by key id
+  const editRefs = useRef(new Map<number, HTMLButtonElement>());
+  // back on the key's "Edit" when its form closes (saved or cancelled), in the render that takes
+  // the form away (a timer could fire after someone has tabbed on); the list keeps its rows while
+  // it reloads, so the button is there
+  const refocusEdit = useRef<number | null>(null);
+  useEffect(() => {
+    const id = refocusEdit.current;
+    if (editing || id === null) return;
+    refocusEdit.current = null;
+    editRefs.current.get(id)?.focus();
+  }, [editing]);
   const loaded = useLoad(
     () =>
       call(
@@ -330,7 +342,10 @@ export function Keys() {
                       <div className="actions">
                         <button
                           type="button"
-                          id={`key-edit-${k.id}`}
+                          ref={(el) => {
+                            if (el) editRefs.current.set(k.id, el);
+                            else editRefs.current.delete(k.id);
+                          }}
                           onClick={() => setEditing(k)}
                           aria-label={`Edit key ${k.name}`}
                         >
@@ -358,13 +373,12 @@ export function Keys() {
           key={editing.id}
           item={editing}
           onDone={(message) => {
-            const id = editing.id;
+            refocusEdit.current = editing.id;
             setEditing(null);
             if (message) {
               setNotice(message);
               void loaded.reload();
             }
-            setTimeout(() => document.getElementById(`key-edit-${id}`)?.focus());
           }}
         />
       )}
