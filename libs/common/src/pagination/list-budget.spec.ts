@@ -10,7 +10,7 @@ import { ListBudget } from './list-budget';
 function cancelling(): ListBudget {
   const manager = {
     queryRunner: undefined,
-    transaction: (_level: string, fn: (em: EntityManager) => Promise<unknown>) =>
+    transaction: (fn: (em: EntityManager) => Promise<unknown>) =>
       fn({
         query: async (sql: string) => {
           if (sql.startsWith('SET LOCAL')) return [];

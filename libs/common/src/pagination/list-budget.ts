@@ -97,14 +97,15 @@ export class ListBudget {
 
   /**
    * `work` under the statement timeout: in `em`'s transaction when it has one (a replica's
-   * snapshot), else in a new one.
+   * snapshot), else in a new one (at the server's default isolation, read committed: naming it
+   * would cost a `SET TRANSACTION` round trip per list).
    */
   private bounded<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
     const timed = async (m: EntityManager) => {
       await m.query(`SET LOCAL statement_timeout = ${this.config.LIST_QUERY_MS}`);
       return work(m);
     };
-    return em.queryRunner ? timed(em) : em.transaction('READ COMMITTED', timed);
+    return em.queryRunner ? timed(em) : em.transaction(timed);
   }
 
   /** Takes one of the process's slots, waiting in turn up to LIST_QUERY_MS (then 429). */
