@@ -59,7 +59,7 @@ export async function probeCounts(pid: number, dir: string): Promise<ProbeCounts
     : 0;
   process.kill(pid, 'SIGUSR2');
   let inside: Record<string, number> | null = null;
-  for (let i = 0; i < 200 && !inside; i++) {
+  for (let i = 0; i < 3000 && !inside; i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
     try {
       const read = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
