@@ -64,7 +64,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 
 import { encryptSecret } from '@app/common';
-import { primaries, RedisClient } from '@app/redis';
+import { isCluster, primaries, RedisClient } from '@app/redis';
 
 import {
   checkHeadroom,
@@ -92,6 +92,7 @@ import {
   startCounted,
   stopCounted,
 } from './lib/instructions';
+import { perRequest, probeArgs, probeCounts } from './lib/probe-counts';
 import { benchRedis, BenchRedis, freePort, removeRun, runBench } from './lib/run';
 import { scanKeys, testRedis } from '../test/support/redis';
 
@@ -255,6 +256,8 @@ function serverEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 const API_MAIN = join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
+/** BENCH_PROBE=1: every server runs with the probe (bench/lib/probe-counts.ts), each run's counts per request printed. */
+const PROBE = process.env.BENCH_PROBE === '1' ? probeArgs() : null;
 /** BENCH_API_B: another build's api, measured beside this one (A/B). */
 const API_B = process.env.BENCH_API_B;
 /** The api's entry point for a server of the scenarios (`hotB`: the B build). */
@@ -293,8 +296,8 @@ async function start(
   if (kind === 'api') {
     const port = await freePort();
     const { child } = await startPinnedServer(
-      [...profile, main],
-      { ...common, PORT: String(port) },
+      [...profile, ...(PROBE ? PROBE.args : []), main],
+      { ...common, PORT: String(port), ...(PROBE ? { BENCH_PROBE_DIR: PROBE.dir } : {}) },
       /api listening/,
     );
     const url = `http://127.0.0.1:${port}`;
@@ -303,8 +306,8 @@ async function start(
     return { child, url };
   }
   const { child, match } = await startPinnedServer(
-    [...profile, baselineScript(), kind],
-    common,
+    [...profile, ...(PROBE ? PROBE.args : []), baselineScript(), kind],
+    PROBE ? { ...common, BENCH_PROBE_DIR: PROBE.dir } : common,
     /listening (\d+)/,
   );
   return { child, url: `http://127.0.0.1:${match[1]}` };
@@ -351,15 +354,22 @@ function script(t: Target, limit?: number) {
   return { headers, requests, limit };
 }
 
-/** CPU time (µs) Redis has used so far (INFO cpu), on every primary of a cluster together. */
-async function redisCpu(redis: RedisClient): Promise<number> {
+/**
+ * CPU time (µs) Redis has used so far (INFO cpu), and the GET and MGET commands it has run (INFO
+ * commandstats), on every primary of a cluster together.
+ */
+async function redisCpu(redis: RedisClient): Promise<{ us: number; reads: number }> {
   let us = 0;
+  let reads = 0;
   for (const node of primaries(redis)) {
     const info = await node.info('cpu');
     const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
     us += (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+    const stats = await node.info('commandstats');
+    for (const c of ['get', 'mget'])
+      reads += Number(new RegExp(`cmdstat_${c}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
   }
-  return us;
+  return { us, reads };
 }
 
 interface Scenario extends Target {
@@ -381,7 +391,9 @@ async function refill(
   servers: Map<string, { child: ChildProcess; url: string }>,
   redis: RedisClient,
 ): Promise<void> {
-  const held = (await scanKeys(redis, `${REDIS_PREFIX}:link:*`)).length;
+  // on a cluster the link cache's keys are `<prefix>:{link:<bucket>}:<alias>`
+  const pattern = isCluster(redis) ? `${REDIS_PREFIX}:{link:*}:*` : `${REDIS_PREFIX}:link:*`;
+  const held = (await scanKeys(redis, pattern)).length;
   if (held >= LINKS) return;
   const cold = servers.get('cold');
   if (!cold) throw new Error(`Redis holds ${held} of ${LINKS} links and no cold api can refill it`);
@@ -411,6 +423,8 @@ async function measure(
     serverPids: [server.child.pid as number],
   });
   const redis0 = await redisCpu(redis);
+  const pid = server.child.pid as number;
+  const counts0 = PROBE ? await probeCounts(pid, PROBE.dir) : null;
   const r = await runWrk({
     url: server.url,
     connections: CONNECTIONS,
@@ -420,9 +434,18 @@ async function measure(
     serverPids: [server.child.pid as number, ...(worker ? [worker.child.pid as number] : [])],
     cpuBound: s.cpuBound,
   });
-  const redisUs = ((await redisCpu(redis)) - redis0) / Math.max(1, r.requests);
+  const redis1 = await redisCpu(redis);
+  const redisUs = (redis1.us - redis0.us) / Math.max(1, r.requests);
+  // GET / MGET commands a request: 1 unbatched, 1 / (requests a batch) batched
+  const reads = (redis1.reads - redis0.reads) / Math.max(1, r.requests);
   const m = { ...r, redisUs };
-  console.log(`${line(s.name, m, 24)}  Redis ${redisUs.toFixed(1)} µs/req`);
+  console.log(
+    `${line(s.name, m, 24)}  Redis ${redisUs.toFixed(1)} µs/req${reads > 0.001 ? `, ${reads.toFixed(3)} reads/req` : ''}`,
+  );
+  if (counts0 && PROBE)
+    console.log(
+      `${''.padEnd(24)} per request: ${perRequest(counts0, await probeCounts(pid, PROBE.dir), r.requests)}`,
+    );
   return m;
 }
 
@@ -638,6 +661,7 @@ async function main(): Promise<void> {
     console.log(
       `\n${CONNECTIONS} connections, ${SECONDS} s per run, ${rounds} round(s), loopback, ${cpus().length} cores; Redis: ${redisSetup.mode}; server on core 0, wrk on core 1\n${HEADER}\n`,
     );
+    if (PROBE) console.log(`probe: counts per request under each run; its files in ${PROBE.dir}`);
     let worker: { child: ChildProcess } | null = null;
     for (let round = 0; round < rounds; round++) {
       for (const s of active) {

@@ -16,6 +16,7 @@ import Redis, { Cluster } from 'ioredis';
 import { Pool } from 'pg';
 
 import { BatchedGet } from '../../libs/redis/src/batched-get';
+import { cacheBucket } from '../../libs/redis/src/key-slot';
 import type { RedisClient } from '../../libs/redis/src/redis-client';
 
 const kind = process.argv[2];
@@ -107,11 +108,15 @@ function serve(): ReturnType<typeof createServer> {
         { scaleReads: 'master' },
       )
     : new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const prefix = `${process.env.REDIS_PREFIX}:link:`;
+  // the key the api's link cache keeps an alias under (SharedCache: one hash tag per bucket on a cluster)
+  const prefix = process.env.REDIS_PREFIX as string;
+  const key = nodes.length
+    ? (alias: string) => `${prefix}:{link:${cacheBucket(alias)}}:${alias}`
+    : (alias: string) => `${prefix}:link:${alias}`;
   const batched = new BatchedGet(redis);
   const get = kind === 'mget302' ? (k: string) => batched.get(k) : (k: string) => redis.get(k);
   return createServer((req, res) => {
-    get(prefix + (req.url ?? '/').slice(1)).then(
+    get(key((req.url ?? '/').slice(1))).then(
       (value) => {
         if (!value) {
           res.writeHead(404, ['Content-Length', '0']);

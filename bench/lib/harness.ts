@@ -136,9 +136,9 @@ function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
     'WRKJSON {"requests":%d,"durationUs":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,' ..
-    '"p50Us":%d,"p99Us":%d,"maxUs":%d,"meanUs":%.1f,"cpuTicks":%d,"spanUs":%d,"tally":{%s}}\\n',
+    '"p50Us":%d,"p99Us":%d,"p999Us":%d,"maxUs":%d,"meanUs":%.1f,"cpuTicks":%d,"spanUs":%d,"tally":{%s}}\\n',
     summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(99), latency.max, latency.mean,
+    latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max, latency.mean,
     tonumber(fields[12]) + tonumber(fields[13]), span, table.concat(parts, ",")))
 end
 `;
@@ -226,6 +226,7 @@ export interface RunResult {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  p999Ms: number;
   /** Socket errors, timeouts and answers other than 2xx / 3xx. */
   errors: number;
   /** Server CPU per request, µs. */
@@ -292,6 +293,7 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
       timeout: number;
       p50Us: number;
       p99Us: number;
+      p999Us: number;
       cpuTicks: number;
       spanUs: number;
       tally: Record<string, number>;
@@ -308,6 +310,7 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
       rps: requests / (durationUs / 1e6),
       p50Ms: w.p50Us / 1000,
       p99Ms: w.p99Us / 1000,
+      p999Ms: w.p999Us / 1000,
       errors: w.connect + w.read + w.write + w.status + w.timeout,
       serverUs: serverCpu / Math.max(1, requests),
       serverUtil: serverCpu / wall,
@@ -368,6 +371,7 @@ export function medianOf(runs: RunResult[]): RunResult {
     rps: pick((r) => r.rps),
     p50Ms: pick((r) => r.p50Ms),
     p99Ms: pick((r) => r.p99Ms),
+    p999Ms: pick((r) => r.p999Ms),
     errors: runs.reduce((s, r) => s + r.errors, 0),
     serverUs: pick((r) => r.serverUs),
     serverUtil: pick((r) => r.serverUtil),
@@ -385,7 +389,7 @@ const pct = (x: number) => `${(x * 100).toFixed(0).padStart(3)} %`;
 export function line(name: string, r: RunResult, width = 30): string {
   const why = r.verdict === 'ok' ? '' : ` (${reason(r)})`;
   return (
-    `${name.padEnd(width)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms` +
+    `${name.padEnd(width)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  p99.9 ${r.p999Ms.toFixed(1).padStart(5)} ms` +
     `  server ${r.serverUs.toFixed(1).padStart(6)} µs/req ${pct(r.serverUtil)} of core 0 (busy ${pct(r.core0Busy)})` +
     `  wrk ${pct(r.generatorUtil)}  ${r.verdict}${why}${r.errors ? `  ${r.errors} ERRORS` : ''}`
   );

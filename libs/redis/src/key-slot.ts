@@ -72,3 +72,16 @@ export function groupBySlot(keys: Iterable<string>): string[][] {
   }
   return [...bySlot.values()];
 }
+
+/** Hash slots a cache's entries spread over on a Redis Cluster (several per primary). */
+export const CACHE_BUCKETS = 16;
+
+/**
+ * The bucket of a cache key (FNV-1a over its UTF-16 code units): on a cluster a SharedCache keeps
+ * `key` under the hash tag `{<cache name>:<bucket>}`.
+ */
+export function cacheBucket(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % CACHE_BUCKETS;
+}

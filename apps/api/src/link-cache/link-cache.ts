@@ -7,6 +7,7 @@ import { UserDeletedEvent } from '@app/common';
 import { AppConfig } from '@app/config';
 import {
   CachedLink,
+  compactLink,
   fromRow,
   LinkCacheAccess,
   RESOLVE_LINK_SQL,
@@ -49,11 +50,13 @@ export interface CacheTargets {
   hosts?: string[];
 }
 
-/** A resolved link as Redis holds it: without the prebuilt headers. */
+/**
+ * A resolved link as Redis holds it: the read model's fields without those at their unset value
+ * (null, false, []) and without the prebuilt ones (compactLink); toCached gives them back. A
+ * plain link is ~125 bytes instead of ~450: every cold redirect reads, parses and drops it.
+ */
 function encodeLink(link: CachedLink): string {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { redirectHeaders, screenedAt, blocked, ...stored } = link;
-  return JSON.stringify(stored);
+  return JSON.stringify(compactLink(link));
 }
 
 /**

@@ -1,13 +1,7 @@
 import type { RedisService } from '../redis.service';
-import { keySlot } from '../key-slot';
+import { CACHE_BUCKETS, cacheBucket, keySlot } from '../key-slot';
 import { InvalidationLog } from './invalidation-log';
-import {
-  BusMember,
-  cacheBucket,
-  CACHE_BUCKETS,
-  InvalidationBus,
-  SharedCache,
-} from './shared-cache';
+import { BusMember, InvalidationBus, SharedCache } from './shared-cache';
 
 /** A bus without Redis: invalidations reach the members directly, `live` is set by the test. */
 class FakeBus implements InvalidationBus {
@@ -162,6 +156,92 @@ describe('SharedCache (in-process layer)', () => {
     for (let i = 0; i < 16_000; i++) counts[cacheBucket(`a${i.toString(36)}`)]++;
     expect(Math.min(...counts)).toBeGreaterThan(800);
     expect(Math.max(...counts)).toBeLessThan(1200);
+  });
+});
+
+describe('SharedCache (Redis layer)', () => {
+  /** A cache without an in-process layer over a Redis whose batched reads answer from `held`. */
+  const make = (held: Record<string, string>, fail?: Error) => {
+    const bus = new FakeBus();
+    const reads: string[] = [];
+    const sets: Array<[string, string]> = [];
+    Object.assign(bus.redis, {
+      ready: true,
+      reads: {
+        get: (key: string) => {
+          reads.push(key);
+          return fail ? Promise.reject(fail) : Promise.resolve(held[key] ?? null);
+        },
+      },
+      client: {
+        on: () => undefined,
+        set: (key: string, value: string) => {
+          sets.push([key, value]);
+          return Promise.resolve('OK');
+        },
+      },
+    });
+    const cache = new SharedCache<Owner>(bus, {
+      name: 'owners',
+      max: 0,
+      ttlMs: 60_000,
+      remote: {
+        ttlSeconds: 60,
+        missingTtlSeconds: 5,
+        encode: JSON.stringify,
+        decode: (raw) => {
+          const v = JSON.parse(raw) as Owner;
+          if (typeof v.id !== 'number') throw new Error('unreadable');
+          return v;
+        },
+      },
+    });
+    return { cache, reads, sets };
+  };
+
+  it('answers from Redis (a value, or its "missing" marker) without the loader', async () => {
+    const { cache, reads } = make({ 'owners:a': '{"id":1,"name":"a"}', 'owners:none': '-' });
+    const load = jest.fn(async () => ({ id: 9, name: 'loaded' }));
+    await expect(cache.get('a', load)).resolves.toEqual({ id: 1, name: 'a' });
+    await expect(cache.get('none', load)).resolves.toBeNull();
+    expect(load).not.toHaveBeenCalled();
+    expect(reads).toEqual(['owners:a', 'owners:none']);
+  });
+
+  it('concurrent lookups of a key share one read; once it is answered, the next one reads again', async () => {
+    const { cache, reads } = make({ 'owners:a': '{"id":1,"name":"a"}' });
+    const load = jest.fn(async () => null);
+    const [x, y] = await Promise.all([cache.get('a', load), cache.get('a', load)]);
+    expect(y).toBe(x);
+    expect(reads).toHaveLength(1);
+    await cache.get('a', load);
+    expect(reads).toHaveLength(2);
+  });
+
+  it('an entry Redis does not hold, or cannot be read, is loaded and written back', async () => {
+    const { cache, sets } = make({ 'owners:bad': '{"name":"no id"}' });
+    const load = jest.fn(async (key: string) => ({ id: 2, name: key }));
+    await expect(cache.get('bad', load)).resolves.toEqual({ id: 2, name: 'bad' });
+    await expect(cache.get('new', load)).resolves.toEqual({ id: 2, name: 'new' });
+    expect(load).toHaveBeenCalledTimes(2);
+    expect(sets).toEqual([
+      ['owners:bad', '{"id":2,"name":"bad"}'],
+      ['owners:new', '{"id":2,"name":"new"}'],
+    ]);
+  });
+
+  it('a failed Redis read falls back to the loader; a failed load rejects and is not kept', async () => {
+    const { cache } = make({}, new Error('Connection is closed.'));
+    await expect(cache.get('a', async () => ({ id: 3, name: 'a' }))).resolves.toEqual({
+      id: 3,
+      name: 'a',
+    });
+    const broken = jest.fn(async (): Promise<Owner | null> => {
+      throw new Error('postgres down');
+    });
+    await expect(cache.get('b', broken)).rejects.toThrow('postgres down');
+    await expect(cache.get('b', broken)).rejects.toThrow('postgres down');
+    expect(broken).toHaveBeenCalledTimes(2);
   });
 });
 

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 
-import { groupBySlot } from '../key-slot';
+import { CACHE_BUCKETS, cacheBucket, groupBySlot } from '../key-slot';
 import { isCluster } from '../redis-client';
 import type { RedisService } from '../redis.service';
 import { InvalidationLog } from './invalidation-log';
@@ -66,16 +66,7 @@ const MISSING_VALUE = '-';
 /** lru-cache holds no null: the marker of a known-missing answer. */
 const MISSING = Object.freeze({ missing: true as const });
 type Missing = typeof MISSING;
-
-/** Hash slots a cache's entries spread over on a Redis Cluster (several per primary). */
-export const CACHE_BUCKETS = 16;
-
-/** The bucket of a cache key (FNV-1a over its UTF-16 code units). */
-export function cacheBucket(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % CACHE_BUCKETS;
-}
+const NO_TAGS: readonly string[] = [];
 
 /**
  * A read-through cache whose entries stay consistent across api replicas: in-process LRU →
@@ -139,8 +130,6 @@ export class SharedCache<V extends object> implements BusMember {
     if (!loading) {
       loading = this.fetch(key, load);
       this.loads.set(key, loading);
-      const done = () => this.loads.delete(key);
-      loading.then(done, done);
     }
     return loading;
   }
@@ -187,30 +176,74 @@ export class SharedCache<V extends object> implements BusMember {
 
   // ---- reading -----------------------------------------------------------------------------
 
-  private async fetch(key: string, load: (key: string) => Promise<V | null>): Promise<V | null> {
+  /**
+   * Redis, then `load`; the load leaves `loads` when it settles. Written with one `then` per step
+   * rather than as an async function: a cold redirect (every alias read from Redis) pays for each
+   * promise and closure of this path, and the garbage collector for each of them.
+   */
+  private fetch(key: string, load: (key: string) => Promise<V | null>): Promise<V | null> {
     const mark = this.log.mark();
-    const live = this.bus.live;
     const remote = this.options.remote;
-    if (remote && live) {
-      const raw = await this.remoteGet(key);
-      if (raw === MISSING_VALUE) return this.remember(key, null, mark, false);
-      if (raw !== null) {
-        try {
-          return this.remember(key, remote.decode(raw), mark, false);
-        } catch {
-          // unreadable entry: the loader answers and overwrites it
+    if (!remote || !this.bus.live) return this.loadFrom(key, load, mark, false);
+    const redis = this.bus.redis;
+    // Redis down: the loader answers (remember writes nothing while it is down)
+    if (!redis.ready) return this.loadFrom(key, load, mark, true);
+    return redis.reads.get(this.remoteKey(key)).then(
+      (raw) => {
+        if (raw === MISSING_VALUE) {
+          this.loads.delete(key);
+          return this.remember(key, null, mark, false);
         }
-      }
+        if (raw !== null) {
+          try {
+            const value = this.remember(key, remote.decode(raw), mark, false);
+            this.loads.delete(key);
+            return value;
+          } catch {
+            // unreadable entry: the loader answers and overwrites it
+          }
+        }
+        return this.loadFrom(key, load, mark, true);
+      },
+      (err: Error) => {
+        this.warn(`read failed, using the loader: ${err.message}`);
+        return this.loadFrom(key, load, mark, true);
+      },
+    );
+  }
+
+  /** The loader's answer, kept (remember); `toRemote`: written to Redis too. */
+  private loadFrom(
+    key: string,
+    load: (key: string) => Promise<V | null>,
+    mark: number,
+    toRemote: boolean,
+  ): Promise<V | null> {
+    let loading: Promise<V | null>;
+    try {
+      loading = load(key);
+    } catch (err) {
+      loading = Promise.reject(err as Error);
     }
-    const value = await load(key);
-    return this.remember(key, value, mark, live && remote !== undefined);
+    return loading.then(
+      (value) => {
+        this.loads.delete(key);
+        return this.remember(key, value, mark, toRemote);
+      },
+      (err: unknown) => {
+        this.loads.delete(key);
+        throw err;
+      },
+    );
   }
 
   /** Keeps what a read found (in memory, and in Redis when it came from the loader), unless an invalidation overtook the read. */
   private remember(key: string, value: V | null, mark: number, toRemote: boolean): V | null {
     if (value === null && this.options.cacheMissing === false) return null;
-    const tags = value !== null && this.options.tags ? this.options.tags(value) : [];
-    if (!this.bus.live || !this.log.unchangedSince(mark, [key, ...tags])) return value;
+    const tags = value !== null && this.options.tags ? this.options.tags(value) : NO_TAGS;
+    if (!this.bus.live) return value;
+    // nothing invalidated since the read began (the usual case): no list of names to check
+    if (this.log.mark() !== mark && !this.log.unchangedSince(mark, [key, ...tags])) return value;
     const remote = this.options.remote;
     if (toRemote && remote) {
       this.remoteSet(
@@ -253,16 +286,6 @@ export class SharedCache<V extends object> implements BusMember {
     return this.remotePrefixes.length === 1
       ? this.remotePrefixes[0] + key
       : this.remotePrefixes[cacheBucket(key)] + key;
-  }
-
-  /** A Redis read that never fails: null (ask the loader) when Redis is down or errs. */
-  private remoteGet(key: string): Promise<string | null> {
-    const redis = this.bus.redis;
-    if (!redis.ready) return Promise.resolve(null);
-    return redis.reads.get(this.remoteKey(key)).catch((err: Error) => {
-      this.warn(`read failed, using the loader: ${err.message}`);
-      return null;
-    });
   }
 
   private remoteSet(key: string, value: string, ttl: number): void {

@@ -1,0 +1,85 @@
+/**
+ * BENCH_PROBE: loaded into a measured server (`node --require <this, transpiled>`), it answers
+ * SIGUSR2 by writing what only the process itself can count to `<BENCH_PROBE_DIR>/<pid>.json`:
+ * event-loop turns and the I/O events they handled (libuv's metrics), garbage collections by
+ * kind with their time, and the bytes the heap allocated (V8's GC profiler: the heap's size
+ * before each collection less its size after the previous one, plus what was allocated since
+ * the last). The bench reads it before and after a run (probeCounts) beside what /proc tells of
+ * the process from outside (system calls, context switches, each thread's CPU and run-queue
+ * time), and divides by the requests of the run. These counts, unlike req/s, do not move with
+ * what else the machine does.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
+
+interface GcStatistics {
+  gcType: string;
+  cost: number;
+  beforeGC: { heapStatistics: { usedHeapSize: number } };
+  afterGC: { heapStatistics: { usedHeapSize: number } };
+}
+
+const dir = process.env.BENCH_PROBE_DIR as string;
+let profiler = new GCProfiler();
+profiler.start();
+const totals = { scavenges: 0, majors: 0, gcUs: 0, allocated: 0 };
+let afterLast = getHeapStatistics().used_heap_size;
+let seq = 0;
+
+/**
+ * BENCH_PROBE_HEAP=1: V8's sampling heap profiler, garbage included (what was allocated, not what
+ * is still held), written at every answer as `<pid>.<seq>.heapprofile` (Chrome's format) and
+ * started again: the file of an answer covers the time since the one before.
+ */
+const heap = process.env.BENCH_PROBE_HEAP === '1' ? new Session() : null;
+const startSampling = () =>
+  heap?.post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as object);
+if (heap) {
+  heap.connect();
+  startSampling();
+}
+
+process.on('SIGUSR2', () => {
+  const { statistics } = profiler.stop() as unknown as { statistics: GcStatistics[] };
+  profiler = new GCProfiler();
+  profiler.start();
+  for (const s of statistics) {
+    totals.allocated += s.beforeGC.heapStatistics.usedHeapSize - afterLast;
+    afterLast = s.afterGC.heapStatistics.usedHeapSize;
+    totals.gcUs += s.cost;
+    if (s.gcType === 'Scavenge' || s.gcType === 'MinorMarkSweep') totals.scavenges += 1;
+    else if (s.gcType === 'MarkSweepCompact') totals.majors += 1;
+  }
+  const uv = (
+    performance as unknown as {
+      nodeTiming: { uvMetricsInfo: { loopCount: number; events: number } };
+    }
+  ).nodeTiming.uvMetricsInfo;
+  const at = ++seq;
+  if (heap)
+    heap.post('HeapProfiler.stopSampling', (err, result) => {
+      if (!err)
+        writeFileSync(
+          join(dir, `${process.pid}.${at}.heapprofile`),
+          JSON.stringify(result.profile),
+        );
+      startSampling();
+    });
+  writeFileSync(
+    join(dir, `${process.pid}.json`),
+    JSON.stringify({
+      seq: at,
+      turns: uv.loopCount,
+      events: uv.events,
+      ...totals,
+      allocated: totals.allocated + getHeapStatistics().used_heap_size - afterLast,
+    }),
+  );
+});
