@@ -15,6 +15,8 @@ import {
   isUniqueViolation,
 } from '@app/database';
 
+import { WriterMark } from '../auth/writer-mark';
+
 import { AppError, TooManyRequestsError } from './errors';
 import { RouteIndex } from './route-index';
 
@@ -84,12 +86,23 @@ function isRouteMiss(exception: unknown): boolean {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly routes: RouteIndex) {}
+  constructor(
+    private readonly routes: RouteIndex,
+    private readonly marks: WriterMark,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    // a write past the guard marks its user whatever the outcome (WriterMark), before the answer
+    const mark = this.marks.before(req);
+    if (mark) void mark.then(() => this.answer(exception, req, res));
+    else this.answer(exception, req, res);
+  }
+
+  private answer(exception: unknown, req: Request, res: Response): void {
     if (isRouteMiss(exception) && !res.headersSent) {
-      const req = host.switchToHttp().getRequest<Request>();
       const miss = this.routes.miss(req.method, req.path);
       if (miss.allow) res.setHeader('Allow', miss.allow);
       res.status(miss.status).json({ error: 1, message: miss.message });
