@@ -97,8 +97,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const res = http.getResponse<Response>();
     // a write past the guard marks its user whatever the outcome (WriterMark), before the answer
     const mark = this.marks.before(req);
-    if (mark) void mark.then(() => this.answer(exception, req, res));
-    else this.answer(exception, req, res);
+    if (!mark) return this.answer(exception, req, res);
+    // nothing after Nest calls the filter would catch a throw here (a header Node refuses)
+    mark
+      .then(() => this.answer(exception, req, res))
+      .catch((err: Error) => {
+        this.logger.error({ err: { message: err.message, stack: err.stack } }, 'answer failed');
+        if (!res.headersSent) res.destroy();
+      });
   }
 
   private answer(exception: unknown, req: Request, res: Response): void {
