@@ -19,7 +19,7 @@
  * The goal (issue #34): ≥ 2× Kutt 3.2.3 side by side (562 links/s there, 10 concurrent clients,
  * one user).
  * CREATE_API_MAIN=<path of another build's dist/apps/api/main.js>: the same against another
- * commit's api (A/B). CREATE_PROFILE=<dir>: `node --cpu-prof` of the api. BENCH_REDIS=cluster:
+ * commit's api (A/B). CREATE_COUNT=<warm>,<window>,<windows>: the counted creations (3000,1000,5). CREATE_PROFILE=<dir>: `node --cpu-prof` of the api. BENCH_REDIS=cluster:
  * against a 3-primary Redis Cluster of the run's own instead of REDIS_URL's server.
  */
 import { ChildProcess } from 'node:child_process';
@@ -65,8 +65,12 @@ const REDIS_PREFIX = `create${run}`;
 const ADMIN_KEY = `admincreatekey${run}`.padEnd(40, 'x');
 const API_MAIN =
   process.env.CREATE_API_MAIN ?? join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
-/** The counted creations (instructions): uncounted warm-up, then the windows. */
-const COUNT = { warm: 3000, window: 1000, windows: 5, connections: CLIENTS, status: 200 };
+/**
+ * The counted creations (instructions): uncounted warm-up, then the windows.
+ * CREATE_COUNT=<warm>,<window>,<windows> changes them (smaller: quicker and noisier).
+ */
+const [WARM, WINDOW, WINDOWS] = (process.env.CREATE_COUNT ?? '3000,1000,5').split(',').map(Number);
+const COUNT = { warm: WARM, window: WINDOW, windows: WINDOWS, connections: CLIENTS, status: 200 };
 
 /** The api's environment (and the baseline's: the same database, pool size, public URL). */
 function apiEnv(port: number): NodeJS.ProcessEnv {

@@ -52,7 +52,7 @@ describe('rate limit (budget 5 per window for this suite)', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
-  it('every concurrent request of a window reports that window as its Reset', async () => {
+  it('every concurrent request of a window reports that window as its Reset, and a count of its own', async () => {
     const u = await createUser(t);
     const many = await createTestApp({ RATE_LIMIT: '1000' });
     try {
@@ -61,9 +61,10 @@ describe('rate limit (budget 5 per window for this suite)', () => {
         Array.from({ length: 200 }, () => many.http().get('/api/account').set(u.auth)),
       );
       expect(new Set(rs.map((r) => r.headers['x-ratelimit-reset'])).size).toBe(1);
+      // requests counted together (one turn of the event loop) still get one count each
       expect(
-        rs.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((a, b) => a - b)[0],
-      ).toBe(800);
+        rs.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((a, b) => a - b),
+      ).toEqual(Array.from({ length: 200 }, (_, i) => 800 + i));
     } finally {
       await many.close();
     }

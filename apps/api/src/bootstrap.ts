@@ -6,11 +6,13 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 
 import {
+  ApiHttpAdapter,
   compileTrust,
   corsDelegate,
   finishOpenApiDocument,
   RouteIndex,
   RouteRules,
+  WriterMark,
 } from '@app/common';
 import { AppConfig } from '@app/config';
 
@@ -54,12 +56,15 @@ needs (\`x-needs\`: a role, a named key's scope) is in its description and in th
 
 /** Builds the api exactly as production runs it; used by main.ts, the e2e tests and the benchmarks. */
 export async function createApi(options: ApiOptions = {}): Promise<ApiApp> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+  // the envelope and the writer mark where Nest replies (no global interceptor: ApiHttpAdapter)
+  const adapter = new ApiHttpAdapter();
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, adapter, {
     bodyParser: false,
     bufferLogs: true,
     abortOnError: options.abortOnError,
     logger: options.logger === false ? false : undefined,
   });
+  adapter.useWriterMark(app.get(WriterMark));
   if (options.logger !== false) app.useLogger(app.get(Logger));
   const config = app.get(AppConfig);
   // Express's req.ip (request logs) believes the same proxies as ClientAddress

@@ -1,5 +1,5 @@
 import { Global, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 
 import { AppConfig } from '@app/config';
@@ -13,9 +13,8 @@ import { PlanService } from './auth/plan.service';
 import { PrincipalCache } from './auth/principal-cache';
 import { RouteRules } from './auth/route-rules';
 import { SessionStore } from './auth/sessions';
-import { WriterMarkInterceptor } from './auth/writer-mark.interceptor';
+import { WriterMark } from './auth/writer-mark';
 import { ClientAddress } from './http/client-address';
-import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { AllExceptionsFilter } from './http/exception.filter';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
 import { RouteIndex } from './http/route-index';
@@ -27,9 +26,10 @@ import { PublicUrls } from './urls/public-urls';
 
 /**
  * The cross-cutting HTTP pieces of the api, written once: rate limit → JSON body → API-key guard
- * (admin, plan gate) → validation pipe → controller → envelope interceptor and writer mark (the
- * read replicas' read-your-writes); every error through one filter.
- * Registered as APP_* providers so an e2e app built from AppModule has exactly these.
+ * (admin, plan gate) → validation pipe → controller → the envelope and the writer mark (the read
+ * replicas' read-your-writes), where Nest replies (ApiHttpAdapter, which createApi builds the
+ * app on); every error through one filter. Registered as APP_* providers so an e2e app built
+ * from AppModule has exactly these. No global interceptor: see ApiHttpAdapter.
  */
 @Global()
 @Module({
@@ -62,12 +62,11 @@ import { PublicUrls } from './urls/public-urls';
     RateLimitMiddleware,
     RouteIndex,
     SessionStore,
-    // run by EnvelopeInterceptor, around the handler
-    WriterMarkInterceptor,
+    // waited for by the success answer (ApiHttpAdapter) and the filter
+    WriterMark,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
-    { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
   ],
   exports: [
     AuditLog,
@@ -81,6 +80,7 @@ import { PublicUrls } from './urls/public-urls';
     PublicUrls,
     RouteIndex,
     SessionStore,
+    WriterMark,
   ],
 })
 export class CommonModule implements NestModule {

@@ -5,6 +5,7 @@ import { leastRole, roleAllows, scopesAllow } from './access';
 import { AuthService } from './auth.service';
 import { AUTH_MESSAGES, WORKSPACE_FAILURES } from './principal';
 import { needOf, RouteRules } from './route-rules';
+import { WriterMark } from './writer-mark';
 
 /**
  * Global guard, fail-closed: every route needs a valid API key (or a session, see AuthService)
@@ -12,18 +13,24 @@ import { needOf, RouteRules } from './route-rules';
  * in the workspace the request acts in (AuthService): the route's need (RouteRules) against the
  * caller's role and, with a named key, its scopes; `@AdminOnly()` routes need an admin owner;
  * and a plan with `api.enabled = "0"` only reaches routes marked `@AllowWithoutApiAccess()`.
+ * A request it lets through is handed to the writer mark (WriterMark.admit).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly rules: RouteRules,
     private readonly auth: AuthService,
+    private readonly marks: WriterMark,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const rule = this.rules.of(context.getHandler(), context.getClass());
-    if (rule.public) return true;
     const req = context.switchToHttp().getRequest();
+    if (rule.public) {
+      // a key the rate limit resolved stands for its user on a public route too
+      this.marks.admit(req);
+      return true;
+    }
 
     const result = await this.auth.resolve(req);
     if ('failure' in result) {
@@ -53,6 +60,7 @@ export class ApiKeyGuard implements CanActivate {
     if (!principal.isAdmin && !apiEnabled && !rule.withoutApiAccess && !principal.session) {
       throw new ForbiddenError('Your plan does not include API access');
     }
+    this.marks.admit(req);
     return true;
   }
 }

@@ -9,3 +9,4 @@ export * from './rotated-key.view';
 export * from './key-usage';
 export * from './route-rules';
 export * from './sessions';
+export * from './writer-mark';

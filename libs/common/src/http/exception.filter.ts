@@ -15,6 +15,8 @@ import {
   isUniqueViolation,
 } from '@app/database';
 
+import { WriterMark } from '../auth/writer-mark';
+
 import { AppError, TooManyRequestsError } from './errors';
 import { RouteIndex } from './route-index';
 
@@ -84,12 +86,29 @@ function isRouteMiss(exception: unknown): boolean {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly routes: RouteIndex) {}
+  constructor(
+    private readonly routes: RouteIndex,
+    private readonly marks: WriterMark,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    // a write past the guard marks its user whatever the outcome (WriterMark), before the answer
+    const mark = this.marks.before(req);
+    if (!mark) return this.answer(exception, req, res);
+    // nothing after Nest calls the filter would catch a throw here (a header Node refuses)
+    mark
+      .then(() => this.answer(exception, req, res))
+      .catch((err: Error) => {
+        this.logger.error({ err: { message: err.message, stack: err.stack } }, 'answer failed');
+        if (!res.headersSent) res.destroy();
+      });
+  }
+
+  private answer(exception: unknown, req: Request, res: Response): void {
     if (isRouteMiss(exception) && !res.headersSent) {
-      const req = host.switchToHttp().getRequest<Request>();
       const miss = this.routes.miss(req.method, req.path);
       if (miss.allow) res.setHeader('Allow', miss.allow);
       res.status(miss.status).json({ error: 1, message: miss.message });

@@ -1,6 +1,6 @@
 export * from './client-address';
 export * from './envelope';
-export * from './envelope.interceptor';
+export * from './api-http-adapter';
 export * from './errors';
 export * from './exception.filter';
 export * from './id-param';

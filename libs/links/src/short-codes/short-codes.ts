@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntityMetadata, QueryFailedError } from 'typeorm';
 import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 import {
   AppError,
@@ -40,6 +41,12 @@ export const QR_CODE_LENGTH = 8;
  * parsed once per pooled connection; statements beyond these are sent unnamed.
  */
 export const PREPARED_INSERTS = 64;
+
+/** An insert statement and the name it is prepared under (none: sent unnamed). */
+interface PreparedInsert {
+  text: string;
+  name?: string;
+}
 
 /** A pg client's query with a named statement (`{name, text, values}`). */
 interface PgQueryable {
@@ -116,8 +123,10 @@ export interface NewBatchLink {
 @Injectable()
 export class ShortCodes {
   private linkMeta?: EntityMetadata;
-  /** statement text → its prepared statement's name (PREPARED_INSERTS at most) */
-  private readonly prepared = new Map<string, string>();
+  /** entity property → its `links` column */
+  private readonly columns = new Map<string, ColumnMetadata>();
+  /** a statement's shape (columns, CTEs, rider) → its text and name (PREPARED_INSERTS at most) */
+  private readonly statements = new Map<string, PreparedInsert>();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -220,35 +229,27 @@ export class ShortCodes {
       domainId: code.domain?.id ?? null,
       ...code.values,
     };
-    const meta = (this.linkMeta ??= this.db.getMetadata(Link));
-    const columns: string[] = [];
+    const properties: string[] = [];
     const params: unknown[] = [];
-    for (const [property, value] of Object.entries(values)) {
+    for (const property in values) {
+      const value = values[property as keyof Link];
       if (value === undefined) continue;
-      const column = meta.findColumnWithPropertyName(property);
-      if (!column) throw new Error(`links has no column for ${property}`);
-      columns.push(`"${column.databaseName}"`);
+      const column = this.columnOf(property);
+      properties.push(property);
       params.push(this.db.driver.preparePersistentValue(value, column));
     }
-    const n = columns.length;
+    const n = properties.length;
     const event = code.kind === 'link';
     const audit = code.audit;
-    const insert = `INSERT INTO links (${columns.join(', ')}, alias) VALUES (${columns
-      .map((_, i) => `$${i + 1}`)
-      .join(', ')}, $${n + 1}) ON CONFLICT (alias) DO NOTHING RETURNING id`;
     // parameters: the columns, the alias, then the event's (2), the audit's (7), the rider's
     const auditFirst = n + (event ? 4 : 2);
     const riderFirst = auditFirst + (audit ? 7 : 0);
-    const ctes = [
-      ...(event ? [WebhookOutbox.createdCte('created', n + 2, n + 3)] : []),
-      ...(audit ? [AuditLog.createdCte('created', auditFirst)] : []),
-    ];
-    const sql =
-      ctes.length || rider
-        ? `WITH created AS (${insert})${ctes.map((c) => `, ${c}`).join('')} ${
-            rider ? rider.sql(riderFirst) : 'SELECT id FROM created'
-          }`
-        : insert;
+    const statement = this.statement(
+      properties,
+      event,
+      !!audit,
+      rider ? rider.sql(riderFirst) : null,
+    );
     const auditParams = audit ? AuditLog.cteParams(audit.auth, audit) : [];
     const date = new Date();
     const { url = '', title = '', description = '' } = values;
@@ -262,7 +263,7 @@ export class ShortCodes {
         );
       args.push(...auditParams);
       if (rider) args.push(...rider.params);
-      const rows = await this.queryPrepared(em, sql, args);
+      const rows = await this.queryPrepared(em, statement, args);
       return new Map(rows.length ? [[alias, rows[0]]] : []);
     });
     if (refused.length)
@@ -271,32 +272,80 @@ export class ShortCodes {
     return { id: row.id as number, alias, row };
   }
 
+  /** The `links` column of an entity property (looked up once: TypeORM searches every column). */
+  private columnOf(property: string): ColumnMetadata {
+    let column = this.columns.get(property);
+    if (!column) {
+      const meta = (this.linkMeta ??= this.db.getMetadata(Link));
+      column = meta.findColumnWithPropertyName(property);
+      if (!column) throw new Error(`links has no column for ${property}`);
+      this.columns.set(property, column);
+    }
+    return column;
+  }
+
   /**
-   * `sql` as a named prepared statement (parsed and planned once per pooled connection, where
-   * `em.query` would send and parse the whole text on every creation), on `em`'s connection when
-   * it has one (a transaction), else on one of the pool's. A failure is the QueryFailedError
-   * `em.query` throws (pg-errors reads it).
+   * The insert statement of a column set (the properties in order), with its `link.created` and
+   * audit CTEs and the rider's part, and the name it is prepared under (none beyond
+   * PREPARED_INSERTS). Kept per shape: a creation does not write out and hash its text again.
+   */
+  private statement(
+    properties: string[],
+    event: boolean,
+    audit: boolean,
+    riderSql: string | null,
+  ): PreparedInsert {
+    const shape = `${properties.join(',')}|${event ? 'e' : ''}${audit ? 'a' : ''}|${riderSql ?? ''}`;
+    const known = this.statements.get(shape);
+    if (known) return known;
+    const n = properties.length;
+    const columns = properties.map((p) => `"${this.columnOf(p).databaseName}"`);
+    const insert = `INSERT INTO links (${columns.join(', ')}, alias) VALUES (${columns
+      .map((_, i) => `$${i + 1}`)
+      .join(', ')}, $${n + 1}) ON CONFLICT (alias) DO NOTHING RETURNING id`;
+    const auditFirst = n + (event ? 4 : 2);
+    const ctes = [
+      ...(event ? [WebhookOutbox.createdCte('created', n + 2, n + 3)] : []),
+      ...(audit ? [AuditLog.createdCte('created', auditFirst)] : []),
+    ];
+    const text =
+      ctes.length || riderSql !== null
+        ? `WITH created AS (${insert})${ctes.map((c) => `, ${c}`).join('')} ${
+            riderSql ?? 'SELECT id FROM created'
+          }`
+        : insert;
+    // statements beyond PREPARED_INSERTS are sent unnamed, and not kept either
+    if (this.statements.size >= PREPARED_INSERTS) return { text };
+    const prepared = { text, name: `short_codes_insert_${this.statements.size}` };
+    this.statements.set(shape, prepared);
+    return prepared;
+  }
+
+  /**
+   * A statement as a named prepared statement (parsed and planned once per pooled connection,
+   * where `em.query` would send and parse the whole text on every creation), on `em`'s
+   * connection when it has one (a transaction), else on one of the pool's. A failure is the
+   * QueryFailedError `em.query` throws (pg-errors reads it).
    */
   private async queryPrepared(
     em: EntityManager,
-    sql: string,
+    statement: PreparedInsert,
     args: unknown[],
   ): Promise<Array<Record<string, unknown> & { id: number }>> {
-    let name = this.prepared.get(sql);
-    if (name === undefined && this.prepared.size < PREPARED_INSERTS) {
-      name = `short_codes_insert_${this.prepared.size}`;
-      this.prepared.set(sql, name);
-    }
     const runner = em.queryRunner;
     const client: PgQueryable =
       runner && !runner.isReleased
         ? ((await (runner as PostgresQueryRunner).connect()) as PgQueryable)
         : ((this.db.driver as PostgresDriver).master as PgQueryable);
     try {
-      const result = await client.query({ name, text: sql, values: args });
+      const result = await client.query({
+        name: statement.name,
+        text: statement.text,
+        values: args,
+      });
       return result.rows as Array<Record<string, unknown> & { id: number }>;
     } catch (err) {
-      throw new QueryFailedError(sql, args, err as Error);
+      throw new QueryFailedError(statement.text, args, err as Error);
     }
   }
 
