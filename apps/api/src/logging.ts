@@ -44,6 +44,7 @@ export function requestLogger(
   if (!logger.isLevelEnabled('error')) return () => undefined;
   // pino-http's request ids: a counter of this process
   let lastId = 0;
+  // client errors are routine (a 429 flood must not become a log flood): info, like successes
   return (req, res) => {
     const url = req.url ?? '';
     if (url.startsWith('/health')) return;
@@ -72,8 +73,10 @@ export function requestLogger(
 }
 
 /**
- * The options of nestjs-pino's logger (application lines; its request middleware is not used).
- * Authorization headers, cookies, bodies and tokens never reach them.
+ * The options of nestjs-pino's logger: application lines only (its request middleware is not
+ * used, so request lines, their levels and the /health exception are requestLogger's). A line
+ * that carries a request or response shows only these fields: authorization headers, cookies,
+ * bodies and tokens never reach the log.
  */
 function httpLogOptions(config: AppConfig): Options {
   return {
@@ -90,8 +93,5 @@ function httpLogOptions(config: AppConfig): Options {
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') },
-    // Client errors are routine (a 429 flood must not become a log flood): info, like successes.
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
   };
 }
