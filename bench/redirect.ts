@@ -270,6 +270,7 @@ function baselineScript(): string {
     'batched-get': join(__dirname, '..', 'libs', 'redis', 'src', 'batched-get.ts'),
     'key-slot': join(__dirname, '..', 'libs', 'redis', 'src', 'key-slot.ts'),
     'redis-client': join(__dirname, '..', 'libs', 'redis', 'src', 'redis-client.ts'),
+    'slot-routes': join(__dirname, '..', 'libs', 'redis', 'src', 'slot-routes.ts'),
   });
 }
 

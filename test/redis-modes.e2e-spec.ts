@@ -4,11 +4,12 @@ import { promisify } from 'node:util';
 import Redis, { Cluster } from 'ioredis';
 
 import { CacheBus, keySlot, RedisService, REPEAT_INVALIDATION_MS } from '@app/redis';
+import { VisitRecorder } from '@app/stats';
 
 import { createTestApp, createUser, TestApp, TestUser, withTestApp } from './support/app';
 import { addLink } from './support/links';
 import { TestRedis, TestRedisCluster, TestRedisSentinel } from './support/services';
-import { BROWSER_UA, eventually } from './support/stats';
+import { BROWSER_UA, eventually, foldStats, readStats, statsKeys } from './support/stats';
 
 const MAIN = 'short.test';
 const PASSWORD = 'redis-modes-secret';
@@ -209,6 +210,64 @@ describe('Redis modes', () => {
       await worksIn(t, user, link, 'https://example.com/up-again');
     }, 60_000);
 
+    /** MOVED replies a node has given so far. */
+    const moved = async (port: number) =>
+      Number(/errorstat_MOVED:count=(\d+)/.exec(await cli(port, 'INFO', 'errorstats'))?.[1] ?? 0);
+
+    /**
+     * Moves `slot` with its keys from the primary serving it to another one, behind the client's
+     * back (its slot map still names the old primary until it refreshes it).
+     */
+    async function moveSlot(slot: number): Promise<{ from: number; to: number }> {
+      const serving = await owner(slot);
+      const nodes = await Promise.all(
+        cluster.ports.map(async (port) => ({
+          port,
+          id: (await cli(port, 'CLUSTER', 'MYID')).trim(),
+        })),
+      );
+      const from = nodes.find((n) => n.port === serving);
+      const to = nodes.find((n) => n.port !== serving);
+      if (!from || !to) throw new Error('no owner of the slot found');
+      await cli(to.port, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', from.id);
+      await cli(from.port, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', to.id);
+      const keys = (await cli(from.port, 'CLUSTER', 'GETKEYSINSLOT', String(slot), '10000'))
+        .split('\n')
+        .filter(Boolean);
+      if (keys.length)
+        await cli(
+          from.port,
+          'MIGRATE',
+          '127.0.0.1',
+          String(to.port),
+          '',
+          '0',
+          '5000',
+          'AUTH',
+          PASSWORD,
+          'KEYS',
+          ...keys,
+        );
+      for (const port of cluster.ports)
+        await cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', to.id);
+      return { from: from.port, to: to.port };
+    }
+
+    /** The port of the primary serving `slot`, as the cluster says. */
+    async function owner(slot: number): Promise<number> {
+      const reply = await cli(cluster.ports[0], 'CLUSTER', 'NODES');
+      for (const line of reply.split('\n')) {
+        const fields = line.split(' ');
+        if (!fields[2]?.includes('master')) continue;
+        const port = Number(/:(\d+)@/.exec(fields[1])?.[1]);
+        for (const range of fields.slice(8)) {
+          const [lo, hi = lo] = range.split('-').map(Number);
+          if (slot >= lo && slot <= hi) return port;
+        }
+      }
+      throw new Error(`slot ${slot} has no primary`);
+    }
+
     it('a slot moved to another primary: the batched reads follow MOVED through the cluster client, then go to the new primary', async () => {
       const redis = t.app.get(RedisService);
       const client = redis.client as Cluster;
@@ -216,45 +275,45 @@ describe('Redis modes', () => {
       await client.set(key, 'v1');
       expect(await redis.reads.get(key)).toBe('v1');
       const slot = keySlot(key);
-      const [from, to] = await Promise.all(
-        cluster.ports.map(async (port) => ({
-          port,
-          id: (await cli(port, 'CLUSTER', 'MYID')).trim(),
-          owns: Number((await cli(port, 'CLUSTER', 'COUNTKEYSINSLOT', String(slot))).trim()) > 0,
-        })),
-      ).then((nodes) => [nodes.find((n) => n.owns), nodes.find((n) => !n.owns)]);
-      if (!from || !to) throw new Error('no owner of the slot found');
-      const moved = async (port: number) =>
-        Number(/errorstat_MOVED:count=(\d+)/.exec(await cli(port, 'INFO', 'errorstats'))?.[1] ?? 0);
-      await cli(to.port, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', from.id);
-      await cli(from.port, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', to.id);
-      await cli(
-        from.port,
-        'MIGRATE',
-        '127.0.0.1',
-        String(to.port),
-        '',
-        '0',
-        '5000',
-        'AUTH',
-        PASSWORD,
-        'KEYS',
-        key,
-      );
-      for (const port of cluster.ports)
-        await cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', to.id);
-      const movedBefore = await moved(from.port);
+      const { from, to } = await moveSlot(slot);
+      const movedBefore = await moved(from);
       // the client still places the slot on `from`: asked there, answered MOVED, read again
       expect(await redis.reads.get(key)).toBe('v1');
       // (MOVED to this read, and to the cluster client's, whose map was as old)
-      const movedAfter = await moved(from.port);
+      const movedAfter = await moved(from);
       expect(movedAfter).toBeGreaterThan(movedBefore);
       // once the client refreshed its map, the reads go to `to` at once
-      await eventually(async () => client.slots[slot]?.[0] === `127.0.0.1:${to.port}`);
+      await eventually(async () => client.slots[slot]?.[0] === `127.0.0.1:${to}`);
       await client.set(key, 'v2');
       const batch = await Promise.all([redis.reads.get(key), redis.reads.get(key)]);
       expect(batch).toEqual(['v2', 'v2']);
-      expect(await moved(from.port)).toBe(movedAfter);
+      expect(await moved(from)).toBe(movedAfter);
+    });
+
+    it('a statistics partition moved to another primary: the flush and the pending counts follow MOVED, nothing is lost or doubled', async () => {
+      const link = await addLink(t, user, { url: 'https://example.com/moving-stats' });
+      const recorder = t.app.get(VisitRecorder);
+      const clicks = async () => (await readStats(t, link.id)).clicks;
+      // (a user's first visit is recorded on its own, once the user's clicks cap is known)
+      await visit(t, link.alias).expect(302);
+      await eventually(async () => (await clicks()) === 1);
+      const { from, to } = await moveSlot(keySlot(statsKeys(t).of(link.id).base));
+      const movedBefore = await moved(from);
+      for (let i = 0; i < 3; i++) await visit(t, link.alias).expect(302);
+      // the flush's chunk goes to `from`, answered MOVED, and is written again where the slot is
+      await recorder.flush();
+      await eventually(async () => (await clicks()) === 4);
+      expect(await moved(from)).toBeGreaterThan(movedBefore);
+      // the counts live on the new primary only
+      const pending = statsKeys(t).pending(link.id);
+      const conn = node(to);
+      try {
+        expect(await conn.exists(pending)).toBe(1);
+      } finally {
+        conn.disconnect();
+      }
+      await foldStats(t);
+      expect(await clicks()).toBe(4);
     });
   });
 });

@@ -1,7 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
 
-import { CLUSTER_SLOTS, keySlot } from './key-slot';
+import { keySlot } from './key-slot';
 import { isCluster, RedisClient } from './redis-client';
+import { SlotRoutes } from './slot-routes';
 
 type Waiter = { resolve: (value: string | null) => void; reject: (err: Error) => void };
 
@@ -22,33 +23,25 @@ type Waiter = { resolve: (value: string | null) => void; reject: (err: Error) =>
  * several: they are grouped by slot, and each slot's MGET (a GET for a lone key) goes straight
  * to the connection of the primary that serves it, the commands of one primary written together
  * (its socket corked for the turn). The saving holds per primary: one write and one read per node
- * and turn, not one per key. Which primary serves a slot comes from a table built from the
- * client's slot map and rebuilt when the cluster refreshes it; a slot the table does not place,
- * a node that is not ready, and any error of a node's reply (MOVED, ASK, TRYAGAIN, a closed
- * connection) send that slot's keys through the cluster client instead, which follows redirections
- * and retries, and make the table be rebuilt. ioredis's cluster pipeline was what this replaced:
+ * and turn, not one per key. Which primary serves a slot comes from `SlotRoutes`; a slot it does
+ * not place, a node that is not ready, and any error of a node's reply (MOVED, ASK, TRYAGAIN, a
+ * closed connection) send that slot's keys through the cluster client instead, which follows
+ * redirections and retries, and make the table be rebuilt. ioredis's cluster pipeline was what this replaced:
  * per batch a Pipeline object per node, each command routed and its keys' slots computed again,
  * which cost the cold redirect a third more instructions than on one Redis.
  */
 export class BatchedGet {
   private keys: string[] = [];
   private waiting: Waiter[] = [];
-  /** Cluster only: the primary serving each slot (an index into `nodes`; -1: ask the cluster). */
-  private nodeOfSlot: Int16Array | null = null;
-  private nodes: Redis[] = [];
-  private routesStale = true;
+  /** Cluster only: which primary serves each slot. */
+  private readonly routes: SlotRoutes | null;
 
   constructor(
     private readonly client: RedisClient,
     /** Keys per MGET at most (a longer turn sends several). */
     private readonly maxKeys = 500,
   ) {
-    if (isCluster(client)) {
-      const stale = () => (this.routesStale = true);
-      client.on('refresh', stale);
-      client.on('+node', stale);
-      client.on('-node', stale);
-    }
+    this.routes = isCluster(client) ? SlotRoutes.of(client) : null;
   }
 
   /** The value of `key` (null when missing); rejects as the GET would (connection, timeout). */
@@ -66,7 +59,7 @@ export class BatchedGet {
     if (!keys.length) return;
     this.keys = [];
     this.waiting = [];
-    if (isCluster(this.client)) return this.sendPerNode(this.client, keys, waiting);
+    if (this.routes) return this.sendPerNode(this.client as Cluster, this.routes, keys, waiting);
     read(this.client, keys).then(
       (values) => {
         for (let i = 0; i < waiting.length; i++) waiting[i].resolve(values[i] ?? null);
@@ -78,8 +71,12 @@ export class BatchedGet {
   };
 
   /** The cluster's batch: one MGET (or GET) per slot, on the connection of its primary. */
-  private sendPerNode(cluster: Cluster, keys: string[], waiting: Waiter[]): void {
-    const nodeOfSlot = this.routes(cluster);
+  private sendPerNode(
+    cluster: Cluster,
+    routes: SlotRoutes,
+    keys: string[],
+    waiting: Waiter[],
+  ): void {
     const bySlot = new Map<number, number[]>();
     for (let i = 0; i < keys.length; i++) {
       const slot = keySlot(keys[i]);
@@ -90,15 +87,14 @@ export class BatchedGet {
     const corked: Redis[] = [];
     for (const [slot, at] of bySlot) {
       const slotKeys = at.length === 1 ? [keys[at[0]]] : at.map((i) => keys[i]);
-      const n = nodeOfSlot[slot];
-      const node = n >= 0 ? this.nodes[n] : undefined;
+      const node = routes.node(slot);
       const answer = (values: Array<string | null>) => {
         for (let j = 0; j < at.length; j++) waiting[at[j]].resolve(values[j] ?? null);
       };
       const fail = (err: Error) => {
         for (const i of at) waiting[i].reject(err);
       };
-      if (!node || node.status !== 'ready') {
+      if (!node) {
         read(cluster, slotKeys).then(answer, fail);
         continue;
       }
@@ -108,29 +104,11 @@ export class BatchedGet {
       }
       read(node, slotKeys).then(answer, () => {
         // moved, asked to retry, or the connection went: the cluster client knows what to do
-        this.routesStale = true;
+        routes.stale();
         read(cluster, slotKeys).then(answer, fail);
       });
     }
     for (const node of corked) node.stream.uncork();
-  }
-
-  /** The slot table, rebuilt from the client's slot map when the cluster changed. */
-  private routes(cluster: Cluster): Int16Array {
-    if (this.nodeOfSlot && !this.routesStale) return this.nodeOfSlot;
-    const table = this.nodeOfSlot ?? new Int16Array(CLUSTER_SLOTS);
-    table.fill(-1);
-    const nodes = cluster.nodes('master');
-    const index = new Map(nodes.map((node, i) => [`${node.options.host}:${node.options.port}`, i]));
-    for (let slot = 0; slot < CLUSTER_SLOTS; slot++) {
-      const primary = cluster.slots[slot]?.[0];
-      table[slot] = (primary !== undefined ? index.get(primary) : undefined) ?? -1;
-    }
-    this.nodes = nodes;
-    this.nodeOfSlot = table;
-    // an empty map (before the cluster connected) is read again on the next batch
-    this.routesStale = !cluster.slots.length;
-    return table;
   }
 }
 

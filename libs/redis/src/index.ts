@@ -4,3 +4,4 @@ export * from './redis.module';
 export * from './redis.service';
 export * from './redis-client';
 export * from './key-slot';
+export * from './slot-routes';

@@ -48,12 +48,13 @@ function byPartition(keys: StatsKeys, linkIds: number[]): PartitionLinks[] {
 async function findUnapplied(
   redis: RedisService,
   db: Pick<EntityManager, 'query'>,
+  keys: StatsKeys,
   groups: PartitionLinks[],
 ): Promise<void> {
-  const pipelines = new PartitionPipelines(redis.client);
+  const pipelines = new PartitionPipelines(redis.client, keys);
   for (const g of groups) {
-    pipelines.on(g.keys.partition).smembers(g.keys.inflight);
-    pipelines.on(g.keys.partition).zrange(g.keys.kept, 0, -1);
+    pipelines.add(g.keys.partition, (p) => p.smembers(g.keys.inflight));
+    pipelines.add(g.keys.partition, (p) => p.zrange(g.keys.kept, 0, -1));
   }
   const replies = (await pipelines.exec()).map(([err, ids]) => {
     if (err) throw err;
@@ -76,12 +77,17 @@ async function findUnapplied(
  * or of an unapplied batch. An account of thousands of links then reads the hashes of the few
  * visited lately.
  */
-async function keepPending(redis: RedisService, groups: PartitionLinks[]): Promise<void> {
-  const pipelines = new PartitionPipelines(redis.client);
+async function keepPending(
+  redis: RedisService,
+  keys: StatsKeys,
+  groups: PartitionLinks[],
+): Promise<void> {
+  const pipelines = new PartitionPipelines(redis.client, keys);
   const sets = groups.map((g) => [g.keys.dirty, ...g.unapplied.map((b) => g.keys.batch(b))]);
   groups.forEach((g, i) => {
+    const members = g.linkIds.map(String);
     for (const set of sets[i])
-      pipelines.on(g.keys.partition).smismember(set, ...g.linkIds.map(String));
+      pipelines.add(g.keys.partition, (p) => p.smismember(set, ...members));
   });
   const replies = await pipelines.exec();
   let r = 0;
@@ -109,16 +115,18 @@ export async function readPending(
   const out: PendingCounters = new Map();
   if (!linkIds.length) return out;
   const groups = byPartition(keys, linkIds);
-  await findUnapplied(redis, db, groups);
-  if (linkIds.length > FILTER_OVER) await keepPending(redis, groups);
-  const pipelines = new PartitionPipelines(redis.client);
+  await findUnapplied(redis, db, keys, groups);
+  if (linkIds.length > FILTER_OVER) await keepPending(redis, keys, groups);
+  const pipelines = new PartitionPipelines(redis.client, keys);
   const read: number[] = [];
   for (const g of groups)
     for (const id of g.linkIds) {
-      pipelines.on(g.keys.partition).hgetall(g.keys.pending(id));
+      const pending = g.keys.pending(id);
+      pipelines.add(g.keys.partition, (p) => p.hgetall(pending));
       read.push(id);
       for (const b of g.unapplied) {
-        pipelines.on(g.keys.partition).hgetall(g.keys.batchLink(b, id));
+        const claimed = g.keys.batchLink(b, id);
+        pipelines.add(g.keys.partition, (p) => p.hgetall(claimed));
         read.push(id);
       }
     }

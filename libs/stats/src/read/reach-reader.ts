@@ -138,9 +138,11 @@ export class ReachReader {
     for (const id of ids)
       for (let n = first; n <= last; n++) wanted.push([id, dayString(n).replace(/-/g, '')]);
     try {
-      const pipelines = new PartitionPipelines(this.redis.client);
-      for (const [id, day] of wanted)
-        pipelines.on(this.keys.partitionOf(id)).getBuffer(this.keys.visitors(id, day));
+      const pipelines = new PartitionPipelines(this.redis.client, this.keys);
+      for (const [id, day] of wanted) {
+        const key = this.keys.visitors(id, day);
+        pipelines.add(this.keys.partitionOf(id), (p) => p.getBuffer(key));
+      }
       const out: Array<[number, Buffer]> = [];
       (await pipelines.exec()).forEach(([err, blob], i) => {
         if (!err && blob) out.push([wanted[i][0], blob as Buffer]);

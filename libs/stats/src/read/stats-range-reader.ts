@@ -345,9 +345,11 @@ export class StatsRangeReader {
       }
     if (!live.length) return;
     try {
-      const pipelines = new PartitionPipelines(this.redis.client);
-      for (const [, linkId, day] of live)
-        pipelines.on(this.keys.partitionOf(linkId)).getBuffer(this.keys.visitors(linkId, day));
+      const pipelines = new PartitionPipelines(this.redis.client, this.keys);
+      for (const [, linkId, day] of live) {
+        const key = this.keys.visitors(linkId, day);
+        pipelines.add(this.keys.partitionOf(linkId), (p) => p.getBuffer(key));
+      }
       (await pipelines.exec()).forEach(([err, blob], i) => {
         if (err || !blob) return;
         live[i][0].live.push(blob as Buffer);

@@ -180,7 +180,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
       const perTurn = FLUSH_CHUNK * CHUNKS_PER_TURN;
       for (let next = 0; next < chunks.length;) {
         if (next) await nextTurn();
-        const pipelines = new PartitionPipelines<RecordingPipeline>(writer);
+        const pipelines = new PartitionPipelines<RecordingPipeline>(writer, this.keys);
         const sizes: number[] = [];
         for (let linkDays = 0; next < chunks.length && linkDays < perTurn; next++) {
           const { partition, entries } = chunks[next];
@@ -189,14 +189,10 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
             keys.pending(e.linkId),
             this.keys.visitors(e.linkId, e.day),
           ]);
-          pipelines
-            .on(partition)
-            .recordVisitChunk(
-              1 + entryKeys.length,
-              keys.dirty,
-              ...entryKeys,
-              JSON.stringify(entries),
-            );
+          const args = JSON.stringify(entries);
+          pipelines.add(partition, (p) =>
+            p.recordVisitChunk(1 + entryKeys.length, keys.dirty, ...entryKeys, args),
+          );
           sizes.push(entries.length);
           linkDays += entries.length;
         }
@@ -265,23 +261,24 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
     const taken = await Promise.all(
       visits.map((_, i) => (countable[i] ? this.takeClick(capKeys[i], caps[i]) : false)),
     );
-    const pipelines = new PartitionPipelines<RecordingPipeline>(this.redis.client);
+    const pipelines = new PartitionPipelines<RecordingPipeline>(this.redis.client, this.keys);
     const recorded: number[] = [];
     visits.forEach((visit, i) => {
       const v = visitors[i];
       if (!v || !taken[i]) return;
       const keys = this.keys.of(visit.linkId);
-      pipelines
-        .on(keys.partition)
-        .recordVisit(
+      const sketch = this.keys.visitors(visit.linkId, dayKey(at[i]));
+      pipelines.add(keys.partition, (p) =>
+        p.recordVisit(
           keys.pending(visit.linkId),
-          this.keys.visitors(visit.linkId, dayKey(at[i])),
+          sketch,
           keys.dirty,
           visit.linkId,
           HLL_TTL_SECONDS,
           v.digest,
           v.field,
-        );
+        ),
+      );
       recorded.push(i);
     });
     const counted = visits.map(() => false);
