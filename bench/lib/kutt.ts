@@ -26,6 +26,12 @@ import { readyLine, SERVER_CORE, spawnPinned, stop, waitHealthy, WrkRequest } fr
 const REDIS_DB = 11;
 /** The key patterns Kutt writes (server/redis.js, and bull's queue). */
 const REDIS_PATTERNS = ['u:*', 'l:*', 'd:*', 'h:*', 's:*', 'bull:*'];
+/**
+ * Kutt's domain (DEFAULT_DOMAIN), the Host of its requests as of a deployed Kutt's clients: with
+ * another Host every `/api/…` request first looks that host up as a custom domain (a Redis GET
+ * and a Postgres query that find nothing).
+ */
+const DOMAIN = 'kutt.test';
 /** Kutt's targets: a public address, so that no creation waits on DNS (see the file's comment). */
 export const KUTT_TARGET = 'https://93.184.215.14/kutt/';
 
@@ -47,7 +53,7 @@ function kuttEnv(port: number, database: string, redisUrl: string): NodeJS.Proce
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     PORT: String(port),
-    DEFAULT_DOMAIN: 'kutt.test',
+    DEFAULT_DOMAIN: DOMAIN,
     DB_CLIENT: 'pg',
     DB_HOST: db.hostname,
     DB_PORT: db.port || '5432',
@@ -121,7 +127,7 @@ export function kuttCreations(key: string, from: number, count: number): WrkRequ
   return Array.from({ length: count }, (_, i) => ({
     method: 'POST',
     path: '/api/v2/links',
-    headers: { 'X-API-KEY': key, Accept: 'application/json' },
+    headers: { Host: DOMAIN, 'X-API-KEY': key, Accept: 'application/json' },
     body: JSON.stringify({ target: `${KUTT_TARGET}${from + i}?ref=bench` }),
   }));
 }
