@@ -2,25 +2,31 @@
  * `npm run bench:create`: link creation (`POST /api/url/add`) under load, with the shared harness
  * (bench/lib/harness.ts): the built api runs pinned to core 0, wrk (10 connections: 10 concurrent
  * clients) pinned to core 1 sends CREATE_LINKS (default 2 000) creations per run and stops at the
- * last answer (after 1 000 creations of warm-up). Three scenarios, in turn over CREATE_ROUNDS
- * rounds (default 3), medians reported:
+ * last answer (after 1 000 creations of warm-up per server). The scenarios, in turn over
+ * CREATE_ROUNDS rounds (default 3), medians reported:
  *
- *   baseline    a bare node:http server, pinned like the api (bench/lib/baseline-server.ts,
- *               `insert`): parses the JSON body, one `INSERT INTO links … RETURNING id` through a
- *               `pg` Pool of the api's size, answers `{error, id, shorturl}`
- *   one user    every request with the same API key (the case a per-user lock would serialise)
- *   ten users   the keys of ten users in turn
+ *   baseline        a bare node:http server, pinned like the api (bench/lib/baseline-server.ts,
+ *                   `insert`): parses the JSON body, one `INSERT INTO links … RETURNING id`
+ *                   through a `pg` Pool of the api's size, answers `{error, id, shorturl}`
+ *   one user        every request with the same API key (the case a per-user lock would serialise)
+ *   Kutt, one user  with CREATE_KUTT_DIR only: Kutt 3.2.3 on Postgres and Redis, pinned to the
+ *                   api's core, its one user's key, `POST /api/v2/links` (bench/lib/kutt.ts)
+ *   ten users       the keys of ten users in turn
  *
  * The users are on the Pro plan (no links cap: no row lock, no count). Every answer must be 200
- * and every link must exist afterwards. Reports links/s, p50/p99, CPU per link and wrk's headroom
- * for each, and the api/baseline ratios; fails when the generator was the bottleneck. Then
- * (valgrind installed, CREATE_INSTRUCTIONS not 0) the instructions per creation of the baseline
- * and of the api, one user (bench/lib/instructions.ts): the repeatable figure on a shared machine.
- * The goal (issue #34): ≥ 2× Kutt 3.2.3 side by side (562 links/s there, 10 concurrent clients,
- * one user).
- * CREATE_API_MAIN=<path of another build's dist/apps/api/main.js>: the same against another
- * commit's api (A/B). CREATE_COUNT=<warm>,<window>,<windows>: the counted creations (3000,1000,5). CREATE_PROFILE=<dir>: `node --cpu-prof` of the api. BENCH_REDIS=cluster:
- * against a 3-primary Redis Cluster of the run's own instead of REDIS_URL's server.
+ * (Kutt's 201) and every link must exist afterwards, in Kutt's database too. Reports links/s,
+ * p50/p99, CPU per link and wrk's headroom for each, the api/baseline ratios and the api/Kutt
+ * ratios (median of the rounds' ratios) with the goal of issue #34: one user ≥ 2× Kutt side by
+ * side. Without CREATE_KUTT_DIR it says Kutt was not run. Fails when the generator was the
+ * bottleneck or a creation failed. Then (valgrind installed, CREATE_INSTRUCTIONS not 0) the
+ * instructions per creation of the baseline and of the api, one user (bench/lib/instructions.ts):
+ * the repeatable figure on a shared machine.
+ * CREATE_KUTT_DIR=<Kutt 3.2.3's source, `npm ci --omit=dev` done>: run Kutt side by side (see
+ * docs/performance.md, "Link creation", for its setup). CREATE_API_MAIN=<path of another build's
+ * dist/apps/api/main.js>: the same against another commit's api (A/B).
+ * CREATE_COUNT=<warm>,<window>,<windows>: the counted creations (3000,1000,5).
+ * CREATE_PROFILE=<dir>: `node --cpu-prof` of the api. BENCH_REDIS=cluster: against a 3-primary
+ * Redis Cluster of the run's own instead of REDIS_URL's server (Kutt keeps REDIS_URL's server).
  */
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -34,6 +40,7 @@ import {
   ensureWrk,
   HEADER,
   line,
+  median,
   medianOf,
   RunResult,
   runWrk,
@@ -53,6 +60,7 @@ import {
   startCounted,
   stopCounted,
 } from './lib/instructions';
+import { Kutt, kuttCreations, kuttLinks, removeKutt, startKutt } from './lib/kutt';
 import { adminClient, benchRedis, createUsers, freePort, removeRun, runBench } from './lib/run';
 
 const LINKS = Number(process.env.CREATE_LINKS ?? 2000);
@@ -65,6 +73,10 @@ const REDIS_PREFIX = `create${run}`;
 const ADMIN_KEY = `admincreatekey${run}`.padEnd(40, 'x');
 const API_MAIN =
   process.env.CREATE_API_MAIN ?? join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
+/** Kutt 3.2.3's source with its production dependencies: run side by side when set. */
+const KUTT_DIR = process.env.CREATE_KUTT_DIR;
+/** Creations of the warm-up, per server. */
+const WARM_UP = 1000;
 /**
  * The counted creations (instructions): uncounted warm-up, then the windows.
  * CREATE_COUNT=<warm>,<window>,<windows> changes them (smaller: quicker and noisier).
@@ -112,9 +124,6 @@ function creations(keys: string[], from: number, count: number): WrkRequest[] {
   }));
 }
 
-/** Kutt 3.2.3's links/s on this machine, side by side (issue #34). */
-const KUTT = 562;
-
 /** Lua: counts answers by status (a creation must answer 200). */
 const TALLY_STATUS = 'local k = tostring(status); tally[k] = (tally[k] or 0) + 1';
 
@@ -126,6 +135,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   let server: ChildProcess | undefined;
   let baseline: ChildProcess | undefined;
+  let kutt: Kutt | undefined;
   const db = new DataSource({ type: 'postgres', url: DATABASE_URL });
   await db.initialize();
   let ok = true;
@@ -159,10 +169,11 @@ async function main(): Promise<void> {
     );
     baseline = started.child;
     const baselineUrl = `http://127.0.0.1:${started.match[1]}`;
+    if (KUTT_DIR) kutt = await startKutt(KUTT_DIR, run, await freePort(), REDIS_URL);
 
     let next = 0;
-    const once = (url: string, pid: number, ks: string[], count: number) => {
-      const requests = creations(ks, next, count);
+    const once = (url: string, pid: number, make: Make, count: number) => {
+      const requests = make(next, count);
       next += count;
       return runWrk({
         url,
@@ -177,85 +188,167 @@ async function main(): Promise<void> {
         serverPids: [pid],
       });
     };
+    const versus = kutt && kuttScenario(kutt);
     // warm-up: every key's owner cached, the code paths compiled (not counted)
-    await once(base, server.pid as number, keys, 1000);
-    await once(baselineUrl, baseline.pid as number, keys, 1000);
+    await once(base, server.pid as number, ours(keys), WARM_UP);
+    await once(baselineUrl, baseline.pid as number, ours(keys), WARM_UP);
+    const kuttWarm = versus && (await once(versus.url, versus.pid, versus.make, WARM_UP));
 
-    const scenarios: Array<{
-      name: string;
-      url: string;
-      pid: number;
-      keys: string[];
-      runs: RunResult[];
-    }> = [
+    const scenarios: Scenario[] = [
       {
         name: 'baseline',
         url: baselineUrl,
         pid: baseline.pid as number,
-        keys: keys.slice(0, 1),
+        make: ours(keys.slice(0, 1)),
+        status: '200',
         runs: [],
       },
-      { name: 'one user', url: base, pid: server.pid as number, keys: keys.slice(0, 1), runs: [] },
-      { name: 'ten users', url: base, pid: server.pid as number, keys, runs: [] },
+      {
+        name: 'one user',
+        url: base,
+        pid: server.pid as number,
+        make: ours(keys.slice(0, 1)),
+        status: '200',
+        api: true,
+        runs: [],
+      },
+      // right after the api's one user: the pair compared, as close in time as they can be
+      ...(versus ? [versus] : []),
+      {
+        name: 'ten users',
+        url: base,
+        pid: server.pid as number,
+        make: ours(keys),
+        status: '200',
+        api: true,
+        runs: [],
+      },
     ];
     console.log(
-      `\n${LINKS} links per run via POST /api/url/add, ${CLIENTS} concurrent clients, ${ROUNDS} rounds; Redis: ${redis.mode}; api on core 0, wrk on core 1\n${HEADER}\n`,
+      `\n${LINKS} links per run via POST /api/url/add${kutt ? ' (Kutt: POST /api/v2/links)' : ''}, ${CLIENTS} concurrent clients, ${ROUNDS} rounds; Redis: ${redis.mode}; api${kutt ? ' and Kutt' : ''} on core 0, wrk on core 1\n${HEADER}\n`,
     );
     for (let round = 0; round < ROUNDS; round++) {
       for (const s of scenarios) {
-        const r = await once(s.url, s.pid, s.keys, LINKS);
-        const non200 = Object.entries(r.tally)
-          .filter(([status]) => status !== '200')
-          .reduce((n, [, c]) => n + c, 0);
-        if (non200) r.errors += non200;
+        const r = await once(s.url, s.pid, s.make, LINKS);
+        r.errors += failures(r, s.status);
         s.runs.push(r);
-        console.log(line(s.name, r, 12).replace('req/s', 'links/s'));
+        console.log(line(s.name, r, 14).replace('req/s', 'links/s'));
       }
     }
     const [{ n }] = await db.query(
       `SELECT count(*)::int AS n FROM links WHERE url LIKE 'https://example.com/created/%'`,
     );
+    const answered = (s: Scenario) => s.runs.reduce((sum, r) => sum + (r.tally[s.status] ?? 0), 0);
     const answered200 = scenarios
-      .flatMap((s) => s.runs)
-      .reduce((sum, r) => sum + (r.tally['200'] ?? 0), 0);
+      .filter((s) => s !== versus)
+      .reduce((sum, s) => sum + answered(s), 0);
 
     ok = checkHeadroom(scenarios.map((s) => [s.name, s.runs]));
     console.log('\nmedians over rounds');
     for (const s of scenarios)
-      console.log(line(s.name, medianOf(s.runs), 12).replace('req/s', 'links/s'));
+      console.log(line(s.name, medianOf(s.runs), 14).replace('req/s', 'links/s'));
     const errors = scenarios.flatMap((s) => s.runs).reduce((sum, r) => sum + r.errors, 0);
     console.log(
       `\nlinks in the database: ${n} (${answered200} answered 200 in the measured runs, plus the warm-up); errors ${errors}`,
     );
     const b = medianOf(scenarios[0].runs);
     console.log('\napi / baseline (medians)');
-    for (const s of scenarios.slice(1)) {
+    for (const s of scenarios.filter((x) => x.api)) {
       const m = medianOf(s.runs);
       console.log(
         `  ${s.name.padEnd(10)} links/s ${(m.rps / b.rps).toFixed(2)}×  p99 ${(m.p99Ms / b.p99Ms).toFixed(2)}×  CPU per link ${(m.serverUs / b.serverUs).toFixed(2)}× (${m.serverUs.toFixed(0)} against ${b.serverUs.toFixed(0)} µs)`,
       );
     }
-    console.log('\ntargets');
-    for (const s of scenarios.slice(1)) {
-      const m = medianOf(s.runs);
+    if (kutt && versus && kuttWarm) {
+      // wrk stops at the last counted answer: the few creations then in flight are stored too
+      const kuttN = await kuttLinks(kutt);
+      const created = answered(versus) + (kuttWarm.tally['201'] ?? 0);
+      const warmFailed = failures(kuttWarm, '201');
       console.log(
-        `  ${m.rps >= 2 * KUTT ? 'ok  ' : 'MISS'} ${s.name.padEnd(10)} ${m.rps.toFixed(0).padStart(5)} links/s  (≥ ${2 * KUTT}: 2× Kutt's ${KUTT}/s side by side; alone here, without Kutt beside it)  p99 ${m.p99Ms.toFixed(1)} ms`,
+        `links in Kutt's database: ${kuttN} (${created} answered 201, warm-up included); errors in its warm-up ${warmFailed}`,
       );
-    }
+      if (kuttN < created || warmFailed > 0) ok = false;
+      compareKutt(scenarios, versus);
+    } else
+      console.log(
+        '\ntarget: Kutt 3.2.3 was not run (CREATE_KUTT_DIR unset): no side-by-side figure, the goal (≥ 2× Kutt, issue #34) is not checked',
+      );
     if (errors) ok = false;
     if (server) await stop(server);
     server = undefined;
     if (baseline) await stop(baseline);
     baseline = undefined;
+    if (kutt) await removeKutt(kutt);
+    kutt = undefined;
     await countAll(keys[0], owner.id as number);
   } finally {
     if (server) await stop(server);
     if (baseline) await stop(baseline);
+    if (kutt) await removeKutt(kutt);
     await db.destroy();
     await removeRun({ DATABASE_URL, REDIS_URL, REDIS_PREFIX });
     await redis.stop();
   }
   process.exitCode = ok ? 0 : 1;
+}
+
+/** Answers of a run with another status than `status` (a creation's). */
+const failures = (r: RunResult, status: string) =>
+  Object.entries(r.tally)
+    .filter(([s]) => s !== status)
+    .reduce((n, [, c]) => n + c, 0);
+
+/** A scenario's requests: `count` creations numbered from `from`. */
+type Make = (from: number, count: number) => WrkRequest[];
+
+/** Creations through the api's (or the baseline's) `/api/url/add`, with `keys` in turn. */
+const ours =
+  (keys: string[]): Make =>
+  (from, count) =>
+    creations(keys, from, count);
+
+/** A server and the requests of one scenario, with the status its creations answer. */
+interface Scenario {
+  name: string;
+  url: string;
+  pid: number;
+  make: Make;
+  status: string;
+  /** One of the api's (compared with the baseline and Kutt). */
+  api?: boolean;
+  runs: RunResult[];
+}
+
+/** Kutt's one user through its own API (bench/lib/kutt.ts): a creation answers 201. */
+function kuttScenario(kutt: Kutt): Scenario {
+  return {
+    name: 'Kutt, one user',
+    url: kutt.url,
+    pid: kutt.child.pid as number,
+    make: (from, count) => kuttCreations(kutt.key, from, count),
+    status: '201',
+    runs: [],
+  };
+}
+
+/**
+ * The api against Kutt run in the same rounds: the median of the rounds' ratios (each round's
+ * runs follow one another), and the goal of issue #34, ≥ 2× Kutt's links/s for one user.
+ */
+function compareKutt(scenarios: Scenario[], kutt: Scenario): void {
+  const k = medianOf(kutt.runs);
+  const ratio = (s: Scenario, f: (r: RunResult) => number) =>
+    median(s.runs.map((r, i) => f(r) / f(kutt.runs[i])));
+  console.log("\napi / Kutt 3.2.3 (median of the rounds' ratios)");
+  for (const s of scenarios.filter((x) => x.api))
+    console.log(
+      `  ${s.name.padEnd(10)} links/s ${ratio(s, (r) => r.rps).toFixed(2)}×  p99 ${ratio(s, (r) => r.p99Ms).toFixed(2)}×  CPU per link ${ratio(s, (r) => r.serverUs).toFixed(2)}× (${medianOf(s.runs).serverUs.toFixed(0)} against ${k.serverUs.toFixed(0)} µs)`,
+    );
+  const one = scenarios.find((s) => s.name === 'one user') as Scenario;
+  const r = ratio(one, (x) => x.rps);
+  console.log(
+    `\ntarget\n  ${r >= 2 ? 'ok  ' : 'MISS'} one user ${medianOf(one.runs).rps.toFixed(0)} links/s, Kutt ${k.rps.toFixed(0)} links/s side by side: ${r.toFixed(2)}× (goal ≥ 2×, issue #34)`,
+  );
 }
 
 /**
