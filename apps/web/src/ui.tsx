@@ -8,6 +8,7 @@ import {
   DependencyList,
   ReactElement,
   ReactNode,
+  RefObject,
   useCallback,
   useEffect,
   useId,
@@ -153,6 +154,25 @@ export function useLoad<T>(load: () => Promise<T>, deps: DependencyList): Loaded
 }
 
 /** What `Loaded` shows while it loads or when it failed (nothing once it has data). */
+/**
+ * Focus for an element a state change brings back (a button hidden while its form was open):
+ * `focusLater()`, called with that change, moves the focus to `ref`'s element in the render that
+ * commits it. A timer instead could fire after someone has tabbed on, or before the element is
+ * there.
+ */
+export function useFocusLater<T extends HTMLElement>(): {
+  ref: RefObject<T | null>;
+  focusLater: () => void;
+} {
+  const ref = useRef<T>(null);
+  const [asked, setAsked] = useState(0);
+  useEffect(() => {
+    if (asked) ref.current?.focus();
+  }, [asked]);
+  const focusLater = useCallback(() => setAsked((n) => n + 1), []);
+  return { ref, focusLater };
+}
+
 export function LoadState(props: { loaded: Loaded<unknown>; what: string }) {
   const { data, error, loading } = props.loaded;
   if (error)

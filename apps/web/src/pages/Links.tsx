@@ -2,7 +2,7 @@ import { FormEvent, useId, useRef, useState } from 'react';
 
 import { call, client, Schemas } from '../api';
 import { Link } from '../router';
-import { Field, FormError, formatDate, Pager, toApiError, useLoad } from '../ui';
+import { Field, FormError, formatDate, Pager, toApiError, useFocusLater, useLoad } from '../ui';
 import { LinkForm } from './links/LinkForm';
 import './links.css';
 
@@ -27,7 +27,7 @@ function BulkForm(props: { id: string; onDone: () => void; onCancel: () => void 
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ReturnType<typeof toApiError> | null>(null);
   const [lines, setLines] = useState<BulkLine[] | null>(null);
-  const results = useRef<HTMLHeadingElement>(null);
+  const { ref: results, focusLater: focusResults } = useFocusLater<HTMLHeadingElement>();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -48,7 +48,7 @@ function BulkForm(props: { id: string; onDone: () => void; onCancel: () => void 
       );
       setLines(wanted.map((l, i) => ({ ...l, result: data[i] ?? {} })));
       props.onDone();
-      setTimeout(() => results.current?.focus(), 0);
+      focusResults();
     } catch (err) {
       setError(toApiError(err));
     } finally {

@@ -6,7 +6,7 @@
 import { FormEvent, useEffect, useId, useRef, useState } from 'react';
 
 import { ApiError, call, client } from '../../api';
-import { Field, FormError, toApiError } from '../../ui';
+import { Field, FormError, toApiError, useFocusLater } from '../../ui';
 
 export type ItemType = 'links' | 'bio' | 'qr';
 
@@ -50,7 +50,7 @@ export function AssignItem(props: {
   const [error, setError] = useState<ApiError | null>(null);
   const [status, setStatus] = useState('');
   const [busy, setBusy] = useState(false);
-  const toggle = useRef<HTMLButtonElement>(null);
+  const { ref: toggle, focusLater: focusToggle } = useFocusLater<HTMLButtonElement>();
   const first = useRef<HTMLElement | null>(null);
   const formId = useId();
   const title =
@@ -105,7 +105,7 @@ export function AssignItem(props: {
         aria-controls={open ? formId : undefined}
         onClick={() => {
           setOpen(!open);
-          if (open) setTimeout(() => toggle.current?.focus());
+          if (open) focusToggle();
         }}
       >
         {title}

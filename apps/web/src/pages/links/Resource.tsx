@@ -17,6 +17,7 @@ import {
   PageHead,
   Pager,
   toApiError,
+  useFocusLater,
   useLoad,
 } from '../../ui';
 import '../resources.css';
@@ -267,7 +268,7 @@ function Entry<T extends { id: number }>(props: {
   const [error, setError] = useState<ApiError | null>(null);
   const [loading, setLoading] = useState(false);
   const [saved, setSaved] = useState(false);
-  const editButton = useRef<HTMLButtonElement>(null);
+  const { ref: editButton, focusLater: focusEdit } = useFocusLater<HTMLButtonElement>();
   const headingId = useId();
   const editFields = spec.fields.filter((f) => !f.createOnly);
 
@@ -285,8 +286,7 @@ function Entry<T extends { id: number }>(props: {
   };
   const close = () => {
     setEditing(null);
-    // after the form is gone
-    setTimeout(() => editButton.current?.focus());
+    focusEdit();
   };
 
   return (
@@ -353,7 +353,7 @@ export function ResourcePage<T extends { id: number }>(props: { spec: ResourceSp
   const [page, setPage] = useState(1);
   const [creating, setCreating] = useState(false);
   const [status, setStatus] = useState('');
-  const newButton = useRef<HTMLButtonElement>(null);
+  const { ref: newButton, focusLater: focusNew } = useFocusLater<HTMLButtonElement>();
   const listHead = useRef<HTMLParagraphElement>(null);
   const formId = useId();
   const loaded = useLoad(() => spec.list({ page, limit: PER_PAGE }), [page, spec]);
@@ -366,7 +366,7 @@ export function ResourcePage<T extends { id: number }>(props: { spec: ResourceSp
 
   const closeForm = () => {
     setCreating(false);
-    setTimeout(() => newButton.current?.focus());
+    focusNew();
   };
 
   return (

@@ -11,6 +11,7 @@ import {
   Pager,
   ShownOnce,
   toApiError,
+  useFocusLater,
   useLoad,
 } from '../../ui';
 import { WebhookForm } from './WebhookForm';
@@ -28,12 +29,12 @@ function WebhookItem(props: {
   const w = props.webhook;
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
-  const editButton = useRef<HTMLButtonElement>(null);
+  // after the form closes, back to the button that opened it
+  const { ref: editButton, focusLater: focusEdit } = useFocusLater<HTMLButtonElement>();
 
   const close = () => {
     setEditing(false);
-    // after the form closes, back to the button that opened it
-    setTimeout(() => editButton.current?.focus(), 0);
+    focusEdit();
   };
 
   const remove = async () => {
