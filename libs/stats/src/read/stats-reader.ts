@@ -117,24 +117,38 @@ export class StatsReader {
     const result = new Map<number, LinkTotals>(
       linkIds.map((id) => [id, { clicks: 0, uniqueClicks: 0 }]),
     );
-    const [rows, pending] = await Promise.all([
-      db.query(
+    const folded = db
+      .query(
         `SELECT link_id, clicks, uniques FROM link_stats_total WHERE link_id = ANY($1::int[])`,
         [linkIds],
-      ),
-      this.pending(db, linkIds),
-    ]);
-    for (const r of rows as Array<{ link_id: number; clicks: string; uniques: string }>) {
-      result.set(r.link_id, { clicks: Number(r.clicks), uniqueClicks: Number(r.uniques) });
-    }
+      )
+      .then((rows: Array<{ link_id: number; clicks: string; uniques: string }>) => {
+        for (const r of rows)
+          result.set(r.link_id, { clicks: Number(r.clicks), uniqueClicks: Number(r.uniques) });
+      });
+    await this.addPending(db, result, folded);
+    return result;
+  }
+
+  /**
+   * Adds to `totals` (link id → its folded totals, every link read present) the deltas still in
+   * Redis, read as `db` sees the applied batches: for a caller that read the folded totals itself
+   * (a list page's one statement). `folded`: that read, when it is still running (the pending
+   * read goes beside it, as `totals` does); the deltas are added once it is done.
+   */
+  async addPending(
+    db: EntityManager,
+    totals: Map<number, LinkTotals>,
+    folded: Promise<unknown> = Promise.resolve(),
+  ): Promise<void> {
+    const [, pending] = await Promise.all([folded, this.pending(db, [...totals.keys()])]);
     await Promise.all(
       [...pending].map(async ([id, p]) => {
-        const t = result.get(id)!;
+        const t = totals.get(id)!;
         t.clicks += p.clicks;
         t.uniqueClicks += await this.pendingUniques(db, id, p);
       }),
     );
-    return result;
   }
 
   /** Pending deltas per link: its pending hash plus claimed batches not yet applied in Postgres. */
