@@ -461,6 +461,33 @@ describe('links API', () => {
       expect(byDate.body.data.urls.map((l: { id: number }) => l.id)).toEqual([c.id, b.id, a.id]);
     });
 
+    it('shows the clicks and unique visitors not yet folded, beside the folded ones, on every link of the page', async () => {
+      const u = await createUser(t);
+      const a = await addLink(t, u, { url: 'https://example.com/pa' });
+      const b = await addLink(t, u, { url: 'https://example.com/pb' });
+      const c = await addLink(t, u, { url: 'https://example.com/pc' });
+      for (const ip of ['10.7.0.1', '10.7.0.2', '10.7.0.1'])
+        await recordVisit(t, { linkId: a.id, userId: u.id, ip });
+      await foldStats(t);
+      // a's day partly folded (2 visitors), then one new visitor and one seen before; b only pending
+      for (const ip of ['10.7.0.3', '10.7.0.2'])
+        await recordVisit(t, { linkId: a.id, userId: u.id, ip });
+      for (const ip of ['10.7.1.1', '10.7.1.2'])
+        await recordVisit(t, { linkId: b.id, userId: u.id, ip });
+      const res = await t.http().get('/api/urls').set(u.auth).expect(200);
+      expect(
+        res.body.data.urls.map((l: { id: number; clicks: number; uniqueClicks: number }) => [
+          l.id,
+          l.clicks,
+          l.uniqueClicks,
+        ]),
+      ).toEqual([
+        [c.id, 0, 0],
+        [b.id, 2, 2],
+        [a.id, 5, 3],
+      ]);
+    });
+
     it('400 for a bad order, limit, page or q', async () => {
       expectError(await t.http().get('/api/urls?order=views').set(user.auth), 400, /^order: /);
       expectError(await t.http().get('/api/urls?limit=0').set(user.auth), 400, /^limit: /);

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Pool } from 'pg';
-import { DataSource, EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager, ObjectLiteral, QueryRunner, SelectQueryBuilder } from 'typeorm';
 
 import { AppConfig } from '@app/config';
 import { RedisService } from '@app/redis';
@@ -217,16 +217,7 @@ export class ReadReplicas implements OnApplicationShutdown {
   }
 
   private async inSnapshot<T>(ds: DataSource, fn: (m: EntityManager) => Promise<T>): Promise<T> {
-    const runner = ds.createQueryRunner();
-    // one connection: readers issue queries side by side (Promise.all), which pg would pipeline
-    // on the client only with a deprecation warning; they are queued here instead
-    const query = runner.query.bind(runner);
-    let queue: Promise<unknown> = Promise.resolve();
-    runner.query = ((...args: Parameters<typeof query>) => {
-      const next = queue.then(() => query(...args));
-      queue = next.catch(() => undefined);
-      return next;
-    }) as typeof runner.query;
+    const runner = queued(ds.createQueryRunner());
     try {
       await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       try {
@@ -364,6 +355,21 @@ function isConnectionFailure(err: unknown): boolean {
   return /connection terminated|timeout exceeded when trying to connect|connection (is )?(closed|ended)/i.test(
     String(e?.message ?? ''),
   );
+}
+
+/**
+ * `runner` with its queries queued: on one connection, callers may issue queries side by side
+ * (Promise.all), which pg would pipeline on the client only with a deprecation warning.
+ */
+export function queued(runner: QueryRunner): QueryRunner {
+  const query = runner.query.bind(runner);
+  let queue: Promise<unknown> = Promise.resolve();
+  runner.query = ((...args: Parameters<typeof query>) => {
+    const next = queue.then(() => query(...args));
+    queue = next.catch(() => undefined);
+    return next;
+  }) as typeof runner.query;
+  return runner;
 }
 
 /**

@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 
-import { PublicUrls } from '@app/common';
+import { formatDateTime, PublicUrls } from '@app/common';
 import { ChannelItem, Domain, Link } from '@app/database';
 import { LinkFlags } from '@app/links';
-import { StatsReader } from '@app/stats';
+import { LinkTotals, StatsReader } from '@app/stats';
 
 import { linkDetailsView, LinkDetailsView, linkItemView, LinkItemView } from './dto/link.view';
+import { LinkItemRow } from './link-list-query';
 
 /** The documented views of links: list items (with short URLs and click totals) and details. */
 @Injectable()
@@ -56,6 +57,42 @@ export class LinkViews {
         totals: totals.get(r.id),
         flag: flags.get(r.id),
       });
+    });
+  }
+
+  /**
+   * List items of rows read whole by LinkListQuery.items, in order: `totals` their clicks with
+   * the not-yet-folded ones added (StatsReader.addPending). The same items as `items` answers.
+   */
+  rowItems(rows: LinkItemRow[], totals: Map<number, LinkTotals>): LinkItemView[] {
+    return rows.map((r) => {
+      const t = totals.get(r.id);
+      const flag = r.flag_source
+        ? {
+            source: r.flag_source,
+            type: r.flag_type as string,
+            date: formatDateTime(r.flagged_at) as string,
+          }
+        : undefined;
+      return linkItemView(
+        {
+          id: r.id,
+          alias: r.alias,
+          url: r.url,
+          title: r.title,
+          description: r.description,
+          createdAt: r.created_at,
+          campaignId: r.campaign_id,
+          status: r.status,
+        },
+        {
+          shorturl: this.urls.short(r.alias, r.domain),
+          host: r.host,
+          channels: r.channels,
+          totals: t,
+          flag,
+        },
+      );
     });
   }
 

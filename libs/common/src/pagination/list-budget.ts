@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AppConfig } from '@app/config';
-import { ReadReplicas } from '@app/database';
+import { queued, ReadReplicas } from '@app/database';
 
 import { ServiceUnavailableError, TooManyRequestsError } from '../http/errors';
 
@@ -97,15 +97,20 @@ export class ListBudget {
 
   /**
    * `work` under the statement timeout: in `em`'s transaction when it has one (a replica's
-   * snapshot), else in a new one (at the server's default isolation, read committed: naming it
-   * would cost a `SET TRANSACTION` round trip per list).
+   * snapshot, whose queries ReadReplicas queues), else in a new one (at the server's default
+   * isolation, read committed: naming it would cost a `SET TRANSACTION` round trip per list),
+   * its queries queued: `work` may issue them side by side.
    */
   private bounded<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
     const timed = async (m: EntityManager) => {
       await m.query(`SET LOCAL statement_timeout = ${this.config.LIST_QUERY_MS}`);
       return work(m);
     };
-    return em.queryRunner ? timed(em) : em.transaction(timed);
+    if (em.queryRunner) return timed(em);
+    return em.transaction((m) => {
+      if (m.queryRunner) queued(m.queryRunner);
+      return timed(m);
+    });
   }
 
   /** Takes one of the process's slots, waiting in turn up to LIST_QUERY_MS (then 429). */

@@ -1,6 +1,7 @@
+import { ChainableCommander } from 'ioredis';
 import { EntityManager } from 'typeorm';
 
-import { RedisService } from '@app/redis';
+import { isCluster, RedisClient, RedisService } from '@app/redis';
 
 import { fieldCounts, PartitionKeys, StatsKeys } from '../keys';
 import { PartitionPipelines } from '../partition-pipelines';
@@ -17,6 +18,30 @@ export type PendingCounters = Map<number, Map<string, PendingDay>>;
 
 /** Above this many links, those with nothing pending are filtered out first (one round trip). */
 const FILTER_OVER = 64;
+
+/**
+ * The claimed batches of partitions: for each pair of KEYS (a partition's inflight set, then its
+ * kept sorted set), the members of each, in that order (one call: the clean-up moves a batch from
+ * one to the other atomically, so none slips between them).
+ */
+const CLAIMED_BATCHES_SCRIPT = `
+local out = {}
+for i = 1, #KEYS, 2 do
+  out[#out + 1] = redis.call('SMEMBERS', KEYS[i])
+  out[#out + 1] = redis.call('ZRANGE', KEYS[i + 1], 0, -1)
+end
+return out`;
+
+interface BatchReading {
+  claimedBatches(numberOfKeys: number, ...keys: string[]): this;
+}
+
+/** `client` with the claimedBatches command defined (once). */
+function batchReader(client: RedisClient): RedisClient {
+  if (!('claimedBatches' in client))
+    client.defineCommand('claimedBatches', { lua: CLAIMED_BATCHES_SCRIPT });
+  return client;
+}
 
 /** Links of one partition, with the partition's claimed batches not yet applied. */
 interface PartitionLinks {
@@ -41,9 +66,9 @@ function byPartition(keys: StatsKeys, linkIds: number[]): PartitionLinks[] {
  * Sets each partition's `unapplied`: its batches whose id is not in `stat_batches` as `db` sees
  * it (applied batches are counted by Postgres already). The batches are those claimed and not
  * cleaned up (`inflight`) and, with read replicas, those applied lately whose keys are kept for
- * lagging replicas (`kept`): a replica that has not replayed a batch counts it from Redis. Read
- * in this order in the partition's pipeline: a clean-up moves a batch from one to the other
- * atomically, so none slips between them.
+ * lagging replicas (`kept`): a replica that has not replayed a batch counts it from Redis. Both
+ * read by one script call (CLAIMED_BATCHES_SCRIPT) per server, or per partition on a cluster:
+ * one command where a page's links touch many partitions.
  */
 async function findUnapplied(
   redis: RedisService,
@@ -51,16 +76,27 @@ async function findUnapplied(
   keys: StatsKeys,
   groups: PartitionLinks[],
 ): Promise<void> {
-  const pipelines = new PartitionPipelines(redis.client, keys);
+  // one script per pipeline (the partitions of one server; on a cluster, one partition: a slot)
+  const split = isCluster(redis.client);
+  const calls = new Map<number, PartitionLinks[]>();
   for (const g of groups) {
-    pipelines.add(g.keys.partition, (p) => p.smembers(g.keys.inflight));
-    pipelines.add(g.keys.partition, (p) => p.zrange(g.keys.kept, 0, -1));
+    const at = split ? g.keys.partition : 0;
+    calls.set(at, [...(calls.get(at) ?? []), g]);
   }
-  const replies = (await pipelines.exec()).map(([err, ids]) => {
+  const client = batchReader(redis.client);
+  const pipelines = new PartitionPipelines<BatchReading & ChainableCommander>(client, keys);
+  for (const gs of calls.values()) {
+    const sets = gs.flatMap((g) => [g.keys.inflight, g.keys.kept]);
+    pipelines.add(gs[0].keys.partition, (p) => p.claimedBatches(sets.length, ...sets));
+  }
+  const replies = new Map<PartitionLinks, string[][]>();
+  const answered = await pipelines.exec();
+  [...calls.values()].forEach((gs, c) => {
+    const [err, lists] = answered[c];
     if (err) throw err;
-    return ids as string[];
+    gs.forEach((g, i) => replies.set(g, (lists as string[][]).slice(2 * i, 2 * i + 2)));
   });
-  const inflight = groups.map((_, i) => [...new Set([...replies[2 * i], ...replies[2 * i + 1]])]);
+  const inflight = groups.map((g) => [...new Set(replies.get(g)!.flat())]);
   const all = inflight.flat();
   if (!all.length) return;
   const applied = await db.query(

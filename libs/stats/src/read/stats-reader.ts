@@ -7,6 +7,7 @@ import { RedisService } from '@app/redis';
 
 import { DIM, dayToIso, StatsKeys } from '../keys';
 import { LinkStatistics, LinkTotals } from '../types';
+import { PartitionPipelines } from '../partition-pipelines';
 import { bump, readPending } from './pending-counters';
 
 const TOP = 10;
@@ -117,24 +118,87 @@ export class StatsReader {
     const result = new Map<number, LinkTotals>(
       linkIds.map((id) => [id, { clicks: 0, uniqueClicks: 0 }]),
     );
-    const [rows, pending] = await Promise.all([
-      db.query(
+    const folded = db
+      .query(
         `SELECT link_id, clicks, uniques FROM link_stats_total WHERE link_id = ANY($1::int[])`,
         [linkIds],
-      ),
-      this.pending(db, linkIds),
-    ]);
-    for (const r of rows as Array<{ link_id: number; clicks: string; uniques: string }>) {
-      result.set(r.link_id, { clicks: Number(r.clicks), uniqueClicks: Number(r.uniques) });
-    }
-    await Promise.all(
-      [...pending].map(async ([id, p]) => {
-        const t = result.get(id)!;
-        t.clicks += p.clicks;
-        t.uniqueClicks += await this.pendingUniques(db, id, p);
-      }),
-    );
+      )
+      .then((rows: Array<{ link_id: number; clicks: string; uniques: string }>) => {
+        for (const r of rows)
+          result.set(r.link_id, { clicks: Number(r.clicks), uniqueClicks: Number(r.uniques) });
+      });
+    await this.addPending(db, result, folded);
     return result;
+  }
+
+  /**
+   * Adds to `totals` (link id → its folded totals, every link read present) the deltas still in
+   * Redis, read as `db` sees the applied batches: for a caller that read the folded totals itself
+   * (a list page's one statement). `folded`: that read, when it is still running (the pending
+   * read goes beside it, as `totals` does); the deltas are added once it is done.
+   */
+  async addPending(
+    db: EntityManager,
+    totals: Map<number, LinkTotals>,
+    folded: Promise<unknown> = Promise.resolve(),
+  ): Promise<void> {
+    const [, pending] = await Promise.all([folded, this.pending(db, [...totals.keys()])]);
+    const uniques = await this.pendingUniquesOf(db, pending);
+    for (const [id, p] of pending) {
+      const t = totals.get(id)!;
+      t.clicks += p.clicks;
+      t.uniqueClicks += uniques.get(id) ?? 0;
+    }
+  }
+
+  /**
+   * `pendingUniques` of many links at once: one pipeline of the days' HyperLogLog counts and one
+   * query of what Postgres holds for those days (a page of links, not a round trip per link).
+   * Nothing when Redis or the query fails (each link's zero, as `pendingUniques` answers).
+   */
+  private async pendingUniquesOf(
+    db: EntityManager,
+    pending: Map<number, Pending>,
+  ): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    const linkIds: number[] = [];
+    const days: string[] = [];
+    for (const [id, p] of pending)
+      for (const day of p.days) {
+        linkIds.push(id);
+        days.push(day);
+      }
+    if (!days.length || !this.redis.ready) return out;
+    try {
+      const pipelines = new PartitionPipelines(this.redis.client, this.keys);
+      linkIds.forEach((id, i) => {
+        const sketch = this.keys.visitors(id, days[i]);
+        pipelines.add(this.keys.partitionOf(id), (p) => p.pfcount(sketch));
+      });
+      const [counts, stored] = await Promise.all([
+        pipelines.exec(),
+        db.query(
+          `SELECT link_id, to_char(day, 'YYYYMMDD') AS day, uniques FROM link_stats_daily
+            WHERE (link_id, day) IN (SELECT * FROM unnest($1::int[], $2::date[]))`,
+          [linkIds, days.map(dayToIso)],
+        ),
+      ]);
+      const folded = new Map(
+        (stored as Array<{ link_id: number; day: string; uniques: string }>).map((r) => [
+          `${r.link_id}|${r.day}`,
+          Number(r.uniques),
+        ]),
+      );
+      counts.forEach(([err, count], i) => {
+        if (err) throw err;
+        const id = linkIds[i];
+        const fresh = Math.max(0, Number(count) - (folded.get(`${id}|${days[i]}`) ?? 0));
+        out.set(id, (out.get(id) ?? 0) + fresh);
+      });
+    } catch {
+      return new Map();
+    }
+    return out;
   }
 
   /** Pending deltas per link: its pending hash plus claimed batches not yet applied in Postgres. */

@@ -130,8 +130,14 @@ export interface LinkItemExtras {
   flag: LinkFlagView | undefined;
 }
 
+/** The columns of a link its list item shows. */
+export type LinkItemColumns = Pick<
+  Link,
+  'id' | 'alias' | 'url' | 'title' | 'description' | 'createdAt' | 'campaignId' | 'status'
+>;
+
 /** The list item of a link row. */
-export function linkItemView(link: Link, extras: LinkItemExtras): LinkItemView {
+export function linkItemView(link: LinkItemColumns, extras: LinkItemExtras): LinkItemView {
   return {
     id: link.id,
     alias: link.alias,
