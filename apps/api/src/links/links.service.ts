@@ -176,7 +176,11 @@ export class LinksService {
           offset,
           limit,
         });
-        const totals = new Map<number, LinkTotals>();
+        // every id present before the pending read starts (it reads the links from `totals`);
+        // the folded totals replace the zeros when the rows arrive
+        const totals = new Map<number, LinkTotals>(
+          ids.map((id) => [id, { clicks: 0, uniqueClicks: 0 }]),
+        );
         if (!ids.length) return { total, rows: [], totals };
         const read = this.listQuery.items(em, userId, ids).then((rows) => {
           for (const r of rows)
@@ -186,7 +190,6 @@ export class LinksService {
             });
           return rows;
         });
-        for (const id of ids) totals.set(id, { clicks: 0, uniqueClicks: 0 });
         await this.stats.addPending(em, totals, read);
         return { total, rows: await read, totals };
       },

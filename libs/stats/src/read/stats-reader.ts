@@ -96,7 +96,10 @@ export class StatsReader {
     const stats: LinkStatistics = {
       clicks: Number(totals[0]?.clicks ?? 0) + (pending?.clicks ?? 0),
       uniqueClicks:
-        Number(totals[0]?.uniques ?? 0) + (await this.pendingUniques(db, linkId, pending)),
+        Number(totals[0]?.uniques ?? 0) +
+        (pending
+          ? ((await this.pendingUniquesOf(db, new Map([[linkId, pending]]))).get(linkId) ?? 0)
+          : 0),
       topCountries: {},
       topReferrers: {},
       topBrowsers: {},
@@ -152,9 +155,10 @@ export class StatsReader {
   }
 
   /**
-   * `pendingUniques` of many links at once: one pipeline of the days' HyperLogLog counts and one
-   * query of what Postgres holds for those days (a page of links, not a round trip per link).
-   * Nothing when Redis or the query fails (each link's zero, as `pendingUniques` answers).
+   * Unique visitors not yet folded, per link: for each day with pending visits, the day's live
+   * HyperLogLog count minus what Postgres already holds for that day. One pipeline of the counts
+   * and one query of the stored days for all the links (a page of links, not a round trip each).
+   * Nothing when Redis or the query fails (each link's zero).
    */
   private async pendingUniquesOf(
     db: EntityManager,
@@ -219,34 +223,6 @@ export class StatsReader {
       this.logger.warn(`pending statistics unavailable: ${(err as Error).message}`);
     }
     return out;
-  }
-
-  /**
-   * Unique visitors not yet folded: for each day with pending visits, the day's live HyperLogLog
-   * count minus what Postgres already holds for that day.
-   */
-  private async pendingUniques(
-    db: EntityManager,
-    linkId: number,
-    pending: Pending | undefined,
-  ): Promise<number> {
-    if (!pending?.days.size || !this.redis.ready) return 0;
-    const days = [...pending.days];
-    try {
-      const [counts, stored] = await Promise.all([
-        Promise.all(days.map((d) => this.redis.client.pfcount(this.keys.visitors(linkId, d)))),
-        db.query(
-          `SELECT to_char(day, 'YYYYMMDD') AS day, uniques FROM link_stats_daily WHERE link_id = $1 AND day = ANY($2::date[])`,
-          [linkId, days.map(dayToIso)],
-        ),
-      ]);
-      const folded = new Map(
-        (stored as Array<{ day: string; uniques: string }>).map((r) => [r.day, Number(r.uniques)]),
-      );
-      return days.reduce((sum, d, i) => sum + Math.max(0, counts[i] - (folded.get(d) ?? 0)), 0);
-    } catch {
-      return 0;
-    }
   }
 }
 
