@@ -8,16 +8,19 @@
  * event loop, on a database, Redis prefix and storage folder of their own (all dropped at the
  * end). Every code is a link with a logo from the assets folder.
  *
- * 1. qr/add while the worker is idle (reference): 50 adds from one client, queue paused.
- * 2. Throughput: COUNT adds from CLIENTS clients while the queue is paused, then the queue is
- *    resumed and the worker drains everything: images/s from resume to the last row marked
- *    ready (queue → render → files → row ready).
+ * 1. qr/add while the worker is idle (reference): 50 adds from one client, queue paused; these
+ *    codes render before the rounds.
+ * 2. Throughput, QR_BENCH_ROUNDS (3) interleaved rounds: COUNT adds from CLIENTS clients while
+ *    the queue is paused, then the queue is resumed and the worker drains them: images/s from
+ *    resume to the last row marked ready (queue → render → files → row ready). Then the
+ *    baseline renders the same COUNT payloads through the bare pipeline (qrcode SVG string +
+ *    sharp rasterise and composite; no queue, database or files: bench/lib/qr-baseline.ts) at
+ *    the same render concurrency, in a process of its own. Medians over the rounds; the ratio is
+ *    the median of the rounds' own ratios.
  *    Then qr/add while the worker is busy: another 600 codes are queued and, while the worker
  *    drains them, one client adds a code every 25 ms.
  * 3. Latency: 100 codes added at half the measured throughput; p50/p99 from qr/add to ready.
- * 4. Baseline: the same COUNT payloads through the bare pipeline (qrcode SVG string + sharp
- *    rasterise and composite; no queue, database or files) at the same render concurrency.
- * 5. Every PNG the worker wrote is decoded (sharp raw + jsQR) and must be its short link.
+ * 4. Every PNG the worker wrote is decoded (sharp raw + jsQR) and must be its short link.
  *
  * Ready times are read from the rows (updated_at when the worker marks them ready) on a
  * connection of the bench's own. Results go to stdout and bench-results/qr.json.
@@ -33,13 +36,12 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 
-import { lowerPriority } from '../apps/worker/src/priority';
 import { decodeQr } from '../test/support/qr';
 import { processCpuUs, stop } from './lib/harness';
+import { BaselineResult, runQrBaseline } from './lib/qr-baseline';
 import { freePort, removeRun, RUN, runBench, runEnvironment, startBuilt } from './lib/run';
 
 const COUNT = Number(process.env.QR_BENCH_COUNT ?? 500);
@@ -48,6 +50,8 @@ const CLIENTS = Number(process.env.QR_BENCH_CLIENTS ?? 4);
 const PROBE_GAP = 25;
 /** Codes queued for the qr/add-while-busy measurement. */
 const BUSY_BACKLOG = 600;
+/** Interleaved rounds of (worker drain, baseline) of COUNT codes each. */
+const ROUNDS = Number(process.env.QR_BENCH_ROUNDS ?? 3);
 const CONCURRENCY =
   Number(process.env.QR_CONCURRENCY) > 0
     ? Number(process.env.QR_CONCURRENCY)
@@ -58,7 +62,16 @@ const pct = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 };
+const median = (values: number[]) => pct(values, 50);
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+/** One drain of the worker: COUNT codes from the queue's resume to the last row marked ready. */
+interface Drain {
+  images: number;
+  seconds: number;
+  /** The worker process's CPU (all threads) over the drain, or null when /proc is unreadable. */
+  cpuPerImage: number | null;
+}
 
 async function makeLogo(): Promise<Buffer> {
   // a 256 px two-colour mark, like a real logo (not a flat square)
@@ -105,62 +118,6 @@ function post(
   });
 }
 
-/**
- * The bare pipeline the worker is measured against: same library calls, nothing around them,
- * under the worker's conditions: libvips configured as the worker configures it (no operation
- * cache, one thread per pipeline: QrRenderer), and at the worker's niceness (WORKER_NICE), so on
- * a host shared with other work both get the same share of the CPU.
- */
-async function baseline(
-  links: string[],
-  logo: Buffer,
-  nice: number,
-): Promise<{ seconds: number; perImage: number[]; cpuPerImage: number }> {
-  sharp.cache(false);
-  sharp.concurrency(1);
-  lowerPriority(nice);
-  const box = Math.round(512 * 0.2);
-  const tileSize = Math.round(512 * 0.24);
-  const logoPng = await sharp(logo).resize(box, box, { fit: 'inside' }).png().toBuffer();
-  const tile = await sharp({
-    create: { width: tileSize, height: tileSize, channels: 4, background: '#ffffff' },
-  })
-    .composite([{ input: logoPng, gravity: 'centre' }])
-    .png()
-    .toBuffer();
-  const perImage: number[] = [];
-  let next = 0;
-  const cpu0 = process.cpuUsage();
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < links.length) {
-        const link = links[next++];
-        const t0 = performance.now();
-        const svg = await QRCode.toString(link, {
-          type: 'svg',
-          errorCorrectionLevel: 'H',
-          margin: 2,
-          width: 512,
-          color: { dark: '#000000ff', light: '#ffffffff' },
-        });
-        await sharp(Buffer.from(svg))
-          .composite([{ input: tile, gravity: 'centre' }])
-          .png()
-          .toBuffer();
-        perImage.push(performance.now() - t0);
-      }
-    }),
-  );
-  const cpu = process.cpuUsage(cpu0);
-  return {
-    seconds: (performance.now() - started) / 1000,
-    perImage,
-    cpuPerImage: (cpu.user + cpu.system) / 1000 / links.length,
-  };
-}
-
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere. */
 /** CPU time (ms) of a process so far, from /proc (the harness's reader), or null when unreadable. */
 async function processCpuMs(pid: number | undefined): Promise<number | null> {
   if (!pid) return null;
@@ -281,7 +238,7 @@ async function main(): Promise<void> {
     });
     closers.push(() => queue.close());
     await queue.pause();
-    // reference: qr/add from one client while the worker is idle (these codes render with the burst)
+    // reference: qr/add from one client while the worker is idle
     const idleAdds: number[] = [];
     const idle: number[] = [];
     for (let i = 0; i < 50; i++) {
@@ -290,24 +247,63 @@ async function main(): Promise<void> {
       idleAdds.push(latency);
       await new Promise((r) => setTimeout(r, PROBE_GAP));
     }
-    const burst: number[] = [];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CLIENTS }, async () => {
-        while (next < COUNT) burst.push((await addOne(next++, 'burst')).id);
-      }),
-    );
-    const workerCpu0 = await processCpuMs(worker.pid);
-    const resumedAt = Date.now();
+    // the reference codes render before the rounds (not counted)
     await queue.resume();
-    const drainedIds = [...idle, ...burst];
-    await waitReady(drainedIds);
-    const drained = Math.max(...drainedIds.map((id) => readyAt.get(id) as number));
-    const pipelineSeconds = (drained - resumedAt) / 1000;
-    const rendered = drainedIds.length;
-    const workerCpu1 = await processCpuMs(worker.pid);
-    const workerCpuPerImage =
-      workerCpu0 !== null && workerCpu1 !== null ? (workerCpu1 - workerCpu0) / rendered : null;
+    await waitReady(idle);
+
+    // Rounds: the worker drains COUNT codes, then the baseline renders the same payloads; the
+    // ratio is each round's own, and the figures are medians over the rounds, so a machine that
+    // drifts during the run moves both sides of a ratio.
+    const rounds: Array<{ worker: Drain; baseline: BaselineResult }> = [];
+    let next = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      await queue.pause();
+      const burst: number[] = [];
+      next = 0;
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          while (next < COUNT) burst.push((await addOne(next++, `burst${round}`)).id);
+        }),
+      );
+      const workerCpu0 = await processCpuMs(worker.pid);
+      const resumedAt = Date.now();
+      await queue.resume();
+      await waitReady(burst);
+      const drained = Math.max(...burst.map((id) => readyAt.get(id) as number));
+      const workerCpu1 = await processCpuMs(worker.pid);
+      const drain: Drain = {
+        images: burst.length,
+        seconds: (drained - resumedAt) / 1000,
+        cpuPerImage:
+          workerCpu0 !== null && workerCpu1 !== null
+            ? (workerCpu1 - workerCpu0) / burst.length
+            : null,
+      };
+      const base = await runQrBaseline({
+        links: burst.map((id) => links.get(id) as string),
+        logo: logo.toString('base64'),
+        nice: loadConfig().WORKER_NICE,
+        concurrency: CONCURRENCY,
+      });
+      rounds.push({ worker: drain, baseline: base });
+      console.log(
+        `  round ${round + 1}: worker ${(drain.images / drain.seconds).toFixed(1)} images/s, ${drain.cpuPerImage?.toFixed(2)} ms CPU/image; baseline ${(COUNT / base.seconds).toFixed(1)} images/s, ${base.cpuPerImage.toFixed(2)} ms; ratio ${(drain.seconds > 0 ? base.seconds / drain.seconds : 0).toFixed(2)}`,
+      );
+    }
+
+    // 1 bis. Each round's figures, then medians: the ratios are the median of the rounds' own.
+    const workerRates = rounds.map((r) => r.worker.images / r.worker.seconds);
+    const baseRates = rounds.map((r) => COUNT / r.baseline.seconds);
+    const workerCpus = rounds.map((r) => r.worker.cpuPerImage);
+    const known = (values: Array<number | null>) => values.filter((v): v is number => v !== null);
+    const roundRatios = rounds.map((r) => r.baseline.seconds / r.worker.seconds);
+    const cpuRatios = rounds.flatMap((r) =>
+      r.worker.cpuPerImage === null ? [] : [r.baseline.cpuPerImage / r.worker.cpuPerImage],
+    );
+    const workerRate = median(workerRates);
+    const ratio = median(roundRatios);
+    const workerCpu = known(workerCpus);
+    const round2 = (n: number) => Number(n.toFixed(2));
 
     // 2b. qr/add while the worker is busy: a second backlog (BUSY_BACKLOG codes) is drained while
     //     one client adds a code every PROBE_GAP ms until a fifth of it is left (the backlog is
@@ -341,7 +337,7 @@ async function main(): Promise<void> {
 
     // 3. Latency: codes added one at a time at half the measured throughput; add → ready.
     const paced: number[] = [];
-    const gap = 1000 / (rendered / pipelineSeconds / 2);
+    const gap = 1000 / (workerRate / 2);
     const pacedCount = Math.min(100, COUNT);
     const pacedRuns: Promise<void>[] = [];
     for (let i = 0; i < pacedCount; i++) {
@@ -351,13 +347,6 @@ async function main(): Promise<void> {
     await Promise.all(pacedRuns);
     await waitReady(paced);
     const toReady = paced.map((id) => (readyAt.get(id) as number) - (sentAt.get(id) as number));
-
-    // 4. The baseline: the same payloads, the same concurrency, in this process
-    const base = await baseline(
-      burst.map((id) => links.get(id) as string),
-      logo,
-      loadConfig().WORKER_NICE,
-    );
 
     // 5. Every image decodes back to its short link
     const db = new DataSource({ type: 'postgres', url: env.DATABASE_URL });
@@ -375,8 +364,6 @@ async function main(): Promise<void> {
       else mismatches.push(`${row.id}: ${row.status} ${text}`);
     }
 
-    const workerRate = rendered / pipelineSeconds;
-    const baseRate = burst.length / base.seconds;
     const total = sentAt.size;
     const result = {
       machine: {
@@ -397,29 +384,36 @@ async function main(): Promise<void> {
         storage: process.env.QR_BENCH_STORAGE || tmpdir(),
         libvips: 'cache off, one thread per pipeline (worker and baseline)',
       },
+      rounds: rounds.map((r, i) => ({
+        worker: {
+          imagesPerSecond: Number(workerRates[i].toFixed(1)),
+          seconds: round2(r.worker.seconds),
+          cpuMsPerImage: r.worker.cpuPerImage === null ? null : round2(r.worker.cpuPerImage),
+        },
+        baseline: {
+          imagesPerSecond: Number(baseRates[i].toFixed(1)),
+          seconds: round2(r.baseline.seconds),
+          cpuMsPerImage: round2(r.baseline.cpuPerImage),
+          perImageMs: {
+            p50: Number(pct(r.baseline.perImage, 50).toFixed(1)),
+            p99: Number(pct(r.baseline.perImage, 99).toFixed(1)),
+          },
+        },
+        ratio: round2(roundRatios[i]),
+      })),
+      // medians over the rounds; the ratios are the medians of the rounds' own ratios
       pipeline: {
         imagesPerSecond: Number(workerRate.toFixed(1)),
-        images: rendered,
-        seconds: Number(pipelineSeconds.toFixed(2)),
-        workerCpuMsPerImage:
-          workerCpuPerImage === null ? null : Number(workerCpuPerImage.toFixed(2)),
+        imagesPerRound: COUNT,
+        workerCpuMsPerImage: workerCpu.length ? round2(median(workerCpu)) : null,
       },
       baseline: {
-        imagesPerSecond: Number(baseRate.toFixed(1)),
-        images: burst.length,
-        seconds: Number(base.seconds.toFixed(2)),
-        perImageMs: {
-          p50: Number(pct(base.perImage, 50).toFixed(1)),
-          p99: Number(pct(base.perImage, 99).toFixed(1)),
-        },
-        cpuMsPerImage: Number(base.cpuPerImage.toFixed(2)),
+        imagesPerSecond: Number(median(baseRates).toFixed(1)),
+        cpuMsPerImage: round2(median(rounds.map((r) => r.baseline.cpuPerImage))),
       },
-      ratio: Number((workerRate / baseRate).toFixed(2)),
+      ratio: round2(ratio),
       // CPU per image, baseline over worker: steadier than the rates on a machine shared with other work
-      cpuRatio:
-        workerCpuPerImage === null
-          ? null
-          : Number((base.cpuPerImage / workerCpuPerImage).toFixed(2)),
+      cpuRatio: cpuRatios.length ? round2(median(cpuRatios)) : null,
       addToReadyMs: {
         codes: paced.length,
         arrivalsPerSecond: Number((1000 / gap).toFixed(1)),
@@ -439,23 +433,23 @@ async function main(): Promise<void> {
       },
       decode: { checked: rows.length, ok: decoded, mismatches: mismatches.slice(0, 5) },
       targets: {
-        ratioAtLeast08: workerRate / baseRate >= 0.8,
+        ratioAtLeast08: ratio >= 0.8,
         qrAddP99Under20ms: pct(busyAdds, 99) < 20,
         everyImageDecodes: decoded === total,
       },
     };
 
     console.log(
-      `\nQR benchmark: 512 px codes with a logo, ${CONCURRENCY} renders in flight (worker and baseline; ${CONCURRENCY * JOBS_PER_RENDER_SLOT} jobs), ${result.machine.cpus} CPUs (load ${result.machine.loadavg.join(' ')})`,
+      `\nQR benchmark: 512 px codes with a logo, ${CONCURRENCY} renders in flight (worker and baseline; ${CONCURRENCY * JOBS_PER_RENDER_SLOT} jobs), ${result.machine.cpus} CPUs (load ${result.machine.loadavg.join(' ')}), ${ROUNDS} rounds of ${COUNT} images, medians`,
     );
     console.log(
-      `  worker pipeline   ${result.pipeline.imagesPerSecond} images/s (${rendered} images: queue → render → files in ${result.settings.storage} → row ready), worker CPU ${result.pipeline.workerCpuMsPerImage} ms/image`,
+      `  worker pipeline   ${result.pipeline.imagesPerSecond} images/s (queue → render → files in ${result.settings.storage} → row ready), worker CPU ${result.pipeline.workerCpuMsPerImage} ms/image`,
     );
     console.log(
-      `  bare baseline     ${result.baseline.imagesPerSecond} images/s (same ${burst.length} payloads, qrcode SVG + sharp only, nice ${result.settings.nice} like the worker), CPU ${result.baseline.cpuMsPerImage} ms/image`,
+      `  bare baseline     ${result.baseline.imagesPerSecond} images/s (the round's payloads, qrcode SVG + sharp only, nice ${result.settings.nice} like the worker), CPU ${result.baseline.cpuMsPerImage} ms/image`,
     );
     console.log(
-      `  ratio             ${result.ratio} (target ≥ 0.8); CPU per image, baseline / worker: ${result.cpuRatio}`,
+      `  ratio             ${result.ratio} (rounds ${roundRatios.map((r) => r.toFixed(2)).join(', ')}; target ≥ 0.8); CPU per image, baseline / worker: ${result.cpuRatio}`,
     );
     console.log(
       `  add → ready       p50 ${ms(result.addToReadyMs.p50)}  p99 ${ms(result.addToReadyMs.p99)} (${paced.length} codes at ${result.addToReadyMs.arrivalsPerSecond}/s)`,
