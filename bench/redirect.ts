@@ -49,7 +49,9 @@
  * BENCH_ONLY=<names> (`;`-separated parts of scenario names, or `=name` for exactly that one)
  * runs only those, without ratios.
  * BENCH_PROFILE=<dir> runs the servers (api and baselines) with `node --cpu-prof` (a V8 CPU profile of each
- * process's whole life, written there when it stops). BENCH_CLIENTS=n sends the visits from n
+ * process's whole life, written there when it stops). BENCH_NODE_ARGS='<flags>' (space-separated)
+ * starts every api with those node/V8 flags (`--max-semi-space-size=32`, `--require <probe>`);
+ * the baselines run without them. BENCH_CLIENTS=n sends the visits from n
  * public addresses in turn (X-Forwarded-For; the api trusts loopback as its proxy), each new
  * visitor costing a digest and a GeoIP lookup that a returning one does not. The database and the
  * Redis keys are removed at the end.
@@ -286,6 +288,7 @@ async function start(
   const common = serverEnv(env);
   const dir = process.env.BENCH_PROFILE;
   const profile = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   if (kind === 'worker') {
     const { child } = await startPinnedServer(
       [join(__dirname, '..', 'dist', 'apps', 'worker', 'main.js')],
@@ -297,7 +300,7 @@ async function start(
   if (kind === 'api') {
     const port = await freePort();
     const { child } = await startPinnedServer(
-      [...profile, ...(PROBE ? PROBE.args : []), main],
+      [...profile, ...nodeArgs, ...(PROBE ? PROBE.args : []), main],
       { ...common, PORT: String(port), ...(PROBE ? { BENCH_PROBE_DIR: PROBE.dir } : {}) },
       /api listening/,
     );
