@@ -193,7 +193,9 @@ describe('re-scans and the online lookup', () => {
       THREAT_FEEDS: `rescan=${feedFile()}`,
       SAFE_BROWSING_URL: stub.url,
       SAFE_BROWSING_KEY: KEY,
-      SAFE_BROWSING_TIMEOUT_MS: '500',
+      // the stub answers in-process beside two apps: room for a slow machine, well under the
+      // 3 s a creation may take while the service hangs
+      SAFE_BROWSING_TIMEOUT_MS: '1500',
       // clean answers are not kept: a URL flagged later is seen at the next lookup
       SAFE_BROWSING_CLEAN_SECONDS: '0',
       WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
