@@ -114,25 +114,97 @@ export class VisitLog {
   }
 }
 
-/** Adds visits `from`..`to` of `log` to the link-days of `byDay` (new ones also to `out`). */
-export function aggregate(
-  log: VisitLog,
-  from: number,
-  to: number,
-  byDay: Map<string, Map<number, LinkDay>>,
-  out: LinkDay[],
-): void {
-  for (let i = from; i < to; i++) {
-    const linkId = log.linkAt(i);
-    const v = log.visitorAt(i);
-    let links = byDay.get(v.day);
-    if (!links) byDay.set(v.day, (links = new Map()));
-    const b = links.get(linkId);
-    if (b) b.add(v.field, v.digest);
-    else {
-      const created = new LinkDay(linkId, v.day, v.field, v.digest);
-      links.set(linkId, created);
-      out.push(created);
+/**
+ * The visits of a log grouped into buckets for a flush: each bucket holds every visit of its
+ * links, and all its links are of one statistics partition (buckets are in partition order), so
+ * a flush aggregates, serialises and sends a bucket's link-days in one turn of the event loop.
+ * The link-days then live for a round trip to Redis instead of the whole flush; held from the
+ * first visit's aggregation to the last chunk's write (~100 ms for 10 000 link-days), they
+ * outlived young-generation collections and were copied and promoted by them, which doubled
+ * the cold redirect's p99.
+ *
+ * The arrays are typed and kept from flush to flush: ordering a log allocates nothing.
+ */
+export class VisitOrder {
+  /** Visit indices, bucket by bucket. */
+  private order = new Int32Array(1024);
+  /** `starts[b]`..`starts[b + 1]`: bucket b's range of `order`. */
+  private starts = new Int32Array(64);
+  private next = new Int32Array(64);
+  private perPartition = 1;
+  /** Buckets of the last `sort`. */
+  buckets = 0;
+
+  /**
+   * Orders visits 0..`held` of `log` into `partitions` × k buckets, k such that a bucket holds
+   * about `perBucket` visits (so at most about that many link-days).
+   */
+  sort(log: VisitLog, held: number, partitions: number, perBucket: number): void {
+    const per = Math.max(1, Math.ceil(held / (partitions * perBucket)));
+    const buckets = partitions * per;
+    this.perPartition = per;
+    this.buckets = buckets;
+    if (this.order.length < held) this.order = new Int32Array(grownTo(held));
+    if (this.starts.length <= buckets) {
+      this.starts = new Int32Array(grownTo(buckets + 1));
+      this.next = new Int32Array(this.starts.length);
+    }
+    const { order, starts, next } = this;
+    starts.fill(0, 0, buckets + 1);
+    for (let i = 0; i < held; i++) starts[bucketOf(log.linkAt(i), partitions, per) + 1]++;
+    for (let b = 0; b < buckets; b++) starts[b + 1] += starts[b];
+    next.set(starts.subarray(0, buckets));
+    for (let i = 0; i < held; i++) order[next[bucketOf(log.linkAt(i), partitions, per)]++] = i;
+  }
+
+  /** The statistics partition of bucket `b`'s links. */
+  partitionOf(b: number): number {
+    return Math.floor(b / this.perPartition);
+  }
+
+  /** Bucket `b`'s visits of `log` aggregated per link and day, added to `out`. */
+  aggregate(log: VisitLog, b: number, out: LinkDay[]): void {
+    const { order } = this;
+    // per day (one, except across midnight), per link
+    let day = '';
+    let links: Map<number, LinkDay> | undefined;
+    let others: Map<string, Map<number, LinkDay>> | undefined;
+    for (let i = this.starts[b], end = this.starts[b + 1]; i < end; i++) {
+      const at = order[i];
+      const linkId = log.linkAt(at);
+      const v = log.visitorAt(at);
+      let byLink: Map<number, LinkDay>;
+      if (links && v.day === day) byLink = links;
+      else if (!links) {
+        day = v.day;
+        byLink = links = new Map();
+      } else {
+        others ??= new Map();
+        byLink = others.get(v.day) ?? new Map();
+        others.set(v.day, byLink);
+      }
+      const found = byLink.get(linkId);
+      if (found) found.add(v.field, v.digest);
+      else {
+        const created = new LinkDay(linkId, v.day, v.field, v.digest);
+        byLink.set(linkId, created);
+        out.push(created);
+      }
     }
   }
+}
+
+/**
+ * A link's bucket: its partition's range of `per` buckets, and within it one by a
+ * multiplicative hash of its id (the ids of one partition are all ≡ partition mod the count).
+ */
+function bucketOf(linkId: number, partitions: number, per: number): number {
+  const partition = linkId % partitions;
+  return per === 1 ? partition : partition * per + ((Math.imul(linkId, 0x9e3779b1) >>> 0) % per);
+}
+
+function grownTo(n: number): number {
+  let size = 1024;
+  while (size < n) size *= 2;
+  return size;
 }

@@ -20,17 +20,12 @@ import { LivePublisher } from '../live/live-publisher';
 import { PartitionPipelines } from '../partition-pipelines';
 import { VisitInput } from '../types';
 import { ClickCaps } from './click-caps';
-import { aggregate, LinkDay, Visitor, VisitLog } from './visit-log';
+import { LinkDay, Visitor, VisitLog, VisitOrder } from './visit-log';
 import { openCityDatabase } from './geo-city';
 import { countableAgent, countableMethod, dimensions, MAX_HEADER_CHARS } from './visit-classifier';
 
 /** A flush also starts once this many visits are waiting. */
 const FLUSH_AT = 20_000;
-/**
- * Visits aggregated per turn of the event loop during a flush (under half a millisecond): a
- * flush never holds up requests by more than one of these or one turn of chunks.
- */
-const SLICE = 500;
 /** Chunks serialised and written per turn of the event loop during a flush (one pipeline). */
 const CHUNKS_PER_TURN = 2;
 /**
@@ -91,6 +86,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   /** Visits since the last flush; `spare` is the log a running flush reads. */
   private log = new VisitLog();
   private spare = new VisitLog();
+  private readonly order = new VisitOrder();
   private flushing: Promise<void> = Promise.resolve();
   private readonly visitors = new MemoMap<string, Visitor>(50_000);
   private timer: NodeJS.Timeout | null = null;
@@ -147,12 +143,12 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Takes the log (the spare one takes new visits meanwhile), aggregates it per link and day and
-   * writes it, in slices of SLICE visits and chunks with a turn of the event loop between them,
-   * so requests never wait behind more than a slice (a 500 ms log at 20 000 visits/s would
-   * otherwise hold the loop ~10 ms). Redis replies are awaited only at the end; the link-days
-   * are garbage within a few milliseconds (kept across round trips, they outlived
-   * young-generation GCs and cost more than the rest of recording).
+   * Takes the log (the spare one takes new visits meanwhile), groups its visits into buckets of
+   * links (VisitOrder: one pass, no garbage) and writes them bucket by bucket: each turn of the
+   * event loop aggregates a few buckets per link and day, and sends their link-days in chunks of
+   * FLUSH_CHUNK, one pipeline a turn, so requests never wait behind more than about
+   * FLUSH_CHUNK × CHUNKS_PER_TURN link-days. A link-day lives from its bucket's turn to Redis's
+   * reply, not through the whole flush. Replies are awaited only at the end.
    */
   private async flushOnce(): Promise<void> {
     const log = this.log;
@@ -166,36 +162,39 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
         this.logger.warn(`Redis unavailable: ${held} visits not recorded`);
         return;
       }
-      const batches: LinkDay[] = [];
-      // per day (one, except across midnight), per link
-      const byDay = new Map<string, Map<number, LinkDay>>();
-      for (let start = 0; start < held; start += SLICE) {
-        if (start) await nextTurn();
-        aggregate(log, start, Math.min(start + SLICE, held), byDay, batches);
-      }
+      const order = this.order;
+      order.sort(log, held, this.keys.count, FLUSH_CHUNK);
       const sent: Array<Promise<void>> = [];
       let failed = 0;
+      let linkDays = 0;
       let reason = '';
-      const chunks = this.chunks(batches);
-      const perTurn = FLUSH_CHUNK * CHUNKS_PER_TURN;
-      for (let next = 0; next < chunks.length;) {
-        if (next) await nextTurn();
+      // the chunk being filled: link-days of one partition (buckets come in partition order)
+      let chunk: LinkDay[] = [];
+      let partition = 0;
+      for (let b = 0; b < order.buckets;) {
+        if (b) await nextTurn();
         const pipelines = new PartitionPipelines<RecordingPipeline>(writer, this.keys);
         const sizes: number[] = [];
-        for (let linkDays = 0; next < chunks.length && linkDays < perTurn; next++) {
-          const { partition, entries } = chunks[next];
-          const keys = this.keys.partitions[partition];
-          const entryKeys = entries.flatMap((e) => [
-            keys.pending(e.linkId),
-            this.keys.visitors(e.linkId, e.day),
-          ]);
-          const args = JSON.stringify(entries);
-          pipelines.add(partition, (p) =>
-            p.recordVisitChunk(1 + entryKeys.length, keys.dirty, ...entryKeys, args),
-          );
-          sizes.push(entries.length);
-          linkDays += entries.length;
+        const send = () => {
+          this.addChunk(pipelines, partition, chunk);
+          sizes.push(chunk.length);
+          linkDays += chunk.length;
+          chunk = [];
+        };
+        for (const stop = linkDays + FLUSH_CHUNK * CHUNKS_PER_TURN; b < order.buckets; b++) {
+          if (linkDays + chunk.length >= stop) break;
+          const p = order.partitionOf(b);
+          if (p !== partition && chunk.length) send();
+          partition = p;
+          order.aggregate(log, b, chunk);
+          while (chunk.length >= FLUSH_CHUNK) {
+            const rest = chunk.splice(FLUSH_CHUNK);
+            send();
+            chunk = rest;
+          }
         }
+        if (b === order.buckets && chunk.length) send();
+        if (!sizes.length) continue;
         sent.push(
           pipelines.exec().then((replies) =>
             replies.forEach(([err], i) => {
@@ -209,10 +208,26 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
       }
       await Promise.all(sent);
       if (failed)
-        this.logger.warn(`${failed} of ${batches.length} links' visits not recorded: ${reason}`);
+        this.logger.warn(`${failed} of ${linkDays} links' visits not recorded: ${reason}`);
     } finally {
       log.clear();
     }
+  }
+
+  /** One chunk script call: `entries` (link-days of `partition`) added to its counters. */
+  private addChunk(
+    pipelines: PartitionPipelines<RecordingPipeline>,
+    partition: number,
+    entries: LinkDay[],
+  ): void {
+    const keys = this.keys.partitions[partition];
+    const entryKeys: string[] = [];
+    for (const e of entries)
+      entryKeys.push(keys.pending(e.linkId), this.keys.visitors(e.linkId, e.day));
+    const args = JSON.stringify(entries);
+    pipelines.add(partition, (p) =>
+      p.recordVisitChunk(1 + entryKeys.length, keys.dirty, ...entryKeys, args),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -302,22 +317,6 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   private async takeClick(key: string, cap: number): Promise<boolean> {
     const client = this.redis.client as RedisClient & CapTaking;
     return (await client.takeClick(key, cap, CAP_TTL_SECONDS).catch(() => 0)) === 1;
-  }
-
-  /** The link-days grouped per partition, in chunks of at most FLUSH_CHUNK. */
-  private chunks(batches: LinkDay[]): Array<{ partition: number; entries: LinkDay[] }> {
-    const byPartition = new Map<number, LinkDay[]>();
-    for (const b of batches) {
-      const p = this.keys.partitionOf(b.linkId);
-      const list = byPartition.get(p);
-      if (list) list.push(b);
-      else byPartition.set(p, [b]);
-    }
-    const out: Array<{ partition: number; entries: LinkDay[] }> = [];
-    for (const [partition, list] of byPartition)
-      for (let from = 0; from < list.length; from += FLUSH_CHUNK)
-        out.push({ partition, entries: list.slice(from, from + FLUSH_CHUNK) });
-    return out;
   }
 
   /**
