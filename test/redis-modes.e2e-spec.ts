@@ -205,7 +205,9 @@ describe('Redis modes', () => {
       } finally {
         await cluster.restart(down);
       }
+      // ready once every primary sees the cluster whole again, and it stays so
       await eventually(async () => (await t.http().get('/health/ready')).status === 200, 20_000);
+      for (let i = 0; i < 5; i++) await t.http().get('/health/ready').expect(200);
       await eventually(async () => t.app.get(CacheBus).live, 10_000);
       await worksIn(t, user, link, 'https://example.com/up-again');
     }, 60_000);

@@ -15,14 +15,20 @@ const withTimeout = <T>(p: Promise<T>, ms: number) =>
   ]);
 
 /**
- * Every primary answers PING (there is at least one) and, on a cluster, the cluster serves all
- * its slots (a primary that failed may already be gone from the client's list).
+ * Every primary answers (there is at least one) and, on a cluster, every primary sees the
+ * cluster serving all its slots (a primary that failed may already be gone from the client's
+ * list). Asking one node of a cluster let readiness flap while a primary came back: the node
+ * asked said ok, the next one asked had not heard yet.
  */
 async function pingAll(client: RedisClient): Promise<void> {
   const nodes = primaries(client);
   if (!nodes.length) throw new Error('no redis node known');
-  await Promise.all(nodes.map((node) => node.ping()));
-  if (isCluster(client) && !String(await client.cluster('INFO')).includes('cluster_state:ok'))
+  if (!isCluster(client)) {
+    await Promise.all(nodes.map((node) => node.ping()));
+    return;
+  }
+  const views = await Promise.all(nodes.map((node) => node.cluster('INFO')));
+  if (!views.every((info) => String(info).includes('cluster_state:ok')))
     throw new Error('cluster down');
 }
 
