@@ -266,7 +266,7 @@ const API_MAIN = join(__dirname, '..', 'dist', 'apps', 'api', 'main.js');
 const PROBE = process.env.BENCH_PROBE === '1' ? probeArgs() : null;
 /** BENCH_API_B: another build's api, measured beside this one (A/B). */
 const API_B = process.env.BENCH_API_B;
-/** The api's entry point for a server of the scenarios (`hotB`: the B build). */
+/** The api's entry point for a server of the scenarios (`hotB`, `coldB`: the B build). */
 const apiMain = (server: string) =>
   server === 'hotB' || server === 'coldB' ? (API_B as string) : API_MAIN;
 

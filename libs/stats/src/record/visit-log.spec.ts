@@ -40,7 +40,7 @@ describe('VisitOrder', () => {
     for (let i = 0; i < 5000; i++) visits.push([1 + ((i * 7919) % 1300), i % 3 ? a : b]);
     const log = logOf(visits);
     const order = new VisitOrder();
-    order.sort(log, log.length, 16, 50);
+    order.sort(log, log.length, 16, (id) => id % 16, 50);
     // 5 000 visits, 16 partitions, ~50 visits a bucket: 7 buckets a partition
     expect(order.buckets).toBe(16 * 7);
     const seen = new Map<number, number>();
@@ -71,7 +71,7 @@ describe('VisitOrder', () => {
       [5, b],
     ]);
     const order = new VisitOrder();
-    order.sort(log, log.length, 2, 50);
+    order.sort(log, log.length, 2, (id) => id % 2, 50);
     const days = buckets(order, log).flat();
     const byKey = new Map(days.map((d) => [`${d.linkId}:${d.day}`, d]));
     expect([...byKey.keys()].sort()).toEqual(['3:20261129', '3:20261130', '5:20261129']);
@@ -101,13 +101,13 @@ describe('VisitOrder', () => {
   it('orders only the visits held, and reuses its arrays for a smaller log', () => {
     const order = new VisitOrder();
     const big = logOf(Array.from({ length: 3000 }, (_, i): [number, Visitor] => [i + 1, a]));
-    order.sort(big, big.length, 4, 50);
+    order.sort(big, big.length, 4, (id) => id % 4, 50);
     expect(buckets(order, big).flat()).toHaveLength(3000);
     const small = logOf([
       [8, a],
       [9, b],
     ]);
-    order.sort(small, small.length, 4, 50);
+    order.sort(small, small.length, 4, (id) => id % 4, 50);
     expect(order.buckets).toBe(4);
     const days = buckets(order, small);
     expect(days.flat().map((d) => d.linkId)).toEqual([8, 9]);

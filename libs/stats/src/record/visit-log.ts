@@ -128,6 +128,8 @@ export class VisitLog {
 export class VisitOrder {
   /** Visit indices, bucket by bucket. */
   private order = new Int32Array(1024);
+  /** Each visit's bucket (by visit index), from `sort`'s counting pass to its placing pass. */
+  private bucketOfVisit = new Int32Array(1024);
   /** `starts[b]`..`starts[b + 1]`: bucket b's range of `order`. */
   private starts = new Int32Array(64);
   private next = new Int32Array(64);
@@ -137,24 +139,42 @@ export class VisitOrder {
 
   /**
    * Orders visits 0..`held` of `log` into `partitions` × k buckets, k such that a bucket holds
-   * about `perBucket` visits (so at most about that many link-days).
+   * about `perBucket` visits (so at most about that many link-days). `partitionOf` is the
+   * statistics keys' own (StatsKeys.partitionOf, 0..`partitions` - 1): a bucket's chunks name
+   * keys of that partition only.
    */
-  sort(log: VisitLog, held: number, partitions: number, perBucket: number): void {
+  sort(
+    log: VisitLog,
+    held: number,
+    partitions: number,
+    partitionOf: (linkId: number) => number,
+    perBucket: number,
+  ): void {
     const per = Math.max(1, Math.ceil(held / (partitions * perBucket)));
     const buckets = partitions * per;
     this.perPartition = per;
     this.buckets = buckets;
-    if (this.order.length < held) this.order = new Int32Array(grownTo(held));
+    if (this.order.length < held) {
+      this.order = new Int32Array(grownTo(held));
+      this.bucketOfVisit = new Int32Array(this.order.length);
+    }
     if (this.starts.length <= buckets) {
       this.starts = new Int32Array(grownTo(buckets + 1));
       this.next = new Int32Array(this.starts.length);
     }
-    const { order, starts, next } = this;
+    const { order, bucketOfVisit, starts, next } = this;
     starts.fill(0, 0, buckets + 1);
-    for (let i = 0; i < held; i++) starts[bucketOf(log.linkAt(i), partitions, per) + 1]++;
+    for (let i = 0; i < held; i++) {
+      const linkId = log.linkAt(i);
+      // within its partition's `per` buckets, one by a multiplicative hash of the id
+      const b =
+        partitionOf(linkId) * per + (per === 1 ? 0 : (Math.imul(linkId, 0x9e3779b1) >>> 0) % per);
+      bucketOfVisit[i] = b;
+      starts[b + 1]++;
+    }
     for (let b = 0; b < buckets; b++) starts[b + 1] += starts[b];
     next.set(starts.subarray(0, buckets));
-    for (let i = 0; i < held; i++) order[next[bucketOf(log.linkAt(i), partitions, per)]++] = i;
+    for (let i = 0; i < held; i++) order[next[bucketOfVisit[i]]++] = i;
   }
 
   /** The statistics partition of bucket `b`'s links. */
@@ -192,15 +212,6 @@ export class VisitOrder {
       }
     }
   }
-}
-
-/**
- * A link's bucket: its partition's range of `per` buckets, and within it one by a
- * multiplicative hash of its id (the ids of one partition are all ≡ partition mod the count).
- */
-function bucketOf(linkId: number, partitions: number, per: number): number {
-  const partition = linkId % partitions;
-  return per === 1 ? partition : partition * per + ((Math.imul(linkId, 0x9e3779b1) >>> 0) % per);
 }
 
 function grownTo(n: number): number {

@@ -87,6 +87,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   private log = new VisitLog();
   private spare = new VisitLog();
   private readonly order = new VisitOrder();
+  private readonly partitionOf = (linkId: number): number => this.keys.partitionOf(linkId);
   private flushing: Promise<void> = Promise.resolve();
   private readonly visitors = new MemoMap<string, Visitor>(50_000);
   private timer: NodeJS.Timeout | null = null;
@@ -144,7 +145,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Takes the log (the spare one takes new visits meanwhile), groups its visits into buckets of
-   * links (VisitOrder: one pass, no garbage) and writes them bucket by bucket: each turn of the
+   * links (VisitOrder: a counting sort into kept typed arrays) and writes them bucket by bucket: each turn of the
    * event loop aggregates a few buckets per link and day, and sends their link-days in chunks of
    * FLUSH_CHUNK, one pipeline a turn, so requests never wait behind more than about
    * FLUSH_CHUNK × CHUNKS_PER_TURN link-days. A link-day lives from its bucket's turn to Redis's
@@ -163,7 +164,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
         return;
       }
       const order = this.order;
-      order.sort(log, held, this.keys.count, FLUSH_CHUNK);
+      order.sort(log, held, this.keys.count, this.partitionOf, FLUSH_CHUNK);
       const sent: Array<Promise<void>> = [];
       let failed = 0;
       let linkDays = 0;
