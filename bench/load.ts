@@ -14,7 +14,6 @@
  * redirect-only run: the headroom check covers that.
  */
 import { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 
 import { DataSource } from 'typeorm';
 
@@ -26,8 +25,7 @@ import {
   line,
   RunResult,
   runWrk,
-  SERVER_CORE,
-  spawnPinned,
+  spawnApi,
   stop,
   waitHealthy,
   WrkRequest,
@@ -47,28 +45,18 @@ const UA =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
 async function startApi(port: number): Promise<ChildProcess> {
-  const child = spawnPinned(
-    SERVER_CORE,
-    process.execPath,
-    [join(__dirname, '..', 'dist', 'apps', 'api', 'main.js')],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        APP_SECRET: 'load-test-secret-load-test-secret',
-        PORT: String(port),
-        DATABASE_URL,
-        REDIS_URL,
-        REDIS_PREFIX,
-        PUBLIC_URL: 'http://load.test',
-        DOMAIN_VERIFY: 'off',
-        LOG_LEVEL: 'warn',
-        ADMIN_EMAIL: 'load-admin@example.com',
-        ADMIN_API_KEY: ADMIN_KEY,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  const child = spawnApi({
+    APP_SECRET: 'load-test-secret-load-test-secret',
+    PORT: String(port),
+    DATABASE_URL,
+    REDIS_URL,
+    REDIS_PREFIX,
+    PUBLIC_URL: 'http://load.test',
+    DOMAIN_VERIFY: 'off',
+    LOG_LEVEL: 'warn',
+    ADMIN_EMAIL: 'load-admin@example.com',
+    ADMIN_API_KEY: ADMIN_KEY,
+  });
   await waitHealthy(`http://127.0.0.1:${port}`, 120_000, child);
   return child;
 }

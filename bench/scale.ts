@@ -13,10 +13,14 @@
  * written with COPY (the search indexes built after it, as a bulk load does), "garden" is in one
  * title in (the big user's links / 100), so a search of the big user finds ~100 at both scales,
  * and the database is vacuumed and analyzed.
- * Then, for each database (BENCH_SECONDS per time-bound run, default 10):
+ * Both databases are seeded first, each with its api running (pinned to core 0; the one not
+ * measured waits idle), then a CHECKPOINT writes the seeds out. Then BENCH_ROUNDS rounds (default
+ * 3): in each, every operation runs at both scales one after the other, the order turned every
+ * round (BENCH_SECONDS per time-bound run, default 10):
  *
  *   url/add             POST /api/url/add, 10 clients, 2 000 creations
- *   cold redirect       GET /<alias> of 5 000 aliases never asked before (not in Redis, no LRU), 50 clients
+ *   cold redirect       GET /<alias> of 3 000 aliases never asked before (not in Redis, no LRU;
+ *                       other aliases each round), 50 clients
  *   list page 1         GET /api/urls?limit=15&page=1 of the big user
  *   list page 1000      GET /api/urls?limit=15&page=1000
  *   list by clicks      GET /api/urls?limit=15&order=click, page 1 and page 1000
@@ -24,11 +28,12 @@
  *   365-day statistics  GET /api/url/:id/stats?from=…&to=… (a year) of the links with statistics
  *
  * List runs use 4 clients of the one user (LIST_QUERIES_PER_USER=4 for the run: the default 2 would
- * refuse half of them with 429). Reported: req/s, p50, p99, the api's CPU per request, wrk's CPU,
- * the large/small ratio of each p50 and p99 (goal ≤ 1.3), and Postgres's size per million links.
+ * refuse half of them with 429). Reported: every run, then each operation's medians over the
+ * rounds at both scales (req/s, p50, p99, the api's CPU per request), the large/small ratio of
+ * each p50 and p99 (the median of the rounds' ratios, goal ≤ 1.3), wrk's CPU, and Postgres's size
+ * per million links.
  */
 import { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 
@@ -41,10 +46,11 @@ import {
   ensureWrk,
   HEADER,
   line,
+  median,
+  medianOf,
   RunResult,
   runWrk,
-  SERVER_CORE,
-  spawnPinned,
+  spawnApi,
   stop,
   waitHealthy,
   WrkRequest,
@@ -56,11 +62,13 @@ const BIG = Number(process.env.BENCH_BIG_USER_LINKS ?? 1_000_000);
 const SMALL = Number(process.env.BENCH_SMALL_LINKS ?? 10_000);
 const STATS_LINKS = Number(process.env.BENCH_STATS_LINKS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN_KEY = `adminscalekey${process.pid}`.padEnd(40, 'x');
 /** Links of each filler user (everyone but the big user). */
 const PER_FILLER = 1000;
-const COLD = 5000;
+/** Aliases never asked for, per round and scale: each round's cold redirects read links no run has read. */
+const COLD = 3000;
 /** Links the big user owns at least, at each scale: page 1 000 of 15 is there to read (and full). */
 const DEEP = 1000 * 15;
 /** Redirects of other aliases before the measured runs (the api's code compiled). */
@@ -175,7 +183,7 @@ async function seed(s: Scale, base: string) {
     const seconds = (performance.now() - t0) / 1000;
     // aliases never asked for: distinct random rows of the COPY (alias sc<i in base 36>: 3 characters or more, as aliases are)
     const picked = new Set<number>();
-    while (picked.size < Math.min(COLD + WARM, s.links / 2))
+    while (picked.size < Math.min(COLD * ROUNDS + WARM, s.links / 2))
       picked.add(Math.floor(Math.random() * s.links));
     const aliases = [...picked].map((i) => `sc${i.toString(36)}`);
     const [size] = (
@@ -200,7 +208,8 @@ async function seed(s: Scale, base: string) {
 
 interface Op {
   name: string;
-  run: (base: string, pids: number[]) => Promise<RunResult>;
+  /** One run of the operation in round `round` (1…ROUNDS). */
+  run: (base: string, pids: number[], round: number) => Promise<RunResult>;
 }
 
 function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
@@ -221,7 +230,7 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
   return [
     {
       name: 'url/add',
-      run: (url, serverPids) =>
+      run: (url, serverPids, round) =>
         runWrk({
           url,
           connections: 10,
@@ -234,7 +243,7 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
             requests: Array.from({ length: 2000 }, (_, i) => ({
               method: 'POST',
               path: '/api/url/add',
-              body: JSON.stringify({ url: `https://example.com/scale/${RUN}/${i}` }),
+              body: JSON.stringify({ url: `https://example.com/scale/${RUN}/${round}/${i}` }),
             })),
             limit: 2000,
             onResponse: TALLY_STATUS,
@@ -244,18 +253,21 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
     },
     {
       name: 'cold redirect',
-      run: (url, serverPids) =>
-        runWrk({
+      run: (url, serverPids, round) => {
+        const each = Math.floor(seeded.cold.length / ROUNDS);
+        const cold = seeded.cold.slice((round - 1) * each, round * each);
+        return runWrk({
           url,
           connections: 50,
           seconds: 600,
           script: {
-            requests: seeded.cold.map((alias): WrkRequest => ({ path: `/${alias}` })),
-            limit: seeded.cold.length,
+            requests: cold.map((alias): WrkRequest => ({ path: `/${alias}` })),
+            limit: cold.length,
             onResponse: TALLY_STATUS,
           },
           serverPids,
-        }),
+        });
+      },
     },
     list('list page 1', '/api/urls?limit=15&page=1'),
     list('list page 1000', '/api/urls?limit=15&page=1000'),
@@ -282,37 +294,36 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
   ];
 }
 
-async function measure(s: Scale, results: Map<string, Map<string, RunResult>>, sizes: string[]) {
+/** A scale's api, started on its seeded database: what the rounds measure. */
+interface Running {
+  scale: Scale;
+  server: ChildProcess;
+  base: string;
+  pids: number[];
+  ops: Op[];
+}
+
+/** Starts a scale's api, seeds its database through it, and warms it up (not counted). */
+async function start(s: Scale, sizes: string[]): Promise<Running> {
   await runMigrations(s.url);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  let server: ChildProcess | undefined;
+  const server = spawnApi({
+    APP_SECRET: 'scale-bench-secret-scale-bench-secret',
+    PORT: String(port),
+    DATABASE_URL: s.url,
+    REDIS_URL,
+    REDIS_PREFIX: s.prefix,
+    PUBLIC_URL: 'http://scale.test',
+    DOMAIN_VERIFY: 'off',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT: '100000000',
+    LINK_CACHE_SIZE: '0',
+    LIST_QUERIES_PER_USER: '4',
+    ADMIN_EMAIL: `scale-admin-${s.prefix}@example.com`,
+    ADMIN_API_KEY: ADMIN_KEY,
+  });
   try {
-    server = spawnPinned(
-      SERVER_CORE,
-      process.execPath,
-      [join(__dirname, '..', 'dist', 'apps', 'api', 'main.js')],
-      {
-        env: {
-          ...process.env,
-          NODE_ENV: 'production',
-          APP_SECRET: 'scale-bench-secret-scale-bench-secret',
-          PORT: String(port),
-          DATABASE_URL: s.url,
-          REDIS_URL,
-          REDIS_PREFIX: s.prefix,
-          PUBLIC_URL: 'http://scale.test',
-          DOMAIN_VERIFY: 'off',
-          LOG_LEVEL: 'warn',
-          RATE_LIMIT: '100000000',
-          LINK_CACHE_SIZE: '0',
-          LIST_QUERIES_PER_USER: '4',
-          ADMIN_EMAIL: `scale-admin-${s.prefix}@example.com`,
-          ADMIN_API_KEY: ADMIN_KEY,
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
     await waitHealthy(base, 120_000, server);
     console.log(`\n${s.name}: seeding ${s.links} links (big user ${s.big}) …`);
     const seeded = await seed(s, base);
@@ -339,17 +350,10 @@ async function measure(s: Scale, results: Map<string, Map<string, RunResult>>, s
       script: { requests: seeded.warm.map((alias) => ({ path: `/${alias}` })), limit: WARM },
       serverPids: pids,
     });
-    for (const op of ops(seeded)) {
-      const r = await op.run(base, pids);
-      const byScale = results.get(op.name) ?? new Map<string, RunResult>();
-      byScale.set(s.name, r);
-      results.set(op.name, byScale);
-      console.log(line(`${s.name} ${op.name}`, r, 32));
-      if (r.errors) console.log(`  answers by status: ${JSON.stringify(r.tally)}`);
-    }
-  } finally {
-    if (server) await stop(server);
-    await removeRun({ DATABASE_URL: s.url, REDIS_URL, REDIS_PREFIX: s.prefix });
+    return { scale: s, server, base, pids, ops: ops(seeded) };
+  } catch (err) {
+    await stop(server);
+    throw err;
   }
 }
 
@@ -374,25 +378,62 @@ async function main(): Promise<void> {
     },
   ];
   console.log(
-    `bench:scale: ${scales[0].links} links (big user ${scales[0].big}) against ${LINKS} (big user ${BIG}), ${STATS_LINKS} links with a year of statistics; api on core 0, wrk on core 1\n${HEADER}`,
+    `bench:scale: ${scales[0].links} links (big user ${scales[0].big}) against ${LINKS} (big user ${BIG}), ${STATS_LINKS} links with a year of statistics, ${ROUNDS} interleaved round(s); api on core 0, wrk on core 1\n${HEADER}`,
   );
-  const results = new Map<string, Map<string, RunResult>>();
   const sizes: string[] = [];
-  for (const s of scales) await measure(s, results, sizes);
+  const running: Running[] = [];
+  // runs[op][scale]: one result a round
+  const runs = new Map<string, Map<string, RunResult[]>>();
+  try {
+    for (const s of scales) running.push(await start(s, sizes));
+    // the seeds' dirty pages written out now, not by a checkpoint in the middle of a run
+    const admin = new Client({ connectionString: scales[0].url });
+    await admin.connect();
+    await admin.query('CHECKPOINT').finally(() => admin.end());
+    for (let round = 1; round <= ROUNDS; round++) {
+      console.log(`\nround ${round} of ${ROUNDS}`);
+      // each operation at both scales one after the other, the order turned every round: a
+      // drift of the machine's speed during the run does not favour one scale
+      const order = round % 2 ? running : [...running].reverse();
+      for (let i = 0; i < running[0].ops.length; i++) {
+        for (const r of order) {
+          const op = r.ops[i];
+          const result = await op.run(r.base, r.pids, round);
+          const byScale = runs.get(op.name) ?? new Map<string, RunResult[]>();
+          byScale.set(r.scale.name, [...(byScale.get(r.scale.name) ?? []), result]);
+          runs.set(op.name, byScale);
+          console.log(line(`${r.scale.name} ${op.name}`, result, 32));
+          if (result.errors) console.log(`  answers by status: ${JSON.stringify(result.tally)}`);
+        }
+      }
+    }
+  } finally {
+    for (const r of running) await stop(r.server);
+    for (const s of scales)
+      await removeRun({ DATABASE_URL: s.url, REDIS_URL, REDIS_PREFIX: s.prefix });
+  }
 
   const ok = checkHeadroom(
-    [...results.entries()].map(([name, byScale]) => [name, [...byScale.values()]]),
+    [...runs.entries()].map(([name, byScale]) => [name, [...byScale.values()].flat()]),
   );
   console.log(`\n${sizes.join('\n')}`);
-  console.log('\nlarge / small (goal ≤ 1.3)');
+  console.log(
+    `\nlarge / small (goal ≤ 1.3): medians over ${ROUNDS} round(s); the ratio is the median of the rounds' ratios (rounds in brackets)`,
+  );
   let errors = 0;
-  for (const [name, byScale] of results) {
+  const f2 = (x: number) => x.toFixed(2);
+  for (const [name, byScale] of runs) {
     const small = byScale.get('small');
     const large = byScale.get('large');
     if (!small || !large) continue;
-    errors += small.errors + large.errors;
+    errors += [...small, ...large].reduce((n, r) => n + r.errors, 0);
+    const [ms, ml] = [medianOf(small), medianOf(large)];
+    const ratios = (f: (r: RunResult) => number) => {
+      const each = small.map((r, i) => f(large[i]) / f(r));
+      return `${f2(median(each))}× (${each.map(f2).join(', ')})`;
+    };
     console.log(
-      `  ${name.padEnd(26)} p50 ${small.p50Ms.toFixed(2).padStart(7)} → ${large.p50Ms.toFixed(2).padStart(7)} ms (${(large.p50Ms / small.p50Ms).toFixed(2)}×)  p99 ${small.p99Ms.toFixed(2).padStart(7)} → ${large.p99Ms.toFixed(2).padStart(7)} ms (${(large.p99Ms / small.p99Ms).toFixed(2)}×)  ${small.rps.toFixed(0)} → ${large.rps.toFixed(0)} req/s  wrk ${(Math.max(small.generatorUtil, large.generatorUtil) * 100).toFixed(0)} %`,
+      `  ${name.padEnd(26)} p50 ${f2(ms.p50Ms).padStart(7)} → ${f2(ml.p50Ms).padStart(7)} ms ${ratios((r) => r.p50Ms)}  p99 ${f2(ms.p99Ms).padStart(7)} → ${f2(ml.p99Ms).padStart(7)} ms ${ratios((r) => r.p99Ms)}  ${ms.rps.toFixed(0)} → ${ml.rps.toFixed(0)} req/s  api ${ms.serverUs.toFixed(0)} → ${ml.serverUs.toFixed(0)} µs/req  wrk ≤ ${(Math.max(...[...small, ...large].map((r) => r.generatorUtil)) * 100).toFixed(0)} %`,
     );
   }
   console.log(`\nerrors (non-2xx/3xx, socket errors): ${errors}`);

@@ -76,6 +76,20 @@ export function spawnPinned(
   return spawn('taskset', ['-c', String(core), command, ...args], options);
 }
 
+/** This checkout's built api (`npm run build`). */
+export const API_MAIN = join(__dirname, '..', '..', 'dist', 'apps', 'api', 'main.js');
+
+/**
+ * The built api on core 0 as production runs it (NODE_ENV=production), `env` over this
+ * process's environment; its standard output ignored, its errors shown.
+ */
+export function spawnApi(env: NodeJS.ProcessEnv): ChildProcess {
+  return spawnPinned(SERVER_CORE, process.execPath, [API_MAIN], {
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
 // Stopping a process, awaiting its ready line or /health: the helper the e2e suites use too.
 export { readyLine, stop, waitHealthy };
 

@@ -44,6 +44,12 @@ export interface ReplicaReadOptions {
    * a caller never sees its own write disappear.
    */
   caller?: number;
+  /**
+   * The statement timeout (ms) of the read's queries: `SET LOCAL` in the replica's snapshot,
+   * sent with its `BEGIN` (one round trip). A read that falls back to the primary runs as a
+   * plain call, without it: the caller bounds that one itself.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** SQLSTATE classes of errors that say the connection or the server failed, not the query. */
@@ -141,7 +147,11 @@ export class ReadReplicas implements OnApplicationShutdown {
     if (index === null) return fn(this.primary.manager);
     const replica = this.replicas[index];
     try {
-      return await this.inSnapshot(await this.connect(replica), fn);
+      const timeout = options.statementTimeoutMs;
+      const begin =
+        'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' +
+        (timeout === undefined ? '' : `; ${statementTimeout(timeout)}`);
+      return await inTransaction(await this.connect(replica), begin, fn);
     } catch (err) {
       if (!isConnectionFailure(err)) throw err;
       this.markDown(index, err);
@@ -214,23 +224,6 @@ export class ReadReplicas implements OnApplicationShutdown {
       throw err;
     });
     return replica.ready;
-  }
-
-  private async inSnapshot<T>(ds: DataSource, fn: (m: EntityManager) => Promise<T>): Promise<T> {
-    const runner = queued(ds.createQueryRunner());
-    try {
-      await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      try {
-        const result = await fn(runner.manager);
-        await runner.query('COMMIT');
-        return result;
-      } catch (err) {
-        await runner.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    } finally {
-      await runner.release();
-    }
   }
 
   /** Starts the periodic checks on first use (a process that never reads a replica runs none). */
@@ -361,6 +354,39 @@ function isConnectionFailure(err: unknown): boolean {
  * `runner` with its queries queued: on one connection, callers may issue queries side by side
  * (Promise.all), which pg would pipeline on the client only with a deprecation warning.
  */
+/**
+ * Runs `fn` in a transaction of its own on a connection of `ds`, opened by `begin`: `BEGIN` and
+ * what the transaction needs set (`SET LOCAL …`), sent as one simple query, so one round trip.
+ * Its queries are queued (`fn` may issue them side by side); COMMIT after, ROLLBACK on a throw.
+ */
+export async function inTransaction<T>(
+  ds: DataSource,
+  begin: string,
+  fn: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  const runner = queued(ds.createQueryRunner());
+  try {
+    await runner.query(begin);
+    try {
+      const result = await fn(runner.manager);
+      await runner.query('COMMIT');
+      return result;
+    } catch (err) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+/** The `SET LOCAL` of a transaction's statement timeout (`ms`: a whole number of milliseconds). */
+export function statementTimeout(ms: number): string {
+  if (!Number.isSafeInteger(ms) || ms < 0)
+    throw new Error(`statement timeout ${ms} is no whole ms`);
+  return `SET LOCAL statement_timeout = ${ms}`;
+}
+
 export function queued(runner: QueryRunner): QueryRunner {
   const query = runner.query.bind(runner);
   let queue: Promise<unknown> = Promise.resolve();

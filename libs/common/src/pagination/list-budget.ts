@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AppConfig } from '@app/config';
-import { queued, ReadReplicas } from '@app/database';
+import { inTransaction, ReadReplicas, statementTimeout } from '@app/database';
 
 import { ServiceUnavailableError, TooManyRequestsError } from '../http/errors';
 
@@ -65,7 +65,10 @@ export class ListBudget {
       try {
         return await timed(() =>
           options.replica
-            ? this.replicas.read((em) => this.bounded(em, work), { caller: userId })
+            ? this.replicas.read((em) => this.bounded(em, work), {
+                caller: userId,
+                statementTimeoutMs: this.config.LIST_QUERY_MS,
+              })
             : this.bounded(this.db.manager, work),
         );
       } finally {
@@ -97,20 +100,14 @@ export class ListBudget {
 
   /**
    * `work` under the statement timeout: in `em`'s transaction when it has one (a replica's
-   * snapshot, whose queries ReadReplicas queues), else in a new one (at the server's default
-   * isolation, read committed: naming it would cost a `SET TRANSACTION` round trip per list),
-   * its queries queued: `work` may issue them side by side.
+   * snapshot, opened with the timeout by ReadReplicas.read), else in a new one on the primary,
+   * opened with `BEGIN; SET LOCAL statement_timeout` in one round trip (at the server's default
+   * isolation, read committed: naming it would cost more), its queries queued: `work` may issue
+   * them side by side.
    */
   private bounded<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
-    const timed = async (m: EntityManager) => {
-      await m.query(`SET LOCAL statement_timeout = ${this.config.LIST_QUERY_MS}`);
-      return work(m);
-    };
-    if (em.queryRunner) return timed(em);
-    return em.transaction((m) => {
-      if (m.queryRunner) queued(m.queryRunner);
-      return timed(m);
-    });
+    if (em.queryRunner) return work(em);
+    return inTransaction(this.db, `BEGIN; ${statementTimeout(this.config.LIST_QUERY_MS)}`, work);
   }
 
   /** Takes one of the process's slots, waiting in turn up to LIST_QUERY_MS (then 429). */
