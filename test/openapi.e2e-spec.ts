@@ -82,6 +82,19 @@ describe('OpenAPI document', () => {
     await t.close();
   });
 
+  it('a nullable enum lists null among its values (OpenAPI 3.0 holds a null to the enum too)', () => {
+    const offending: string[] = [];
+    const visit = (node: unknown, path: string): void => {
+      if (!node || typeof node !== 'object') return;
+      const s = node as { nullable?: unknown; enum?: unknown[] };
+      if (s.nullable === true && Array.isArray(s.enum) && !s.enum.includes(null))
+        offending.push(path);
+      for (const [key, value] of Object.entries(node)) visit(value, `${path}/${key}`);
+    };
+    visit(doc, '');
+    expect(offending).toEqual([]);
+  });
+
   describe('the response validator', () => {
     it('reports an undocumented status, a body off its schema and an undeclared header', async () => {
       const v = await ResponseValidator.of(t.server);

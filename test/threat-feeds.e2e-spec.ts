@@ -146,6 +146,30 @@ describe('threat feeds', () => {
     expect(await feeds(b)).toEqual(list.map((f) => ({ ...f, ageSeconds: expect.any(Number) })));
   });
 
+  it('lists a feed not loaded yet with nulls, as documented', async () => {
+    // an api whose worker has not loaded its feed yet (none runs for this prefix)
+    const early = await createTestApp({ THREAT_FEEDS: `early=${join(dir, 'openphish.txt')}` });
+    try {
+      const boss = await createUser(early, { admin: true });
+      const res = await early.http().get('/api/admin/feeds').set(boss.auth).expect(200);
+      expect(res.body.data).toEqual([
+        {
+          name: 'early',
+          source: join(dir, 'openphish.txt'),
+          format: null,
+          entries: 0,
+          skipped: 0,
+          loadedAt: null,
+          ageSeconds: null,
+          attemptedAt: null,
+          error: null,
+        },
+      ]);
+    } finally {
+      await early.close();
+    }
+  });
+
   it('403 for a member, 401 without a key', async () => {
     expectError(await a.http().get('/api/admin/feeds').set(user.auth), 403);
     expectError(await a.http().get('/api/admin/feeds'), 401);

@@ -20,7 +20,8 @@ export class ThreatFeedView {
   source: string;
 
   @ApiProperty({
-    enum: FORMATS,
+    // null among the values too: with `nullable`, OpenAPI 3.0 still holds a null to the enum
+    enum: [...FORMATS, null],
     nullable: true,
     description: 'Detected from the content at the last successful load (null: none yet)',
   })
