@@ -1,6 +1,8 @@
 import { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 
 import { ListBudget } from '@app/common';
+import { inTransaction, statementTimeout } from '@app/database';
 
 import {
   createPlan,
@@ -558,6 +560,32 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
       expect(ok.body.data.result).toBe(150000);
     }, 90_000);
   });
+  it("a list's transaction that fails after BEGIN is rolled back before its connection goes back to the pool", async () => {
+    // a pool of one connection: what one transaction leaves on it, the next query meets
+    const ds = await new DataSource({
+      type: 'postgres',
+      url: process.env.DATABASE_URL,
+      extra: { max: 1 },
+    }).initialize();
+    try {
+      const one = () => ds.query('SELECT 1 AS one');
+      // BEGIN runs, its SET LOCAL fails (out of range): the transaction is open and aborted
+      await expect(
+        inTransaction(ds, 'BEGIN; SET LOCAL statement_timeout = -1', async () => 1),
+      ).rejects.toThrow(/statement_timeout/);
+      await expect(one()).resolves.toEqual([{ one: 1 }]);
+      // a query past its timeout: cancelled, rolled back
+      await expect(
+        inTransaction(ds, `BEGIN; ${statementTimeout(50)}`, (em) =>
+          em.query('SELECT pg_sleep(0.5)'),
+        ),
+      ).rejects.toThrow(/statement timeout/);
+      await expect(one()).resolves.toEqual([{ one: 1 }]);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
   describe('the connection budget', () => {
     it("24 clients searching one user's 150 000 links without pause leave redirects, link reads and readiness of others fast", async () => {
       const big = await createUser(t, { planId: unlimited });

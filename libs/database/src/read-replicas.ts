@@ -366,15 +366,14 @@ export async function inTransaction<T>(
 ): Promise<T> {
   const runner = queued(ds.createQueryRunner());
   try {
+    // in the try: a `SET LOCAL` that fails after `BEGIN` leaves a transaction to roll back
     await runner.query(begin);
-    try {
-      const result = await fn(runner.manager);
-      await runner.query('COMMIT');
-      return result;
-    } catch (err) {
-      await runner.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
+    const result = await fn(runner.manager);
+    await runner.query('COMMIT');
+    return result;
+  } catch (err) {
+    await runner.query('ROLLBACK').catch(() => undefined);
+    throw err;
   } finally {
     await runner.release();
   }
