@@ -14,7 +14,7 @@
  * title in (the big user's links / 100), so a search of the big user finds ~100 at both scales,
  * and the database is vacuumed and analyzed.
  * Both databases are seeded first, each with its api running (pinned to core 0; the one not
- * measured waits idle), then a CHECKPOINT writes the seeds out. Then BENCH_ROUNDS rounds (default
+ * measured is stopped, SIGSTOP, during the other's runs), then a CHECKPOINT writes the seeds out. Then BENCH_ROUNDS rounds (default
  * 3): in each, every operation runs at both scales one after the other, the order turned every
  * round (BENCH_SECONDS per time-bound run, default 10):
  *
@@ -31,7 +31,7 @@
  * refuse half of them with 429). Reported: every run, then each operation's medians over the
  * rounds at both scales (req/s, p50, p99, the api's CPU per request), the large/small ratio of
  * each p50 and p99 (the median of the rounds' ratios, goal ≤ 1.3), wrk's CPU, and Postgres's size
- * per million links.
+ * per million links. BENCH_KEEP=1 keeps both databases and their Redis keys (for EXPLAIN).
  */
 import { ChildProcess } from 'node:child_process';
 import { pipeline } from 'node:stream/promises';
@@ -414,7 +414,14 @@ async function main(): Promise<void> {
       for (let i = 0; i < running[0].ops.length; i++) {
         for (const r of order) {
           const op = r.ops[i];
-          const result = await op.run(r.base, r.pids, round);
+          // the other scale's api is stopped meanwhile: its collector, run once its own load
+          // stopped (V8 collects a few seconds after the allocation rate falls), would take core
+          // 0 from this run; stopped, each api meets its own at the start of its next run
+          const others = running.filter((o) => o !== r);
+          for (const o of others) o.server.kill('SIGSTOP');
+          const result = await op.run(r.base, r.pids, round).finally(() => {
+            for (const o of others) o.server.kill('SIGCONT');
+          });
           const byScale = runs.get(op.name) ?? new Map<string, RunResult[]>();
           byScale.set(r.scale.name, [...(byScale.get(r.scale.name) ?? []), result]);
           runs.set(op.name, byScale);
@@ -426,7 +433,8 @@ async function main(): Promise<void> {
   } finally {
     for (const r of running) await stop(r.server);
     for (const s of scales)
-      await removeRun({ DATABASE_URL: s.url, REDIS_URL, REDIS_PREFIX: s.prefix });
+      if (process.env.BENCH_KEEP === '1') console.log(`kept: ${s.url} (Redis prefix ${s.prefix})`);
+      else await removeRun({ DATABASE_URL: s.url, REDIS_URL, REDIS_PREFIX: s.prefix });
   }
 
   const ok = checkHeadroom(

@@ -443,6 +443,7 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
         { url: 'https://garden.example/roses', title: 'Gärten und Blumen', alias: `${p}g1` },
         { url: 'https://garden.example/tulips', title: 'GARDEN tulips', alias: `${p}g2` },
         { url: 'https://other.example/', title: '日本語のページ', alias: `${p}jp` },
+        { url: 'https://mode.example/', title: 'Übergrößen Mode', alias: `${p}ue` },
         { url: 'https://other.example/b', title: 'plain', alias: `${p}Gardenalias` },
       ];
       for (const r of rows) {
@@ -475,6 +476,9 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
       ['a_b', '_ is literal'],
       ['ärten', 'unicode'],
       ['日本語', 'unicode without spaces'],
+      ['ergröß', 'multibyte letters inside a word'],
+      ['ÜBERGR', 'a multibyte letter starting a word, other case'],
+      ['und blu', 'across words, the last one cut'],
       ['本', 'one character (no trigram)'],
       ['x', 'one ASCII character'],
       ['ab', 'two characters'],
@@ -500,7 +504,7 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
       expect(clicked.urls.map((x) => x.id)).toEqual(matching('garden'));
     });
 
-    it("a search reads the searching user's matches, neither the user's other links nor other users' (links_search_user_trgm)", async () => {
+    it("a search reads the searching user's matches, neither the user's other links nor other users' (links_search_keys)", async () => {
       // a user with 5 000 links, 2 of them matching; another user with 5 000 links all matching
       const [me, other] = [
         await createUser(t, { planId: unlimited }),
@@ -517,7 +521,7 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
       );
       // as autovacuum leaves it: the index's pending entries merged (a long pending list, which
       // every search of a GIN index reads whole, makes the planner prefer the user's index)
-      await t.db.query(`SELECT gin_clean_pending_list('links_search_user_trgm'::regclass)`);
+      await t.db.query(`SELECT gin_clean_pending_list('links_search_keys'::regclass)`);
       await t.db.query('ANALYZE links');
       await replicasCaughtUp();
       const { rows, result: data } = await fewestReads(

@@ -80,20 +80,12 @@ const ITEMS = `
 const TOTAL = `(SELECT COALESCE(sum(n), 0) FROM link_counts WHERE user_id = $1 AND kind = 'link')::int`;
 
 /**
- * The text of the trigram index `links_search_user_trgm` (migration SearchPerUser: the owner and
- * the trigrams of url, title and alias in one GIN index, so a search reads the user's matches and
- * nobody else's). Whatever one field contains, this contains: it narrows, the fields decide.
+ * The text of the search index `links_search_keys` (migration SearchKeys: one GIN key per pair of
+ * owner and trigram, `search_keys(user_id, text)`, so a search reads the user's matches and
+ * nobody else's, whatever the user's size). Whatever one field contains, this contains: it
+ * narrows, the fields decide.
  */
 const SEARCH_TEXT = `(l.url || ' ' || l.title::text || ' ' || l.alias::text)`;
-
-/**
- * Whether a keyword gives pg_trgm a trigram to look up: three letters or digits in a row. A shorter
- * word ('ab', 'a.b', '%') has none: the index would have to be read whole, so such a search reads the
- * user's own links instead (links_user_idx), within the list's time budget.
- */
-export function trigramSearchable(q: string): boolean {
-  return /[\p{L}\p{N}]{3}/u.test(q);
-}
 
 /**
  * The list's one query (`GET /api/urls`), run in the caller's transaction (ListBudget), so that
@@ -101,9 +93,9 @@ export function trigramSearchable(q: string): boolean {
  * snapshot: the total and the page agree):
  * - no filter: the total is the maintained count (`link_counts`), the page an index-only scan of
  *   `links_user_idx` (user, kind, id) to the page's offset: reading ids, not rows (`newest`);
- * - `q` or `short`: the matching ids are found once (the user's trigram index, the alias index,
- *   or the user's links for a keyword without a trigram), counted exactly, and the page taken
- *   from them;
+ * - `q` or `short`: the matching ids are found once (the user's keys in the search index, the
+ *   alias index, or the user's links for a keyword without a trigram), counted exactly, and the
+ *   page taken from them;
  * - `order=click`: ordered by the folded click total, then newest first: without a filter from
  *   two indexes (byClicks), with one the matching ids joined to their totals.
  */
@@ -115,21 +107,34 @@ export class LinkListQuery {
     const param = (value: unknown) => `$${params.push(value)}`;
     const where = ['l.user_id = $1', "l.kind = 'link'"];
     if (f.short !== undefined) where.push(`l.alias = ${param(f.short)}`);
+    let matching: string;
     if (f.q) {
       const pattern = param(likePattern(f.q));
-      if (trigramSearchable(f.q)) where.push(`${SEARCH_TEXT} ILIKE ${pattern}`);
       where.push(
         `(l.url ILIKE ${pattern} OR l.title ILIKE ${pattern} OR l.alias ILIKE ${pattern})`,
       );
-    }
-    if (where.length === 2) return f.order === 'click' ? this.byClicks(em, f) : this.newest(em, f);
+      // the keyword's keys (its trigrams inside a word, with the owner) are looked up in the
+      // index; a keyword without any ('ab', 'a.b', '%', '本': no three letters or digits in a
+      // row) reads the user's own links instead (links_user_idx), within the list's time budget.
+      // Postgres makes the keys of both sides, so both split words alike.
+      const filter = where.join(' AND ');
+      matching = `k AS MATERIALIZED (SELECT search_query_keys($1, ${param(f.q)}) AS keys),
+       m AS MATERIALIZED (
+         SELECT l.id FROM links l
+          WHERE ${filter} AND (SELECT cardinality(keys) FROM k) > 0
+            AND search_keys(l.user_id, ${SEARCH_TEXT}) @> (SELECT keys FROM k)
+         UNION ALL
+         SELECT l.id FROM links l WHERE ${filter} AND (SELECT cardinality(keys) FROM k) = 0)`;
+    } else if (where.length === 2)
+      return f.order === 'click' ? this.byClicks(em, f) : this.newest(em, f);
+    else matching = `m AS MATERIALIZED (SELECT l.id FROM links l WHERE ${where.join(' AND ')})`;
     const order =
       f.order === 'click'
         ? 'LEFT JOIN link_stats_total t ON t.link_id = m.id ORDER BY COALESCE(t.clicks, 0) DESC, m.id DESC'
         : 'ORDER BY m.id DESC';
     return this.one(
       em,
-      `WITH m AS MATERIALIZED (SELECT l.id FROM links l WHERE ${where.join(' AND ')})
+      `WITH ${matching}
        SELECT (SELECT count(*) FROM m)::int AS total,
               ARRAY(SELECT m.id FROM m ${order} OFFSET ${param(f.offset)} LIMIT ${param(f.limit)}) AS ids`,
       params,

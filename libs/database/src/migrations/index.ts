@@ -18,6 +18,7 @@ import { OwnedCounts1732400071000 } from './1732400071000-owned-counts';
 import { ChannelItemCounts1732400072000 } from './1732400072000-channel-item-counts';
 import { AuditCounts1732400080000 } from './1732400080000-audit-counts';
 import { SearchPerUser1732400100000 } from './1732400100000-search-per-user';
+import { SearchKeys1732400110000 } from './1732400110000-search-keys';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -44,4 +45,5 @@ export const MIGRATIONS = [
   ChannelItemCounts1732400072000,
   AuditCounts1732400080000,
   SearchPerUser1732400100000,
+  SearchKeys1732400110000,
 ];
