@@ -1,8 +1,8 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { ListBudget } from '@app/common';
-import { inTransaction, statementTimeout } from '@app/database';
+import { listLimits, ListBudget } from '@app/common';
+import { inTransaction } from '@app/database';
 
 import {
   createPlan,
@@ -578,11 +578,18 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
         inTransaction(ds, 'BEGIN; SET LOCAL statement_timeout = -1', async () => 1),
       ).rejects.toThrow(/statement_timeout/);
       await expect(one()).resolves.toEqual([{ one: 1 }]);
+      // a list's limits: its timeout, no JIT, no parallel workers
+      await expect(
+        inTransaction(ds, `BEGIN; ${listLimits(1234)}`, (em) =>
+          em.query(
+            `SELECT current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit,
+                    current_setting('max_parallel_workers_per_gather') AS workers`,
+          ),
+        ),
+      ).resolves.toEqual([{ timeout: '1234ms', jit: 'off', workers: '0' }]);
       // a query past its timeout: cancelled, rolled back
       await expect(
-        inTransaction(ds, `BEGIN; ${statementTimeout(50)}`, (em) =>
-          em.query('SELECT pg_sleep(0.5)'),
-        ),
+        inTransaction(ds, `BEGIN; ${listLimits(50)}`, (em) => em.query('SELECT pg_sleep(0.5)')),
       ).rejects.toThrow(/statement timeout/);
       await expect(one()).resolves.toEqual([{ one: 1 }]);
     } finally {

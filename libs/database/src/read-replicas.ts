@@ -45,11 +45,11 @@ export interface ReplicaReadOptions {
    */
   caller?: number;
   /**
-   * The statement timeout (ms) of the read's queries: `SET LOCAL` in the replica's snapshot,
-   * sent with its `BEGIN` (one round trip). A read that falls back to the primary runs as a
-   * plain call, without it: the caller bounds that one itself.
+   * What the read's transaction sets (`SET LOCAL …; SET LOCAL …`), sent with the replica
+   * snapshot's `BEGIN` (one round trip). A read that falls back to the primary runs as a plain
+   * call, without them: the caller sets them there itself.
    */
-  statementTimeoutMs?: number;
+  local?: string;
 }
 
 /** SQLSTATE classes of errors that say the connection or the server failed, not the query. */
@@ -147,10 +147,9 @@ export class ReadReplicas implements OnApplicationShutdown {
     if (index === null) return fn(this.primary.manager);
     const replica = this.replicas[index];
     try {
-      const timeout = options.statementTimeoutMs;
       const begin =
         'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' +
-        (timeout === undefined ? '' : `; ${statementTimeout(timeout)}`);
+        (options.local ? `; ${options.local}` : '');
       return await inTransaction(await this.connect(replica), begin, fn);
     } catch (err) {
       if (!isConnectionFailure(err)) throw err;
@@ -377,13 +376,6 @@ export async function inTransaction<T>(
   } finally {
     await runner.release();
   }
-}
-
-/** The `SET LOCAL` of a transaction's statement timeout (`ms`: a whole number of milliseconds). */
-export function statementTimeout(ms: number): string {
-  if (!Number.isSafeInteger(ms) || ms < 0)
-    throw new Error(`statement timeout ${ms} is no whole ms`);
-  return `SET LOCAL statement_timeout = ${ms}`;
 }
 
 export function queued(runner: QueryRunner): QueryRunner {

@@ -117,11 +117,15 @@ export class LinkListQuery {
       // index; a keyword without any ('ab', 'a.b', '%', '本': no three letters or digits in a
       // row) reads the user's own links instead (links_user_idx), within the list's time budget.
       // Postgres makes the keys of both sides, so both split words alike.
+      // The keys hold the owner: with `user_id = $1` beside them, the planner (which cannot see
+      // the keys, computed in this statement) would AND in a bitmap of all the user's links
+      // from links_user_idx (34 ms for 1 000 000); `+ 0` keeps the owner a filter.
       const filter = where.join(' AND ');
+      const byKeys = ['l.user_id + 0 = $1', ...where.slice(1)].join(' AND ');
       matching = `k AS MATERIALIZED (SELECT search_query_keys($1, ${param(f.q)}) AS keys),
        m AS MATERIALIZED (
          SELECT l.id FROM links l
-          WHERE ${filter} AND (SELECT cardinality(keys) FROM k) > 0
+          WHERE ${byKeys} AND (SELECT cardinality(keys) FROM k) > 0
             AND search_keys(l.user_id, ${SEARCH_TEXT}) @> (SELECT keys FROM k)
          UNION ALL
          SELECT l.id FROM links l WHERE ${filter} AND (SELECT cardinality(keys) FROM k) = 0)`;
