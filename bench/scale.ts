@@ -14,9 +14,10 @@
  * title in (the big user's links / 100), so a search of the big user finds ~100 at both scales,
  * and the database is vacuumed and analyzed.
  * Both databases are seeded first, each with its api running (pinned to core 0; the one not
- * measured is stopped, SIGSTOP, during the other's runs), then a CHECKPOINT writes the seeds out. Then BENCH_ROUNDS rounds (default
- * 3): in each, every operation runs at both scales one after the other, the order turned every
- * round (BENCH_SECONDS per time-bound run, default 10):
+ * measured is stopped, SIGSTOP, during the other's runs), then a CHECKPOINT and a `sync` write
+ * the seeds out. Then BENCH_ROUNDS rounds (default 3): in each, every operation runs at both
+ * scales one after the other, the order turned every round (BENCH_SECONDS per time-bound run,
+ * default 10):
  *
  *   url/add             POST /api/url/add, 10 clients, 2 000 creations
  *   cold redirect       GET /<alias> of 3 000 aliases never asked before (not in Redis, no LRU;
@@ -33,7 +34,7 @@
  * each p50 and p99 (the median of the rounds' ratios, goal ≤ 1.3), wrk's CPU, and Postgres's size
  * per million links. BENCH_KEEP=1 keeps both databases and their Redis keys (for EXPLAIN).
  */
-import { ChildProcess } from 'node:child_process';
+import { ChildProcess, execFileSync } from 'node:child_process';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 
@@ -405,6 +406,8 @@ async function main(): Promise<void> {
     const admin = new Client({ connectionString: scales[0].url });
     await admin.connect();
     await admin.query('CHECKPOINT').finally(() => admin.end());
+    // and the kernel's dirty pages of them (gigabytes at 10⁷) written to disk before the runs
+    execFileSync('sync');
     for (const r of running) await warmUp(r);
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`\nround ${round} of ${ROUNDS}`);
