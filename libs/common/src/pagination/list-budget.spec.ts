@@ -6,20 +6,19 @@ import { ReadReplicas } from '@app/database';
 import { ServiceUnavailableError } from '../http/errors';
 import { ListBudget } from './list-budget';
 
-/** A budget whose every statement Postgres cancels for its statement_timeout (57014). */
+/**
+ * A budget whose every statement Postgres cancels for its statement_timeout (57014); the
+ * transaction's own statements (BEGIN with its limits, ROLLBACK) pass.
+ */
 function cancelling(): ListBudget {
-  const manager = {
-    queryRunner: undefined,
-    transaction: (fn: (em: EntityManager) => Promise<unknown>) =>
-      fn({
-        query: async (sql: string) => {
-          if (sql.startsWith('SET LOCAL')) return [];
-          throw Object.assign(new Error('canceling statement due to statement timeout'), {
-            code: '57014',
-          });
-        },
-      } as unknown as EntityManager),
+  const query = async (sql: string) => {
+    if (sql.startsWith('BEGIN') || sql === 'ROLLBACK' || sql === 'COMMIT') return [];
+    throw Object.assign(new Error('canceling statement due to statement timeout'), {
+      code: '57014',
+    });
   };
+  const manager = { queryRunner: undefined, query } as unknown as EntityManager;
+  const runner = { query, manager: { query }, release: async () => undefined };
   const config = {
     LIST_QUERIES: 4,
     DB_POOL_SIZE: 10,
@@ -28,7 +27,7 @@ function cancelling(): ListBudget {
   } as AppConfig;
   const replicas = { read: (fn: (em: EntityManager) => Promise<unknown>) => fn(manager as never) };
   return new ListBudget(
-    { manager } as unknown as DataSource,
+    { manager, createQueryRunner: () => runner } as unknown as DataSource,
     config,
     replicas as unknown as ReadReplicas,
   );
