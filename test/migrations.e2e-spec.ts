@@ -32,6 +32,29 @@ describe('migrations', () => {
       );
       // built concurrently while the others waited, valid; the search indexes before it are gone
       expect(rows).toEqual([{ relname: 'links_search_keys', indisvalid: true }]);
+      // the search keys' functions keep their plans per connection (PL/pgSQL; a SQL function
+      // with a subquery is planned again by every INSERT into links), and still name pg_trgm's
+      // schema: with an empty search path (a pg_dump restore) they answer and the index rebuilds
+      const { rows: fns } = await db.query(
+        `SELECT p.proname, l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+          WHERE p.proname IN ('search_keys', 'search_query_keys') ORDER BY p.proname`,
+      );
+      expect(fns).toEqual([
+        { proname: 'search_keys', lanname: 'plpgsql' },
+        { proname: 'search_query_keys', lanname: 'plpgsql' },
+      ]);
+      await db.query(`SET search_path = ''`);
+      const { rows: keys } = await db.query(
+        `SELECT public.search_keys(7, 'garden gnome') AS text, public.search_query_keys(7, 'arde') AS query`,
+      );
+      const owner = (k: string) => BigInt(k) >> 32n;
+      expect(keys[0].text.length).toBeGreaterThan(3);
+      expect(keys[0].text.map(owner)).toEqual(keys[0].text.map(() => 7n));
+      // 'arde' holds two trigrams inside a word, both among the text's
+      expect(keys[0].query).toHaveLength(2);
+      expect(keys[0].text).toEqual(expect.arrayContaining(keys[0].query));
+      await db.query('REINDEX INDEX public.links_search_keys');
+      await db.query('RESET search_path');
       expect(Number((await db.query('SELECT count(*) FROM migrations')).rows[0].count)).toBe(
         names.length,
       );

@@ -17,7 +17,7 @@
  * noisy, the generator was not the limit; printed, not failed); ok otherwise.
  */
 import { ChildProcess, execFileSync, spawn, SpawnOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -53,6 +53,36 @@ export function processCpuUs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state): utime is field 14, stime field 15
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS;
+}
+
+/** The data stores' processes: Postgres (every backend and helper) and Redis. */
+const STORES = new Set(['postgres', 'redis-server']);
+
+/**
+ * CPU time (µs) the data stores' processes have used so far, summed over every such process
+ * alive now (a backend that exits during a run takes its time with it: pools keep theirs).
+ */
+export function storesCpuUs(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (STORES.has(comm) || comm.startsWith('postgres:'))
+        out.set(Number(name), processCpuUs(Number(name)));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU (µs) the stores used between two `storesCpuUs` readings (a process started since: all of its own). */
+function storesDelta(a: Map<number, number>, b: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, us] of b) sum += us - (a.get(pid) ?? 0);
+  return sum;
 }
 
 /** Busy and total ticks of one core (/proc/stat; idle and iowait are not busy). */
@@ -247,6 +277,8 @@ export interface RunResult {
   serverUs: number;
   /** Server CPU / wall time (1 = one full core). */
   serverUtil: number;
+  /** CPU of Postgres and Redis (every process of theirs) per request, µs. */
+  storesUs: number;
   /** wrk's CPU / wall time. */
   generatorUtil: number;
   core0Busy: number;
@@ -262,6 +294,7 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
   writeFileSync(file, scriptSource(o.script));
   try {
     const cpu0 = o.serverPids.map(processCpuUs);
+    const stores0 = storesCpuUs();
     const c0 = coreTicks(SERVER_CORE);
     const c1 = coreTicks(GENERATOR_CORE);
     const t0 = performance.now();
@@ -293,6 +326,7 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
     });
     const elapsed = (performance.now() - t0) * 1000;
     const cpu1 = o.serverPids.map(processCpuUs);
+    const stores1 = storesCpuUs();
     const d0 = coreTicks(SERVER_CORE);
     const d1 = coreTicks(GENERATOR_CORE);
     const line = out.split('\n').find((l) => l.startsWith('WRKJSON '));
@@ -328,6 +362,7 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
       errors: w.connect + w.read + w.write + w.status + w.timeout,
       serverUs: serverCpu / Math.max(1, requests),
       serverUtil: serverCpu / wall,
+      storesUs: storesDelta(stores0, stores1) / Math.max(1, requests),
       generatorUtil: (w.cpuTicks * 1e6) / TICKS / wall,
       core0Busy: busy(c0, d0),
       core1Busy: busy(c1, d1),
@@ -389,6 +424,7 @@ export function medianOf(runs: RunResult[]): RunResult {
     errors: runs.reduce((s, r) => s + r.errors, 0),
     serverUs: pick((r) => r.serverUs),
     serverUtil: pick((r) => r.serverUtil),
+    storesUs: pick((r) => r.storesUs),
     generatorUtil: pick((r) => r.generatorUtil),
     core0Busy: pick((r) => r.core0Busy),
     core1Busy: pick((r) => r.core1Busy),
@@ -405,13 +441,15 @@ export function line(name: string, r: RunResult, width = 30): string {
   return (
     `${name.padEnd(width)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  p99.9 ${r.p999Ms.toFixed(1).padStart(5)} ms` +
     `  server ${r.serverUs.toFixed(1).padStart(6)} µs/req ${pct(r.serverUtil)} of core 0 (busy ${pct(r.core0Busy)})` +
+    `  stores ${r.storesUs.toFixed(0).padStart(5)} µs/req` +
     `  wrk ${pct(r.generatorUtil)}  ${r.verdict}${why}${r.errors ? `  ${r.errors} ERRORS` : ''}`
   );
 }
 
 export const HEADER =
   'req/s: wrk-counted answers / s; server µs/req: server process CPU (utime+stime) per request;\n' +
-  '"of core 0": server CPU / wall time; busy: core 0 used by anything; wrk: generator CPU / wall time.\n' +
+  '"of core 0": server CPU / wall time; busy: core 0 used by anything;\n' +
+  'stores µs/req: CPU of every Postgres and Redis process per request; wrk: generator CPU / wall time.\n' +
   'verdict: ok | CONTENDED (core 0 shared with other processes: noisy, not generator-bound) | GENERATOR (fails)';
 
 /** Summary of verdicts: prints a loud line and returns false when a run was generator-bound. */

@@ -19,6 +19,7 @@ import { ChannelItemCounts1732400072000 } from './1732400072000-channel-item-cou
 import { AuditCounts1732400080000 } from './1732400080000-audit-counts';
 import { SearchPerUser1732400100000 } from './1732400100000-search-per-user';
 import { SearchKeys1732400110000 } from './1732400110000-search-keys';
+import { SearchKeysPlpgsql1732400120000 } from './1732400120000-search-keys-plpgsql';
 
 /**
  * Every migration, in order. Listed by class (not by glob) so the webpack bundle and the
@@ -46,4 +47,5 @@ export const MIGRATIONS = [
   AuditCounts1732400080000,
   SearchPerUser1732400100000,
   SearchKeys1732400110000,
+  SearchKeysPlpgsql1732400120000,
 ];
