@@ -50,6 +50,23 @@ export class WebhookDeliveries {
        WHERE w.user_id = $${userParam} AND w.disabled_at IS NULL AND 'link.created' = ANY(w.events))`;
   }
 
+  /**
+   * `createdCte` for many links at once: for each row of `source` (`id`, `alias`), one row per
+   * subscribed webhook of the owner `input` names for that alias (`_event_owner`), with its JSON
+   * object (`_event_data`) plus the id (`batchFields` are `input`'s columns).
+   */
+  static createdBatchCte(source: string, input: string): string {
+    return `hooks AS (
+      INSERT INTO webhook_deliveries (webhook_id, event, data)
+      SELECT w.id, 'link.created', (jsonb_build_object('id', c.id) || i._event_data)::json
+        FROM ${source} c JOIN ${input} i ON i.alias = c.alias
+        JOIN webhooks w ON w.user_id = i._event_owner
+       WHERE w.disabled_at IS NULL AND 'link.created' = ANY(w.events))`;
+  }
+
+  /** The columns `createdBatchCte` reads from its input (`jsonb_to_record`'s definition list). */
+  static readonly batchFields = '_event_owner int, _event_data jsonb';
+
   /** One row per subscribed, enabled webhook of the owner, in the caller's transaction. */
   async insertForSubscribers(
     em: EntityManager,

@@ -20,6 +20,19 @@ export class WebhookOutbox {
     return WebhookDeliveries.createdCte(source, userParam, dataParam);
   }
 
+  /** `createdCte` for many links at once (see WebhookDeliveries.createdBatchCte). */
+  static createdBatchCte(source: string, input: string): string {
+    return WebhookDeliveries.createdBatchCte(source, input);
+  }
+
+  /** The columns `createdBatchCte` reads from its input. */
+  static readonly batchFields = WebhookDeliveries.batchFields;
+
+  /** One input row's fields of `createdBatchCte`: the link's owner and its event's data. */
+  static createdBatchRow(owner: number, data: object): Record<string, unknown> {
+    return { _event_owner: owner, _event_data: data };
+  }
+
   record(em: EntityManager, userId: number, event: WebhookEvent, data: object): Promise<void> {
     return this.deliveries.insertForSubscribers(em, userId, event, data);
   }

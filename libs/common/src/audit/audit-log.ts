@@ -74,6 +74,38 @@ export class AuditLog {
         FROM ${source} c)`;
   }
 
+  /**
+   * `createdCte` for many resources at once: one entry per row of `source` (`id`, `alias`), with
+   * the workspace, actor, key, action, type and fields of `input`'s row of the same alias
+   * (`input` has the columns of `batchFields`, `cteBatchRow`'s values).
+   */
+  static createdBatchCte(source: string, input: string): string {
+    return `audit AS (
+      INSERT INTO audit_log
+        (workspace_id, actor_id, actor_email, key_id, action, resource_type, resource_id, changes)
+      SELECT i._audit_ws, i._audit_actor, i._audit_email, i._audit_key, i._audit_action,
+             i._audit_type, c.id::text, i._audit_changes
+        FROM ${source} c JOIN ${input} i ON i.alias = c.alias)`;
+  }
+
+  /** The columns `createdBatchCte` reads from its input (`jsonb_to_record`'s definition list). */
+  static readonly batchFields =
+    '_audit_ws int, _audit_actor int, _audit_email varchar, _audit_key int, _audit_action varchar, _audit_type varchar, _audit_changes text[]';
+
+  /** One input row's fields of `createdBatchCte` (the values of `cteParams`, named). */
+  static cteBatchRow(params: unknown[]): Record<string, unknown> {
+    const [ws, actor, email, key, action, type, changes] = params;
+    return {
+      _audit_ws: ws,
+      _audit_actor: actor,
+      _audit_email: email,
+      _audit_key: key,
+      _audit_action: action,
+      _audit_type: type,
+      _audit_changes: changes,
+    };
+  }
+
   /** The parameters of `createdCte`: the workspace, actor and key of `auth`, the action, type and fields. */
   static cteParams(
     auth: Principal,

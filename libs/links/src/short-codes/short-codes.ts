@@ -21,6 +21,7 @@ import { Domain, Link, LinkKind } from '@app/database';
 import { WebhookOutbox } from '@app/webhooks';
 
 import { aliasProblem, generateAlias } from '../alias';
+import { BatchedRow, InsertBatches } from './insert-batches';
 import { linkEvent } from './link-event';
 
 /**
@@ -46,6 +47,13 @@ export const PREPARED_INSERTS = 64;
 interface PreparedInsert {
   text: string;
   name?: string;
+}
+
+/** What a batch statement's text depends on: the column set and the CTEs (no rider). */
+interface BatchShape {
+  properties: string[];
+  event: boolean;
+  audit: boolean;
 }
 
 /** A pg client's query with a named statement (`{name, text, values}`). */
@@ -116,7 +124,9 @@ export interface NewBatchLink {
  * - the plan's `links` count (links, bio pages and QR codes of type link: `reserve`, `room`),
  * - the `link.created` outbox rows, written by the statement (or transaction) that inserts the
  *   links, so a link never exists without its event, nor the reverse; likewise the audit entry
- *   of a client's creation (`NewShortCode.audit`: a CTE of the same statement).
+ *   of a client's creation (`NewShortCode.audit`: a CTE of the same statement),
+ * - the coalescing of creations outside a transaction: those of one turn of the event loop are
+ *   written by one statement per shape (InsertBatches), each still with its own answer.
  *
  * The api and the worker (imports) both provide it; nothing else inserts into `links`.
  */
@@ -127,6 +137,12 @@ export class ShortCodes {
   private readonly columns = new Map<string, ColumnMetadata>();
   /** a statement's shape (columns, CTEs, rider) → its text and name (PREPARED_INSERTS at most) */
   private readonly statements = new Map<string, PreparedInsert>();
+  /** the same for the statements writing many links at once (InsertBatches) */
+  private readonly batchStatements = new Map<string, PreparedInsert>();
+  /** creations on the pool of one turn of the event loop, written together */
+  private readonly batches = new InsertBatches<BatchShape>((shape, inputs) =>
+    this.insertBatch(shape, inputs),
+  );
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -217,6 +233,8 @@ export class ShortCodes {
    * what it writes, e.g. the QR code's row). A chosen alias that is taken or reserved is refused
    * (409 / 403 naming `field`). Plain SQL from the entity's metadata: TypeORM's insert builder
    * cost more CPU than the rest of the insert. Answers the new id, alias and the statement's row.
+   * Outside a transaction and without a rider, the statement may also write the other creations
+   * of the turn (InsertBatches): the same rows, one commit.
    */
   async insert(
     em: EntityManager,
@@ -231,12 +249,18 @@ export class ShortCodes {
     };
     const properties: string[] = [];
     const params: unknown[] = [];
+    // the columns' values as a batch statement's JSON input reads them (by column name)
+    const input: Record<string, unknown> = {};
     for (const property in values) {
       const value = values[property as keyof Link];
       if (value === undefined) continue;
       const column = this.columnOf(property);
       properties.push(property);
-      params.push(this.db.driver.preparePersistentValue(value, column));
+      const prepared = this.db.driver.preparePersistentValue(value, column);
+      params.push(prepared);
+      // a JSON column's prepared value is its JSON text: the input holds the value itself
+      input[column.databaseName] =
+        column.type === 'jsonb' || column.type === 'json' ? value : prepared;
     }
     const n = properties.length;
     const event = code.kind === 'link';
@@ -244,26 +268,39 @@ export class ShortCodes {
     // parameters: the columns, the alias, then the event's (2), the audit's (7), the rider's
     const auditFirst = n + (event ? 4 : 2);
     const riderFirst = auditFirst + (audit ? 7 : 0);
-    const statement = this.statement(
-      properties,
-      event,
-      !!audit,
-      rider ? rider.sql(riderFirst) : null,
-    );
+    const riderSql = rider ? rider.sql(riderFirst) : null;
+    const shape = `${properties.join(',')}|${event ? 'e' : ''}${audit ? 'a' : ''}|${riderSql ?? ''}`;
+    const statement = this.statement(shape, properties, event, !!audit, riderSql);
     const auditParams = audit ? AuditLog.cteParams(audit.auth, audit) : [];
+    if (audit) Object.assign(input, AuditLog.cteBatchRow(auditParams));
+    // on the pool with nothing riding on it: written with the turn's other creations of its shape
+    const runner = em.queryRunner;
+    const pooled = !(runner && !runner.isReleased) && !rider;
     const date = new Date();
     const { url = '', title = '', description = '' } = values;
     const text = { url, title, description };
     const { placed, refused } = await this.draw([code], async ([alias]) => {
-      const args = [...params, alias];
-      if (event)
-        args.push(
-          code.userId,
-          JSON.stringify(linkEvent(this.urls, { ...text, alias }, code.domain, date)),
-        );
-      args.push(...auditParams);
-      if (rider) args.push(...rider.params);
-      const rows = await this.queryPrepared(em, statement, args);
+      const data = event ? linkEvent(this.urls, { ...text, alias }, code.domain, date) : null;
+      const alone = () => {
+        const args = [...params, alias];
+        if (event) args.push(code.userId, JSON.stringify(data));
+        args.push(...auditParams);
+        if (rider) args.push(...rider.params);
+        return this.queryPrepared(em, statement, args);
+      };
+      const rows: Array<Record<string, unknown>> = pooled
+        ? await this.batches.submit({
+            shape: { properties, event, audit: !!audit },
+            key: shape,
+            alias,
+            input: {
+              ...input,
+              alias,
+              ...(event ? WebhookOutbox.createdBatchRow(code.userId, data as object) : {}),
+            },
+            alone,
+          })
+        : await alone();
       return new Map(rows.length ? [[alias, rows[0]]] : []);
     });
     if (refused.length)
@@ -285,17 +322,17 @@ export class ShortCodes {
   }
 
   /**
-   * The insert statement of a column set (the properties in order), with its `link.created` and
-   * audit CTEs and the rider's part, and the name it is prepared under (none beyond
-   * PREPARED_INSERTS). Kept per shape: a creation does not write out and hash its text again.
+   * The insert statement of a shape: the column set (the properties in order), with its
+   * `link.created` and audit CTEs and the rider's part, and the name it is prepared under (none
+   * beyond PREPARED_INSERTS). Kept per shape: a creation does not write out and hash its text again.
    */
   private statement(
+    shape: string,
     properties: string[],
     event: boolean,
     audit: boolean,
     riderSql: string | null,
   ): PreparedInsert {
-    const shape = `${properties.join(',')}|${event ? 'e' : ''}${audit ? 'a' : ''}|${riderSql ?? ''}`;
     const known = this.statements.get(shape);
     if (known) return known;
     const n = properties.length;
@@ -314,10 +351,64 @@ export class ShortCodes {
             riderSql ?? 'SELECT id FROM created'
           }`
         : insert;
-    // statements beyond PREPARED_INSERTS are sent unnamed, and not kept either
-    if (this.statements.size >= PREPARED_INSERTS) return { text };
-    const prepared = { text, name: `short_codes_insert_${this.statements.size}` };
-    this.statements.set(shape, prepared);
+    return this.keep(this.statements, shape, text, 'short_codes_insert');
+  }
+
+  /**
+   * Writes links of one shape at once (InsertBatches): the statement of `statement` for many
+   * rows, its one parameter a JSON array of input rows (the columns by name, with the alias and
+   * the CTEs' fields). Answers the inserted links' ids and aliases.
+   */
+  private async insertBatch(
+    shape: BatchShape,
+    inputs: Array<Record<string, unknown>>,
+  ): Promise<BatchedRow[]> {
+    const key = `${shape.properties.join(',')}|${shape.event ? 'e' : ''}${shape.audit ? 'a' : ''}`;
+    let statement = this.batchStatements.get(key);
+    if (!statement) {
+      const columns = shape.properties.map((p) => `"${this.columnOf(p).databaseName}"`);
+      const fields = [
+        ...(shape.event ? [WebhookOutbox.batchFields] : []),
+        ...(shape.audit ? [AuditLog.batchFields] : []),
+      ];
+      // each row's links columns typed as the table's (jsonb_populate_record), the CTEs' apart
+      const input = `SELECT l.*${fields.length ? ', x.*' : ''}
+          FROM jsonb_array_elements($1::jsonb) e
+         CROSS JOIN LATERAL jsonb_populate_record(NULL::links, e) l${
+           fields.length
+             ? `\n         CROSS JOIN LATERAL jsonb_to_record(e) AS x(${fields.join(', ')})`
+             : ''
+         }`;
+      const ctes = [
+        ...(shape.event ? [WebhookOutbox.createdBatchCte('created', 'input')] : []),
+        ...(shape.audit ? [AuditLog.createdBatchCte('created', 'input')] : []),
+      ];
+      const text = `WITH input AS (${input}),
+        created AS (
+          INSERT INTO links (${columns.join(', ')}, alias)
+          SELECT ${columns.map((c) => `i.${c}`).join(', ')}, i.alias FROM input i
+          ON CONFLICT (alias) DO NOTHING RETURNING id, alias)${ctes.map((c) => `, ${c}`).join('')}
+        SELECT id, alias FROM created`;
+      statement = this.keep(this.batchStatements, key, text, 'short_codes_batch');
+    }
+    const { rows } = await ((this.db.driver as PostgresDriver).master as PgQueryable).query({
+      name: statement.name,
+      text: statement.text,
+      values: [JSON.stringify(inputs)],
+    });
+    return rows as unknown as BatchedRow[];
+  }
+
+  /** A statement kept under `key` with a name of `prefix` (sent unnamed and not kept beyond PREPARED_INSERTS). */
+  private keep(
+    kept: Map<string, PreparedInsert>,
+    key: string,
+    text: string,
+    prefix: string,
+  ): PreparedInsert {
+    if (kept.size >= PREPARED_INSERTS) return { text };
+    const prepared = { text, name: `${prefix}_${kept.size}` };
+    kept.set(key, prepared);
     return prepared;
   }
 
