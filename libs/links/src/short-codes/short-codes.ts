@@ -258,9 +258,12 @@ export class ShortCodes {
       properties.push(property);
       const prepared = this.db.driver.preparePersistentValue(value, column);
       params.push(prepared);
-      // a JSON column's prepared value is its JSON text: the input holds the value itself
+      // a JSON column's prepared value is its JSON text (after any transformer): the input holds
+      // what that text says
       input[column.databaseName] =
-        column.type === 'jsonb' || column.type === 'json' ? value : prepared;
+        (column.type === 'jsonb' || column.type === 'json') && typeof prepared === 'string'
+          ? JSON.parse(prepared)
+          : prepared;
     }
     const n = properties.length;
     const event = code.kind === 'link';
