@@ -15,9 +15,10 @@
  * and the database is vacuumed and analyzed.
  * Both databases are seeded first, each with its api running (pinned to core 0; the one not
  * measured is stopped, SIGSTOP, during the other's runs), then a CHECKPOINT and a `sync` write
- * the seeds out. Then BENCH_ROUNDS rounds (default 3): in each, every operation runs at both
- * scales one after the other, the order turned every round (BENCH_SECONDS per time-bound run,
- * default 10):
+ * the seeds out. Then BENCH_ROUNDS rounds (default 5: a run's p99 is a few pauses, and the median
+ * of five rounds' ratios holds against two unlucky rounds, that of three against one): in each,
+ * every operation runs at both scales one after the other, the order turned every round
+ * (BENCH_SECONDS per time-bound run, default 10):
  *
  *   url/add             POST /api/url/add, 10 clients, BENCH_ADDS creations (default 6 000:
  *                       a few seconds, so that its p99 is not that of a second's 20 slowest)
@@ -64,7 +65,7 @@ const BIG = Number(process.env.BENCH_BIG_USER_LINKS ?? 1_000_000);
 const SMALL = Number(process.env.BENCH_SMALL_LINKS ?? 10_000);
 const STATS_LINKS = Number(process.env.BENCH_STATS_LINKS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ADDS = Number(process.env.BENCH_ADDS ?? 6000);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN_KEY = `adminscalekey${process.pid}`.padEnd(40, 'x');
