@@ -77,7 +77,7 @@ export class AuditLog {
   /**
    * `createdCte` for many resources at once: one entry per row of `source` (`id`, `alias`), with
    * the workspace, actor, key, action, type and fields of `input`'s row of the same alias
-   * (`input` has the columns of `batchFields`, `cteBatchRow`'s values).
+   * (`input` has the columns of `batchFields`, `createdBatchRow`'s values).
    */
   static createdBatchCte(source: string, input: string): string {
     return `audit AS (
@@ -93,7 +93,7 @@ export class AuditLog {
     '_audit_ws int, _audit_actor int, _audit_email varchar, _audit_key int, _audit_action varchar, _audit_type varchar, _audit_changes text[]';
 
   /** One input row's fields of `createdBatchCte` (the values of `cteParams`, named). */
-  static cteBatchRow(params: unknown[]): Record<string, unknown> {
+  static createdBatchRow(params: unknown[]): Record<string, unknown> {
     const [ws, actor, email, key, action, type, changes] = params;
     return {
       _audit_ws: ws,

@@ -51,6 +51,8 @@ interface PreparedInsert {
 
 /** What a batch statement's text depends on: the column set and the CTEs (no rider). */
 interface BatchShape {
+  /** the one-link statement's shape key, which names these too */
+  key: string;
   properties: string[];
   event: boolean;
   audit: boolean;
@@ -247,6 +249,9 @@ export class ShortCodes {
       domainId: code.domain?.id ?? null,
       ...code.values,
     };
+    // on the pool with nothing riding on it: written with the turn's other creations of its shape
+    const runner = em.queryRunner;
+    const pooled = !(runner && !runner.isReleased) && !rider;
     const properties: string[] = [];
     const params: unknown[] = [];
     // the columns' values as a batch statement's JSON input reads them (by column name)
@@ -260,10 +265,11 @@ export class ShortCodes {
       params.push(prepared);
       // a JSON column's prepared value is its JSON text (after any transformer): the input holds
       // what that text says
-      input[column.databaseName] =
-        (column.type === 'jsonb' || column.type === 'json') && typeof prepared === 'string'
-          ? JSON.parse(prepared)
-          : prepared;
+      if (pooled)
+        input[column.databaseName] =
+          (column.type === 'jsonb' || column.type === 'json') && typeof prepared === 'string'
+            ? JSON.parse(prepared)
+            : prepared;
     }
     const n = properties.length;
     const event = code.kind === 'link';
@@ -275,10 +281,7 @@ export class ShortCodes {
     const shape = `${properties.join(',')}|${event ? 'e' : ''}${audit ? 'a' : ''}|${riderSql ?? ''}`;
     const statement = this.statement(shape, properties, event, !!audit, riderSql);
     const auditParams = audit ? AuditLog.cteParams(audit.auth, audit) : [];
-    if (audit) Object.assign(input, AuditLog.cteBatchRow(auditParams));
-    // on the pool with nothing riding on it: written with the turn's other creations of its shape
-    const runner = em.queryRunner;
-    const pooled = !(runner && !runner.isReleased) && !rider;
+    if (audit && pooled) Object.assign(input, AuditLog.createdBatchRow(auditParams));
     const date = new Date();
     const { url = '', title = '', description = '' } = values;
     const text = { url, title, description };
@@ -293,7 +296,7 @@ export class ShortCodes {
       };
       const rows: Array<Record<string, unknown>> = pooled
         ? await this.batches.submit({
-            shape: { properties, event, audit: !!audit },
+            shape: { key: shape, properties, event, audit: !!audit },
             key: shape,
             alias,
             input: {
@@ -366,8 +369,7 @@ export class ShortCodes {
     shape: BatchShape,
     inputs: Array<Record<string, unknown>>,
   ): Promise<BatchedRow[]> {
-    const key = `${shape.properties.join(',')}|${shape.event ? 'e' : ''}${shape.audit ? 'a' : ''}`;
-    let statement = this.batchStatements.get(key);
+    let statement = this.batchStatements.get(shape.key);
     if (!statement) {
       const columns = shape.properties.map((p) => `"${this.columnOf(p).databaseName}"`);
       const fields = [
@@ -392,7 +394,7 @@ export class ShortCodes {
           SELECT ${columns.map((c) => `i.${c}`).join(', ')}, i.alias FROM input i
           ON CONFLICT (alias) DO NOTHING RETURNING id, alias)${ctes.map((c) => `, ${c}`).join('')}
         SELECT id, alias FROM created`;
-      statement = this.keep(this.batchStatements, key, text, 'short_codes_batch');
+      statement = this.keep(this.batchStatements, shape.key, text, 'short_codes_batch');
     }
     const { rows } = await ((this.db.driver as PostgresDriver).master as PgQueryable).query({
       name: statement.name,
