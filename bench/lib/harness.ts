@@ -146,6 +146,8 @@ export interface WrkScript {
   onResponse?: string;
   /** Stop after this many responses (counted per wrk thread: use one thread). */
   limit?: number;
+  /** Report the latency distribution (RunResult.latencies), so that runs can be pooled (pooledPercentile). */
+  histogram?: boolean;
 }
 
 /** A Lua string literal (JSON's escapes are Lua's for printable ASCII). */
@@ -184,6 +186,17 @@ function done(summary, latency, requests)
     summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
     latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max, latency.mean,
     tonumber(fields[12]) + tonumber(fields[13]), span, table.concat(parts, ",")))
+  -- the latency distribution as percentile:µs pairs (wrk's Lua gives percentiles, not its counts):
+  -- every 0.5 up to 90, every 0.01 past it
+  if histogram and summary.requests > 0 then
+    local hist = {}
+    for k = 1, 1180 do
+      local p = k <= 180 and k / 2 or (9000 + k - 180) / 100
+      -- wrk's 100th percentile is 0 (its rank is one past the count): the maximum instead
+      hist[#hist + 1] = string.format("%.2f:%d", p, p < 100 and latency:percentile(p) or latency.max)
+    end
+    io.write("WRKHIST " .. table.concat(hist, ",") .. "\\n")
+  end
 end
 `;
 
@@ -214,6 +227,7 @@ local i = 0
 tally = {}
 local seen = 0
 local limit = ${s.limit ?? 0}
+histogram = ${s.histogram ? 'true' : 'false'}
 function init(args)
   for k, s in ipairs(specs) do
     local h = {}
@@ -285,6 +299,12 @@ export interface RunResult {
   core1Busy: number;
   verdict: Verdict;
   tally: Record<string, number>;
+  /**
+   * With WrkScript.histogram: the latency distribution as [µs, requests], by µs: each step of
+   * wrk's percentiles (every 0.5 % up to the 90th, every 0.01 % past it) is its share of the
+   * requests, at the percentile that ends it.
+   */
+  latencies?: Array<[number, number]>;
 }
 
 /** Runs wrk once against `url` (pinned to core 1) and measures around it. */
@@ -369,6 +389,19 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
       verdict: 'ok',
       tally: w.tally,
     };
+    const hist = out.split('\n').find((l) => l.startsWith('WRKHIST '));
+    if (hist) {
+      let below = 0;
+      r.latencies = hist
+        .slice(8)
+        .split(',')
+        .map((pair) => {
+          const [p, us] = pair.split(':').map(Number);
+          const share = ((p - below) / 100) * w.requests;
+          below = p;
+          return [us, share] as [number, number];
+        });
+    }
     r.verdict = headroom(r, o.cpuBound === true);
     return r;
   } finally {
@@ -405,6 +438,30 @@ export const median = (xs: number[]): number => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
+
+/**
+ * The `p`th percentile (ms) of every request of `runs` together (their WrkScript.histogram
+ * distributions, each run weighing its requests): the least latency with at least p % of all the
+ * requests at or under it. Five runs' p99 is that of five times the requests, which a few pauses
+ * of one run no longer decide.
+ */
+export function pooledPercentile(runs: RunResult[], p: number): number {
+  const counts = new Map<number, number>();
+  for (const r of runs) {
+    if (!r.latencies) throw new Error('pooledPercentile: a run without its latencies');
+    for (const [us, n] of r.latencies) counts.set(us, (counts.get(us) ?? 0) + n);
+  }
+  const sorted = [...counts].sort((a, b) => a[0] - b[0]);
+  const total = sorted.reduce((sum, [, n]) => sum + n, 0);
+  const rank = (p / 100) * total;
+  let seen = 0;
+  for (const [us, n] of sorted) {
+    seen += n;
+    // a share's sum of floats may fall short of the exact rank by a rounding error
+    if (seen >= rank * (1 - 1e-9)) return us / 1000;
+  }
+  return sorted.length ? sorted[sorted.length - 1][0] / 1000 : NaN;
+}
 
 /** The median of each figure over a scenario's runs. */
 export function medianOf(runs: RunResult[]): RunResult {
