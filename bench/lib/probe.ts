@@ -9,17 +9,40 @@
  * time), and divides by the requests of the run. These counts, unlike req/s, do not move with
  * what else the machine does.
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 
+interface HeapState {
+  heapStatistics: { usedHeapSize: number };
+  heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }>;
+}
+
 interface GcStatistics {
   gcType: string;
   cost: number;
-  beforeGC: { heapStatistics: { usedHeapSize: number } };
-  afterGC: { heapStatistics: { usedHeapSize: number } };
+  beforeGC: HeapState;
+  afterGC: HeapState;
+}
+
+/**
+ * BENCH_PROBE_SPACES=1: each collection's change of every heap space (used bytes before → after),
+ * appended at every answer to `<pid>.spaces.log`: what a scavenge promotes (old space grows across
+ * it), what is allocated straight into old space (it grows between collections), the survivors.
+ */
+const spaces = process.env.BENCH_PROBE_SPACES === '1';
+const spaceSizes = (h: HeapState) =>
+  new Map(h.heapSpaceStatistics.map((s) => [s.spaceName, s.spaceUsedSize]));
+function spaceLine(s: GcStatistics): string {
+  const [before, after] = [spaceSizes(s.beforeGC), spaceSizes(s.afterGC)];
+  const changed = [...after]
+    .filter(([name, size]) => before.get(name) !== size)
+    .map(
+      ([name, size]) => `${name} ${before.get(name)} → ${size} (${size - (before.get(name) ?? 0)})`,
+    );
+  return `${s.gcType} ${Math.round(s.cost)} µs: ${changed.join(', ')}`;
 }
 
 const dir = process.env.BENCH_PROBE_DIR as string;
@@ -63,6 +86,11 @@ process.on('SIGUSR2', () => {
     }
   ).nodeTiming.uvMetricsInfo;
   const at = ++seq;
+  if (spaces)
+    appendFileSync(
+      join(dir, `${process.pid}.spaces.log`),
+      `answer ${at}\n${statistics.map(spaceLine).join('\n')}\n`,
+    );
   if (heap)
     heap.post('HeapProfiler.stopSampling', (err, result) => {
       if (!err)
