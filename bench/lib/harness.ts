@@ -300,9 +300,9 @@ export interface RunResult {
   verdict: Verdict;
   tally: Record<string, number>;
   /**
-   * With WrkScript.histogram: the latency distribution as [µs, requests], by µs: each step of
-   * wrk's percentiles (every 0.5 % up to the 90th, every 0.01 % past it) is its share of the
-   * requests, at the percentile that ends it.
+   * With WrkScript.histogram: the latency distribution as [µs, requests], in increasing µs (one
+   * may repeat): each step of wrk's percentiles (every 0.5 % up to the 90th, every 0.01 % past
+   * it) is its share of the requests, at the percentile that ends it.
    */
   latencies?: Array<[number, number]>;
 }
@@ -390,23 +390,23 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
       tally: w.tally,
     };
     const hist = out.split('\n').find((l) => l.startsWith('WRKHIST '));
-    if (hist) {
-      let below = 0;
-      r.latencies = hist
-        .slice(8)
-        .split(',')
-        .map((pair) => {
-          const [p, us] = pair.split(':').map(Number);
-          const share = ((p - below) / 100) * w.requests;
-          below = p;
-          return [us, share] as [number, number];
-        });
-    }
+    if (hist) r.latencies = latencyShares(hist.slice(8), w.requests);
     r.verdict = headroom(r, o.cpuBound === true);
     return r;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A WRKHIST line's `percentile:µs` pairs as RunResult.latencies of a run of `requests`. */
+function latencyShares(pairs: string, requests: number): Array<[number, number]> {
+  let below = 0;
+  return pairs.split(',').map((pair) => {
+    const [p, us] = pair.split(':').map(Number);
+    const share = ((p - below) / 100) * requests;
+    below = p;
+    return [us, share];
+  });
 }
 
 /** Was the generator the bottleneck? (see the file's comment) */
