@@ -200,6 +200,40 @@ describe('CSV export streaming (built api process)', () => {
     expect(health.status).toBe(200);
   }, 120_000);
 
+  it('an export whose first rows take longer than EXPORT_STALL_SECONDS (a lock) is not cut off as stalled', async () => {
+    // A lock on a table of the export's query holds its first rows back past the stall timer
+    // (on replicas too: the lock is replayed there). Only a client that stops reading is stalled;
+    // the wait for the first rows is bounded by statement_timeout (503).
+    const locker = new Client({ connectionString: process.env.DATABASE_URL });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE domains IN ACCESS EXCLUSIVE MODE');
+      // held on every replica before the export starts (the startup process takes it there). The
+      // lock's WAL record waits for a flush: another transaction's commit flushes it at once.
+      await db.query('SELECT txid_current()');
+      const until = Date.now() + 10_000;
+      const held = async () =>
+        (
+          await queryPrimaryAndReplicas(
+            `SELECT count(*)::int AS n FROM pg_locks
+              WHERE relation = 'domains'::regclass AND mode = 'AccessExclusiveLock' AND granted`,
+          )
+        ).every((r) => Number(r.n) === 1);
+      while (!(await held()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(await held()).toBe(true);
+      const started = Date.now();
+      const exported = download();
+      await new Promise((r) => setTimeout(r, STALL_SECONDS * 1000 + 1500));
+      expect(await busyExports()).toBe(1); // still waiting on the lock, not cut off
+      await locker.query('COMMIT');
+      expect(await exported).toMatchObject({ status: 200, lines: 300_001 });
+      expect(Date.now() - started).toBeGreaterThan(STALL_SECONDS * 1000 + 1500);
+    } finally {
+      await locker.end();
+    }
+  }, 120_000);
+
   it('20 unread exports of one user: 2 run on export connections, 18 get 429; other users, redirects and /health/ready are unaffected; stalled ones are cut off', async () => {
     // another user, with a link (300 000 links of the first user, inserted above, make exports
     // far larger than the socket buffers)

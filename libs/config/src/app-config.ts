@@ -383,7 +383,7 @@ export class AppConfig {
   @IntSetting(1, 86_400)
   EXPORT_STATEMENT_SECONDS = 300;
 
-  /** Seconds an export may go without sending a byte (a client that stopped reading) before it is cut off. */
+  /** Seconds an export may go without sending a byte once its first rows are out (a client that stopped reading) before it is cut off. */
   @IntSetting(1, 3600)
   EXPORT_STALL_SECONDS = 30;
 

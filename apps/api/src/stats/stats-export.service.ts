@@ -1,3 +1,4 @@
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import { Injectable, Logger } from '@nestjs/common';
@@ -95,6 +96,20 @@ const STATS_EXPORT_SQL = `SELECT ${selectList([
  WHERE d.link_id = $1 AND d.day BETWEEN $2 AND $3
  ORDER BY d.day, 2, d.count DESC, d.label`;
 
+/** A pass-through stage that calls `first` when the first chunk goes by. */
+function onFirstChunk(first: () => void): Transform {
+  let seen = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (!seen) {
+        seen = true;
+        first();
+      }
+      done(null, chunk);
+    },
+  });
+}
+
 /**
  * A query's `$1`, `$2`… replaced by literals, as COPY takes no bind parameters: integers as
  * digits, strings quoted by pg's escapeLiteral. Anything else is a programming error.
@@ -175,19 +190,24 @@ export class StatsExportService {
     const lease = await this.slots.acquire(auth.user.id);
     let broken = false;
     let stalled = false;
-    // no byte sent for EXPORT_STALL_SECONDS (the socket's inactivity timer: its writes wait on a
-    // client that stopped reading): cut off, which ends the pipeline below
-    res.setTimeout(this.stallMs, () => {
-      stalled = true;
-      res.destroy();
-    });
+    // Until the first rows, no timer on the socket: the query may take a while to produce them
+    // (a sort, a lock), and `statement_timeout` bounds that wait with a 503 below. From the first
+    // rows on, no byte sent for EXPORT_STALL_SECONDS (the socket's inactivity timer: its writes
+    // wait on a client that stopped reading) cuts the export off, which ends the pipeline below.
+    res.setTimeout(0);
+    const armStall = (): void => {
+      res.setTimeout(this.stallMs, () => {
+        stalled = true;
+        res.destroy();
+      });
+    };
     try {
       const csv = lease.client.query(copyTo(copy, { highWaterMark: EXPORT_BUFFER_BYTES }));
       res.status(200);
       res.setHeader('Content-Type', 'text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
       res.setHeader('Cache-Control', 'no-store');
-      await pipeline(csv, res);
+      await pipeline(csv, onFirstChunk(armStall), res);
     } catch (err) {
       broken = true;
       if (!res.headersSent && !stalled) {
