@@ -54,15 +54,19 @@ let seq = 0;
 
 /**
  * BENCH_PROBE_HEAP=1: V8's sampling heap profiler, garbage included (what was allocated, not what
- * is still held), written at every answer as `<pid>.<seq>.heapprofile` (Chrome's format) and
+ * is still held); BENCH_PROBE_HEAP=survivors: only what minor collections did not free (what reached
+ * old space, promoted or pretenured, whether a full collection took it later or not). Written at every answer as `<pid>.<seq>.heapprofile` (Chrome's format) and
  * started again: the file of an answer covers the time since the one before.
  */
-const heap = process.env.BENCH_PROBE_HEAP === '1' ? new Session() : null;
+const heapMode = process.env.BENCH_PROBE_HEAP;
+const heap = heapMode === '1' || heapMode === 'survivors' ? new Session() : null;
+/** `survivors`: only what young-generation collections did not free (promoted or pretenured). */
+const survivorsOnly = heapMode === 'survivors';
 const startSampling = () =>
   heap?.post('HeapProfiler.startSampling', {
     samplingInterval: 4096,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: !survivorsOnly,
   } as object);
 if (heap) {
   heap.connect();

@@ -67,6 +67,10 @@ const MISSING_VALUE = '-';
 const MISSING = Object.freeze({ missing: true as const });
 type Missing = typeof MISSING;
 const NO_TAGS: readonly string[] = [];
+/** What answers a key no memory or Redis holds: the value, or null when there is no such thing. */
+type Loader<V> = (key: string) => Promise<V | null>;
+/** Lookups under way, by key. */
+type Lookups<V> = Map<string, Promise<V | null>>;
 
 /**
  * A read-through cache whose entries stay consistent across api replicas: in-process LRU →
@@ -78,12 +82,25 @@ const NO_TAGS: readonly string[] = [];
  * - races: a load that an invalidation overtook returns its answer but caches it nowhere.
  * - bypass: while the bus is not live (Redis unreachable), nothing is served from or kept in
  *   memory, and Redis is skipped: every lookup asks the loader (fail open, never stale).
- * - concurrent lookups of one key share one load.
+ * - concurrent lookups of one key in a turn of the event loop share one Redis read, and lookups
+ *   that reach the loader while it runs share its load.
  */
 export class SharedCache<V extends object> implements BusMember {
   private readonly logger: Logger;
   private readonly local: LRUCache<string, V | Missing> | null;
   private readonly byTag = new Map<string, Set<string>>();
+  /**
+   * This turn's lookups that went past memory, by key (concurrent lookups of a key in a turn share
+   * one read): a Map made for the turn and dropped after it, never deleted from. Not one Map for
+   * the process that takes and deletes a key per lookup: such a Map replaces its hash table every
+   * few dozen lookups, and V8 links each replaced table to its successor (for iterators), so the
+   * chain from a table that had reached the old generation kept every later lookup's key, promise
+   * and value alive through young-generation collections until a full one. On the cold redirect
+   * that was ~700 KB promoted at every scavenge, and scavenges 4× as long as the bare MGET's
+   * (docs/performance.md, "The cold redirect's tail").
+   */
+  private turn: Lookups<V> | null = null;
+  /** Loads by the loader under way (Redis did not hold the key), by key: shared until they settle. */
   private readonly loads = new Map<string, Promise<V | null>>();
   private readonly log = new InvalidationLog();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -122,17 +139,29 @@ export class SharedCache<V extends object> implements BusMember {
     return hit === MISSING ? null : (hit as V);
   }
 
-  /** Memory, then Redis, then `load`; null when there is no such thing. */
-  get(key: string, load: (key: string) => Promise<V | null>): Promise<V | null> {
+  /**
+   * Memory, then Redis, then `load`; null when there is no such thing. Lookups of a key in one turn
+   * of the event loop share one Redis read; those that reach the loader while it runs share it.
+   */
+  get(key: string, load: Loader<V>): Promise<V | null> {
     const held = this.peek(key);
     if (held !== undefined) return Promise.resolve(held);
-    let loading = this.loads.get(key);
-    if (!loading) {
-      loading = this.fetch(key, load);
-      this.loads.set(key, loading);
+    let turn = this.turn;
+    if (!turn) {
+      turn = this.turn = new Map();
+      setImmediate(this.endTurn);
     }
-    return loading;
+    let lookup = turn.get(key);
+    if (!lookup) {
+      lookup = this.fetch(key, load, turn);
+      turn.set(key, lookup);
+    }
+    return lookup;
   }
+
+  private readonly endTurn = (): void => {
+    this.turn = null;
+  };
 
   /**
    * Invalidates keys (or tags) here and on every replica. Call it after the change committed; a
@@ -177,64 +206,80 @@ export class SharedCache<V extends object> implements BusMember {
   // ---- reading -----------------------------------------------------------------------------
 
   /**
-   * Redis, then `load`; the load leaves `loads` when it settles. Written with one `then` per step
-   * rather than as an async function: a cold redirect (every alias read from Redis) pays for each
-   * promise and closure of this path, and the garbage collector for each of them.
+   * Redis, then `load` (shared through `loads` until it settles); the lookup leaves its turn's
+   * Map once answered (`leave`), so a later lookup in the same turn reads again. Written with one
+   * `then` per step rather than as an async function: a cold redirect (every alias read from
+   * Redis) pays for each promise and closure of this path, and the garbage collector for each.
    */
-  private fetch(key: string, load: (key: string) => Promise<V | null>): Promise<V | null> {
+  private fetch(key: string, load: Loader<V>, turn: Lookups<V>): Promise<V | null> {
     const mark = this.log.mark();
     const remote = this.options.remote;
-    if (!remote || !this.bus.live) return this.loadFrom(key, load, mark, false);
+    if (!remote || !this.bus.live) return this.loadFrom(key, load, mark, false, turn);
     const redis = this.bus.redis;
     // Redis down: the loader answers (remember writes nothing while it is down)
-    if (!redis.ready) return this.loadFrom(key, load, mark, true);
+    if (!redis.ready) return this.loadFrom(key, load, mark, true, turn);
     return redis.reads.get(this.remoteKey(key)).then(
       (raw) => {
         if (raw === MISSING_VALUE) {
-          this.loads.delete(key);
+          this.leave(turn, key);
           return this.remember(key, null, mark, false);
         }
         if (raw !== null) {
           try {
             const value = this.remember(key, remote.decode(raw), mark, false);
-            this.loads.delete(key);
+            this.leave(turn, key);
             return value;
           } catch {
             // unreadable entry: the loader answers and overwrites it
           }
         }
-        return this.loadFrom(key, load, mark, true);
+        return this.loadFrom(key, load, mark, true, turn);
       },
       (err: Error) => {
         this.warn(`read failed, using the loader: ${err.message}`);
-        return this.loadFrom(key, load, mark, true);
+        return this.loadFrom(key, load, mark, true, turn);
       },
     );
   }
 
-  /** The loader's answer, kept (remember); `toRemote`: written to Redis too. */
+  /**
+   * The loader's answer, kept (remember); `toRemote`: written to Redis too. A load of the key
+   * already under way is shared: a new link's first burst of visits costs one query.
+   */
   private loadFrom(
     key: string,
-    load: (key: string) => Promise<V | null>,
+    load: Loader<V>,
     mark: number,
     toRemote: boolean,
+    turn: Lookups<V>,
   ): Promise<V | null> {
+    const running = this.loads.get(key);
+    if (running) return running;
     let loading: Promise<V | null>;
     try {
       loading = load(key);
     } catch (err) {
       loading = Promise.reject(err as Error);
     }
-    return loading.then(
+    const settled = loading.then(
       (value) => {
         this.loads.delete(key);
+        this.leave(turn, key);
         return this.remember(key, value, mark, toRemote);
       },
       (err: unknown) => {
         this.loads.delete(key);
+        this.leave(turn, key);
         throw err;
       },
     );
+    this.loads.set(key, settled);
+    return settled;
+  }
+
+  /** An answered lookup leaves its turn's Map, if that turn is still under way. */
+  private leave(turn: Lookups<V>, key: string): void {
+    if (turn === this.turn) turn.delete(key);
   }
 
   /** Keeps what a read found (in memory, and in Redis when it came from the loader), unless an invalidation overtook the read. */
