@@ -100,6 +100,7 @@ import {
 } from './lib/instructions';
 import { perRequest, probeArgs, probeCounts } from './lib/probe-counts';
 import { benchRedis, BenchRedis, freePort, removeRun, runBench } from './lib/run';
+import { visitorHeaders } from './lib/visitors';
 import { scanKeys, testRedis } from '../test/support/redis';
 
 const LINKS = 10_000;
@@ -137,24 +138,6 @@ const DEVICE_RULES = [
 const LANGUAGE_RULES = 'ar cs da el fi he hu ja ko pl'
   .split(' ')
   .map((l) => ({ language: l, link: `https://example.com/lang/${l}` }));
-const VISITOR_AGENTS = [
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1',
-  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
-  'Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.0 Safari/605.1.15',
-  'Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/4.0 Chrome/76.0.3809.146 TV Safari/537.36',
-];
-const VISITOR_LANGUAGES = ['en-US,en;q=0.9', 'sv-SE,sv;q=0.8,en;q=0.5', 'pt-BR', 'zh-CN,zh;q=0.9'];
-/** Public addresses of several networks (mostly outside the 50 rule countries). */
-const VISITOR_ADDRESSES = [
-  '8.8.8.8',
-  '1.1.1.1',
-  '81.2.69.160',
-  '175.45.176.1',
-  '41.0.0.1',
-  '200.0.0.1',
-  '5.62.60.1',
-  '31.13.64.1',
-];
 const run = `${process.pid}`;
 const DATABASE_URL =
   process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/linkmgmt_bench_${run}`;
@@ -351,11 +334,7 @@ function script(t: Target, limit?: number) {
     requests.push({
       path: `/${alias(i % t.span, t.prefix)}`,
       headers: t.mix
-        ? {
-            'User-Agent': VISITOR_AGENTS[i % VISITOR_AGENTS.length],
-            'Accept-Language': VISITOR_LANGUAGES[(i >> 2) % VISITOR_LANGUAGES.length],
-            'X-Forwarded-For': VISITOR_ADDRESSES[(i >> 4) % VISITOR_ADDRESSES.length],
-          }
+        ? visitorHeaders(i)
         : CLIENTS > 1
           ? { 'X-Forwarded-For': clientIp(i % CLIENTS) }
           : undefined,
