@@ -1,16 +1,21 @@
 import { randomBytes } from 'node:crypto';
 
 import {
+  compactEncoding,
+  compactUnion,
   countRegisters,
   countUnion,
   coveredBy,
   emptyRegisters,
   compactHll,
   encodeDense,
+  encodeSet,
   encodeSparse,
+  fromSparse,
   HLL_REGISTERS,
   mergeHll,
   mergeRegisters,
+  unionOf,
 } from './hll';
 
 /** Registers after adding `n` random elements the way Redis does (index: low 14 bits; run: trailing zeros + 1). */
@@ -87,6 +92,66 @@ describe('HyperLogLog sketches (Redis layout)', () => {
     const odd = emptyRegisters();
     odd[7] = 40;
     expect(encodeSparse(odd)).toBeNull();
+  });
+
+  it('the registers a sketch sets: read from its sparse form, merged and encoded again byte for byte as the register array would be', () => {
+    const setOf = (registers: Uint8Array) => {
+      const index: number[] = [];
+      const value: number[] = [];
+      registers.forEach((v, r) => {
+        if (v) {
+          index.push(r);
+          value.push(v);
+        }
+      });
+      return { index, value };
+    };
+    // runs of equal values next to each other (VAL runs of 1–4), long and short zero runs
+    const runs = emptyRegisters();
+    runs.fill(3, 10, 17);
+    runs.fill(5, 17, 19);
+    runs[100] = 1;
+    runs[16_383] = 32;
+    for (const registers of [emptyRegisters(), runs, ...[1, 7, 50, 400, 3000].map(simulated)]) {
+      const sparse = encodeSparse(registers) as Buffer;
+      expect(fromSparse(sparse)).toEqual(setOf(registers));
+      expect(encodeSet(setOf(registers))).toEqual(sparse);
+    }
+    // dense, or past the dense size, or a register over 32: not for sets
+    const many = simulated(20_000);
+    expect(fromSparse(encodeDense(many))).toBeNull();
+    expect(encodeSet(setOf(many))).toBeNull();
+    expect(compactEncoding(many)[4]).toBe(0);
+    const odd = emptyRegisters();
+    odd[7] = 40;
+    expect(encodeSet(setOf(odd))).toBeNull();
+    // the union keeps each register's larger value
+    const a = simulated(300);
+    const b = simulated(300);
+    const both = emptyRegisters();
+    mergeRegisters(both, a);
+    mergeRegisters(both, b);
+    expect(unionOf(setOf(a), setOf(b))).toEqual(setOf(both));
+  });
+
+  it('compactUnion is compactEncoding of the merged registers, sparse or dense, with bad input skipped as mergeHll skips it', () => {
+    const cases: Uint8Array[][] = [
+      [],
+      [encodeSparse(simulated(5)) as Buffer],
+      [encodeSparse(simulated(5)) as Buffer, encodeSparse(simulated(40)) as Buffer],
+      // the union outgrows the sparse form
+      Array.from({ length: 12 }, () => encodeSparse(simulated(1500)) as Buffer),
+      // a dense one among sparse ones
+      [encodeSparse(simulated(20)) as Buffer, encodeDense(simulated(30))],
+      // not a sketch: skipped; a sparse one cut short: merged as far as it reads
+      [Buffer.from('not a sketch'), encodeSparse(simulated(10)) as Buffer],
+      [encodeSparse(simulated(10)) as Buffer, sparse(0x7f, 0x80 | (3 << 2))],
+    ];
+    for (const blobs of cases) {
+      const registers = emptyRegisters();
+      for (const blob of blobs) mergeHll(registers, blob);
+      expect(compactUnion(blobs)).toEqual(compactEncoding(registers));
+    }
   });
 
   it('refuses what is not a sketch, or a sparse sketch that does not cover every register', () => {

@@ -140,6 +140,130 @@ export function encodeSparse(registers: Uint8Array): Buffer | null {
   return blob;
 }
 
+/**
+ * The registers a sketch sets (the others are 0), in increasing index: what a sparse sketch
+ * holds. A day's sketch of a link with a few visitors sets a few of the 16 384 registers, so its
+ * merges and its encoding work on these (`fromSparse`, `unionOf`, `encodeSet`) instead of a
+ * register array: the fold merges and encodes a sketch for every link it folds.
+ */
+export interface SetRegisters {
+  index: number[];
+  value: number[];
+}
+
+/** The registers a sparse Redis HyperLogLog string sets; null when it is dense or not a valid sketch. */
+export function fromSparse(blob: Uint8Array): SetRegisters | null {
+  if (!isHll(blob) || blob[4] !== SPARSE) return null;
+  const index: number[] = [];
+  const value: number[] = [];
+  let r = 0;
+  for (let i = HEADER; i < blob.length; i++) {
+    const op = blob[i];
+    if ((op & 0xc0) === 0) r += (op & 0x3f) + 1;
+    else if ((op & 0xc0) === 0x40) {
+      if (i + 1 >= blob.length) return null;
+      r += (((op & 0x3f) << 8) | blob[++i]) + 1;
+    } else {
+      const v = ((op >> 2) & 0x1f) + 1;
+      const end = r + (op & 0x3) + 1;
+      if (end > HLL_REGISTERS) return null;
+      for (; r < end; r++) {
+        index.push(r);
+        value.push(v);
+      }
+    }
+    if (r > HLL_REGISTERS) return null;
+  }
+  return r === HLL_REGISTERS ? { index, value } : null;
+}
+
+/** The union of two sets of registers (each register keeps the larger value). */
+export function unionOf(a: SetRegisters, b: SetRegisters): SetRegisters {
+  const index: number[] = [];
+  const value: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.index.length || j < b.index.length) {
+    const ai = i < a.index.length ? a.index[i] : HLL_REGISTERS;
+    const bj = j < b.index.length ? b.index[j] : HLL_REGISTERS;
+    if (ai < bj) {
+      index.push(ai);
+      value.push(a.value[i++]);
+    } else if (bj < ai) {
+      index.push(bj);
+      value.push(b.value[j++]);
+    } else {
+      index.push(ai);
+      value.push(Math.max(a.value[i++], b.value[j++]));
+    }
+  }
+  return { index, value };
+}
+
+/**
+ * `encodeSparse` of the registers `set` sets, byte for byte, without the register array; null
+ * when a value is over 32, or when the sparse encoding would not be the smaller one (the caller
+ * then encodes the register array: `compactEncoding`).
+ */
+export function encodeSet(set: SetRegisters): Buffer | null {
+  const out: number[] = [];
+  const zeros = (run: number) => {
+    if (run > 64) out.push(0x40 | ((run - 1) >> 8), (run - 1) & 0xff);
+    else if (run > 0) out.push(run - 1);
+  };
+  const { index, value } = set;
+  let r = 0;
+  for (let i = 0; i < index.length;) {
+    const v = value[i];
+    if (v > 32) return null;
+    zeros(index[i] - r);
+    let run = 1;
+    while (
+      run < 4 &&
+      i + run < index.length &&
+      index[i + run] === index[i] + run &&
+      value[i + run] === v
+    )
+      run++;
+    out.push(0x80 | ((v - 1) << 2) | (run - 1));
+    r = index[i] + run;
+    i += run;
+  }
+  zeros(HLL_REGISTERS - r);
+  if (HEADER + out.length >= HEADER + DENSE_BYTES) return null;
+  const blob = Buffer.alloc(HEADER + out.length);
+  blob.write('HYLL', 0, 'latin1');
+  blob[4] = SPARSE;
+  blob[15] = 0x80; // cached cardinality invalid
+  blob.set(out, HEADER);
+  return blob;
+}
+
+/**
+ * The union of sketches in its smallest encoding, as `compactEncoding` of their merged registers
+ * gives it (byte for byte), the work proportional to the registers they set while all are sparse
+ * and the union stays sparse; invalid sketches are skipped, as `mergeHll` skips them.
+ */
+export function compactUnion(blobs: Uint8Array[]): Buffer {
+  let set: SetRegisters | null = { index: [], value: [] };
+  for (const blob of blobs) {
+    const next = fromSparse(blob);
+    if (!next) {
+      if (isHll(blob)) {
+        set = null;
+        break;
+      }
+      continue; // not a sketch: skipped
+    }
+    set = unionOf(set, next);
+  }
+  const sparse = set && encodeSet(set);
+  if (sparse) return sparse;
+  const registers = emptyRegisters();
+  for (const blob of blobs) mergeHll(registers, blob);
+  return compactEncoding(registers);
+}
+
 /** The smaller of the sparse and the dense encodings of `registers`. */
 export function compactEncoding(registers: Uint8Array): Buffer {
   const sparse = encodeSparse(registers);

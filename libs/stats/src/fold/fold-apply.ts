@@ -1,7 +1,17 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { compactEncoding, compactHll, coveredBy, emptyRegisters, mergeHll } from '../hll';
+import {
+  compactEncoding,
+  compactHll,
+  compactUnion,
+  coveredBy,
+  emptyRegisters,
+  encodeSet,
+  fromSparse,
+  mergeHll,
+  unionOf,
+} from '../hll';
 import { CAPPED_DIMS, dayToIso, OTHER_LABEL } from '../keys';
 import { DailyRow, DimCount, FoldBatch, HourCount } from './fold-batch';
 import { FoldListener } from './fold-listener';
@@ -236,12 +246,21 @@ export class FoldApply {
       if (!r.sketch) return null;
       const old = before.get(`${r.linkId}|${r.day}`);
       if (!old) return compactHll(r.sketch);
-      const current = emptyRegisters();
-      const previous = emptyRegisters();
-      if (!mergeHll(current, r.sketch) || !mergeHll(previous, old)) return compactHll(r.sketch);
-      if (!coveredBy(previous, current)) mergeHll(current, old);
-      return compactEncoding(current);
+      // both sparse (a day of a few hundred visitors or fewer): their set registers merged
+      const current = fromSparse(r.sketch);
+      const previous = fromSparse(old);
+      const union = current && previous ? encodeSet(unionOf(current, previous)) : null;
+      return union ?? this.denseUnion(r.sketch, old);
     });
+  }
+
+  /** The day's sketch from Redis and the stored one merged through register arrays (`sketches`). */
+  private denseUnion(sketch: Buffer, old: Buffer): Buffer {
+    const current = emptyRegisters();
+    const previous = emptyRegisters();
+    if (!mergeHll(current, sketch) || !mergeHll(previous, old)) return compactHll(sketch);
+    if (!coveredBy(previous, current)) mergeHll(current, old);
+    return compactEncoding(current);
   }
 
   /**
@@ -273,11 +292,8 @@ export class FoldApply {
     );
     const before = new Map(stored.map((r) => [`${r.link_id}|${r.month}`, r.sketch]));
     const merged = entries.map((e) => {
-      const registers = emptyRegisters();
       const old = before.get(`${e.linkId}|${e.month}`);
-      if (old) mergeHll(registers, old);
-      for (const day of e.days) mergeHll(registers, day);
-      return compactEncoding(registers);
+      return compactUnion(old ? [old, ...e.days] : e.days);
     });
     await m.query(
       `INSERT INTO link_stats_monthly AS s (link_id, month, sketch)
