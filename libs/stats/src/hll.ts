@@ -58,8 +58,21 @@ export function mergeHll(registers: Uint8Array, blob: Uint8Array): boolean {
     }
     return true;
   }
-  // sparse: ZERO 00xxxxxx (run of x+1 zeros), XZERO 01xxxxxx yyyyyyyy (run of 14-bit value + 1
-  // zeros), VAL 1vvvvvxx (run of x+1 registers of value v+1)
+  return walkSparse(blob, (start, end, value) => {
+    for (let r = start; r < end; r++) if (value > registers[r]) registers[r] = value;
+  });
+}
+
+/**
+ * Walks a sparse sketch's opcodes, calling `run` for each run of registers of one value: ZERO
+ * 00xxxxxx (run of x+1 zeros), XZERO 01xxxxxx yyyyyyyy (run of 14-bit value + 1 zeros), VAL
+ * 1vvvvvxx (run of x+1 registers of value v+1). False when they do not cover exactly the 16 384
+ * registers (the runs before the fault have been called).
+ */
+function walkSparse(
+  blob: Uint8Array,
+  run: (start: number, end: number, value: number) => void,
+): boolean {
   let r = 0;
   for (let i = HEADER; i < blob.length; i++) {
     const op = blob[i];
@@ -68,10 +81,10 @@ export function mergeHll(registers: Uint8Array, blob: Uint8Array): boolean {
       if (i + 1 >= blob.length) return false;
       r += (((op & 0x3f) << 8) | blob[++i]) + 1;
     } else {
-      const value = ((op >> 2) & 0x1f) + 1;
       const end = r + (op & 0x3) + 1;
       if (end > HLL_REGISTERS) return false;
-      for (; r < end; r++) if (value > registers[r]) registers[r] = value;
+      run(r, end, ((op >> 2) & 0x1f) + 1);
+      r = end;
     }
     if (r > HLL_REGISTERS) return false;
   }
@@ -132,12 +145,7 @@ export function encodeSparse(registers: Uint8Array): Buffer | null {
       r += run;
     }
   }
-  const blob = Buffer.alloc(HEADER + out.length);
-  blob.write('HYLL', 0, 'latin1');
-  blob[4] = SPARSE;
-  blob[15] = 0x80; // cached cardinality invalid
-  blob.set(out, HEADER);
-  return blob;
+  return sparseBlob(out);
 }
 
 /**
@@ -156,25 +164,13 @@ export function fromSparse(blob: Uint8Array): SetRegisters | null {
   if (!isHll(blob) || blob[4] !== SPARSE) return null;
   const index: number[] = [];
   const value: number[] = [];
-  let r = 0;
-  for (let i = HEADER; i < blob.length; i++) {
-    const op = blob[i];
-    if ((op & 0xc0) === 0) r += (op & 0x3f) + 1;
-    else if ((op & 0xc0) === 0x40) {
-      if (i + 1 >= blob.length) return null;
-      r += (((op & 0x3f) << 8) | blob[++i]) + 1;
-    } else {
-      const v = ((op >> 2) & 0x1f) + 1;
-      const end = r + (op & 0x3) + 1;
-      if (end > HLL_REGISTERS) return null;
-      for (; r < end; r++) {
-        index.push(r);
-        value.push(v);
-      }
+  const whole = walkSparse(blob, (start, end, v) => {
+    for (let r = start; r < end; r++) {
+      index.push(r);
+      value.push(v);
     }
-    if (r > HLL_REGISTERS) return null;
-  }
-  return r === HLL_REGISTERS ? { index, value } : null;
+  });
+  return whole ? { index, value } : null;
 }
 
 /** The union of two sets of registers (each register keeps the larger value). */
@@ -231,12 +227,7 @@ export function encodeSet(set: SetRegisters): Buffer | null {
   }
   zeros(HLL_REGISTERS - r);
   if (HEADER + out.length >= HEADER + DENSE_BYTES) return null;
-  const blob = Buffer.alloc(HEADER + out.length);
-  blob.write('HYLL', 0, 'latin1');
-  blob[4] = SPARSE;
-  blob[15] = 0x80; // cached cardinality invalid
-  blob.set(out, HEADER);
-  return blob;
+  return sparseBlob(out);
 }
 
 /**
@@ -262,6 +253,16 @@ export function compactUnion(blobs: Uint8Array[]): Buffer {
   const registers = emptyRegisters();
   for (const blob of blobs) mergeHll(registers, blob);
   return compactEncoding(registers);
+}
+
+/** A sparse sketch of `opcodes`: the header (cached cardinality invalid), then them. */
+function sparseBlob(opcodes: number[]): Buffer {
+  const blob = Buffer.alloc(HEADER + opcodes.length);
+  blob.write('HYLL', 0, 'latin1');
+  blob[4] = SPARSE;
+  blob[15] = 0x80; // cached cardinality invalid: Redis recomputes it
+  blob.set(opcodes, HEADER);
+  return blob;
 }
 
 /** The smaller of the sparse and the dense encodings of `registers`. */
