@@ -253,6 +253,8 @@ export class SharedCache<V extends object> implements BusMember {
     toRemote: boolean,
     turn: Lookups<V>,
   ): Promise<V | null> {
+    // a lookup that joins a running load stays in its turn's Map until the turn ends: a later
+    // lookup of that turn gets the same shared answer
     const running = this.loads.get(key);
     if (running) return running;
     let loading: Promise<V | null>;
