@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 
 import { INestApplicationContext } from '@nestjs/common';
 
+import { LinkHealthProcessor } from '../apps/worker/src/health/link-health.processor';
 import { LinkHealthRunner } from '../apps/worker/src/health/link-health-runner';
 import { LinkHealthStore } from '../apps/worker/src/health/link-health-store';
 import {
@@ -553,15 +554,19 @@ describe('destination health', () => {
     expect(Math.max(...hours.map((h) => h.last))).toBeLessThan(86_400 + enrolMs / 1000 + 1);
     expect(Math.max(...hours.map((h) => h.n))).toBeLessThan((2 * n) / 24);
 
-    // a tick's Postgres cost: one claim of 100 rows and one statement handing them back
+    // a tick's Postgres cost: one claim of 100 rows and one statement handing them back. The
+    // worker's own schedule is paused (its tick would claim the same rows, oldest due first), and
+    // the 100 are due before anything an earlier test left due, so the claim takes exactly them.
+    const processor = worker.get(LinkHealthProcessor);
+    await processor.worker.pause();
     await t.db.query(
-      `UPDATE link_health SET next_at = now() - interval '1 second'
+      `UPDATE link_health SET next_at = now() - interval '10 years'
         WHERE link_id IN (SELECT id FROM links WHERE user_id = $1 ORDER BY id LIMIT 100)`,
       [owner.id],
     );
     const store = worker.get(LinkHealthStore);
     started = Date.now();
-    const claimed = await store.claim(100, 42, 600);
+    const claimed = await store.claim(100, 42, 600).finally(() => processor.worker.resume());
     const claimMs = Date.now() - started;
     expect(claimed.filter((c) => c.userId === owner.id)).toHaveLength(100);
     expect(claimed.every((c) => c.probe)).toBe(true);
