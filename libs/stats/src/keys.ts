@@ -181,6 +181,39 @@ end
 if #claimed > 0 then redis.call('SADD', KEYS[2], ARGV[1]) end
 return claimed`;
 
+/**
+ * Reads a claimed batch's hashes in one call (rather than a command each: the fold's client spends
+ * more on a command than Redis does). KEYS: the batch's link hashes. Returns each one's HGETALL
+ * (field, value, field, value, ...), in KEYS' order.
+ */
+export const READ_BATCH_SCRIPT = `
+local out = {}
+for i = 1, #KEYS do out[i] = redis.call('HGETALL', KEYS[i]) end
+return out`;
+
+/**
+ * The unique visitors of the (link, day)s a batch touched, in one call: for each visitors
+ * HyperLogLog, its count and its bytes (read after the count, which may cache the cardinality in
+ * them), and its expiry renewed. KEYS: the HyperLogLogs. ARGV[1]: their time to live. Returns
+ * count, sketch, count, sketch, ... in KEYS' order; a key that is not a HyperLogLog (no writer
+ * makes one) answers false for both rather than fail the batch.
+ */
+export const READ_VISITORS_SCRIPT = `
+local out = {}
+for i = 1, #KEYS do
+  local key = KEYS[i]
+  local n = redis.pcall('PFCOUNT', key)
+  if type(n) == 'number' then
+    out[2 * i - 1] = n
+    out[2 * i] = redis.call('GET', key)
+    redis.call('EXPIRE', key, ARGV[1])
+  else
+    out[2 * i - 1] = false
+    out[2 * i] = false
+  end
+end
+return out`;
+
 /** A day's visitors HLL lives this long after its last write is folded. */
 export const HLL_TTL_SECONDS = 3 * 24 * 3600;
 

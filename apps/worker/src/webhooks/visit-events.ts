@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
 import { PublicUrls } from '@app/common';
+import { pgArray } from '@app/database';
 import { FoldedVisits, FoldListener, VisitProfile } from '@app/stats';
 import { WebhookDeliveries } from '@app/webhooks';
 
@@ -49,7 +50,7 @@ export class VisitEvents implements FoldListener {
          LEFT JOIN qr_codes q ON q.link_id = l.id
         WHERE l.id = ANY($1::int[])
         ORDER BY w.id, l.id`,
-      [linkIds],
+      [pgArray(linkIds)],
     );
     if (!subscribers.length) return;
 

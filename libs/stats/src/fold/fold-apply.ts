@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { pgArray } from '@app/database';
+
 import {
   compactEncoding,
   compactHll,
@@ -91,7 +93,7 @@ export class FoldApply {
          JOIN input i ON i.link_id = u.link_id AND i.day = u.day
          LEFT JOIN before b ON b.link_id = u.link_id AND b.day = u.day
         GROUP BY u.link_id`,
-        [linkIds, days, clicks, uniques, sketches],
+        [pgArray(linkIds), pgArray(days), pgArray(clicks), pgArray(uniques), sketches],
       );
     if (changed.length) {
       await m.query(
@@ -99,9 +101,9 @@ export class FoldApply {
          SELECT * FROM unnest($1::int[], $2::bigint[], $3::bigint[])
          ON CONFLICT (link_id) DO UPDATE SET clicks = t.clicks + EXCLUDED.clicks, uniques = t.uniques + EXCLUDED.uniques`,
         [
-          changed.map((c) => c.link_id),
-          changed.map((c) => c.clicks),
-          changed.map((c) => c.uniques_delta),
+          pgArray(changed.map((c) => c.link_id)),
+          pgArray(changed.map((c) => c.clicks)),
+          pgArray(changed.map((c) => c.uniques_delta)),
         ],
       );
     }
@@ -112,7 +114,11 @@ export class FoldApply {
          SELECT i.* FROM unnest($1::int[], $2::timestamp[], $3::bigint[]) AS i(link_id, hour, clicks)
          JOIN links l ON l.id = i.link_id
          ON CONFLICT (link_id, hour) DO UPDATE SET clicks = h.clicks + EXCLUDED.clicks`,
-        [hours.map((h) => h[0]), hours.map((h) => h[1]), hours.map((h) => h[2])],
+        [
+          pgArray(hours.map((h) => h[0])),
+          pgArray(hours.map((h) => h[1])),
+          pgArray(hours.map((h) => h[2])),
+        ],
       );
     }
     dims = await this.capLabels(m, dims);
@@ -134,11 +140,11 @@ export class FoldApply {
           GROUP BY 1, 2, 3, 4
          ON CONFLICT (link_id, month, dim, label) DO UPDATE SET count = s.count + EXCLUDED.count`,
         [
-          dims.map((d) => d[0]),
-          dims.map((d) => d[1]),
-          dims.map((d) => d[2]),
-          dims.map((d) => d[3]),
-          dims.map((d) => d[4]),
+          pgArray(dims.map((d) => d[0])),
+          pgArray(dims.map((d) => d[1])),
+          pgArray(dims.map((d) => d[2])),
+          pgArray(dims.map((d) => d[3])),
+          pgArray(dims.map((d) => d[4])),
         ],
       );
     }
@@ -168,19 +174,29 @@ export class FoldApply {
       else groups.set(key, [d]);
     }
     if (!groups.size) return dims;
-    const entries = [...groups.values()].map((g) => g[0]);
-    // labels stored per link-day-dimension (an index range of the primary key each)
+    const entries = [...groups.values()];
+    // the groups that may overflow (labels stored, an index range of the primary key each, plus
+    // those coming, past the cap): only they are answered, so the common case reads back nothing
     const stored: Array<{ link_id: number; day: string; dim: string; n: number }> = await m.query(
-      `SELECT s.link_id, to_char(s.day, 'YYYY-MM-DD') AS day, s.dim,
-              (count(*) FILTER (WHERE s.label <> $4))::int AS n
-         FROM link_stats_dims s
-         JOIN unnest($1::int[], $2::date[], $3::varchar[]) AS i(link_id, day, dim) USING (link_id, day, dim)
-        GROUP BY 1, 2, 3`,
-      [entries.map((e) => e[0]), entries.map((e) => e[1]), entries.map((e) => e[2]), OTHER_LABEL],
+      `SELECT i.link_id, to_char(i.day, 'YYYY-MM-DD') AS day, i.dim, c.n
+         FROM unnest($1::int[], $2::date[], $3::varchar[], $4::int[]) AS i(link_id, day, dim, incoming)
+        CROSS JOIN LATERAL (
+          SELECT count(*)::int AS n FROM link_stats_dims s
+           WHERE s.link_id = i.link_id AND s.day = i.day AND s.dim = i.dim AND s.label <> $5
+        ) c
+        WHERE c.n + i.incoming > $6`,
+      [
+        pgArray(entries.map((g) => g[0][0])),
+        pgArray(entries.map((g) => g[0][1])),
+        pgArray(entries.map((g) => g[0][2])),
+        pgArray(entries.map((g) => g.length)),
+        OTHER_LABEL,
+        cap,
+      ],
     );
     const storedCount = new Map(stored.map((r) => [`${r.link_id}|${r.day}|${r.dim}`, r.n]));
     // the groups that may overflow: which of their labels are stored already
-    const tight = [...groups].filter(([key, g]) => (storedCount.get(key) ?? 0) + g.length > cap);
+    const tight = [...groups].filter(([key]) => storedCount.has(key));
     let known = new Set<string>();
     if (tight.length) {
       const labels = tight.flatMap(([, g]) => g);
@@ -191,17 +207,17 @@ export class FoldApply {
              JOIN unnest($1::int[], $2::date[], $3::varchar[], $4::varchar[]) AS i(link_id, day, dim, label)
                USING (link_id, day, dim, label)`,
           [
-            labels.map((d) => d[0]),
-            labels.map((d) => d[1]),
-            labels.map((d) => d[2]),
-            labels.map((d) => d[3]),
+            pgArray(labels.map((d) => d[0])),
+            pgArray(labels.map((d) => d[1])),
+            pgArray(labels.map((d) => d[2])),
+            pgArray(labels.map((d) => d[3])),
           ],
         );
       known = new Set(rows.map((r) => `${r.link_id}|${r.day}|${r.dim}|${r.label}`));
     }
     for (const [key, group] of groups) {
-      const used = storedCount.get(key) ?? 0;
-      if (used + group.length <= cap) {
+      const used = storedCount.get(key);
+      if (used === undefined) {
         out.push(...group);
         continue;
       }
@@ -239,7 +255,7 @@ export class FoldApply {
          FROM link_stats_daily d
          JOIN unnest($1::int[], $2::date[]) AS i(link_id, day) USING (link_id, day)
         WHERE d.sketch IS NOT NULL`,
-      [linkIds, days],
+      [pgArray(linkIds), pgArray(days)],
     );
     const before = new Map(stored.map((r) => [`${r.link_id}|${r.day}`, r.sketch]));
     return rows.map((r) => {
@@ -288,7 +304,7 @@ export class FoldApply {
       `SELECT s.link_id, to_char(s.month, 'YYYY-MM-DD') AS month, s.sketch
          FROM link_stats_monthly s
          JOIN unnest($1::int[], $2::date[]) AS i(link_id, month) USING (link_id, month)`,
-      [entries.map((e) => e.linkId), entries.map((e) => e.month)],
+      [pgArray(entries.map((e) => e.linkId)), pgArray(entries.map((e) => e.month))],
     );
     const before = new Map(stored.map((r) => [`${r.link_id}|${r.month}`, r.sketch]));
     const merged = entries.map((e) => {
@@ -300,7 +316,7 @@ export class FoldApply {
        SELECT i.* FROM unnest($1::int[], $2::date[], $3::bytea[]) AS i(link_id, month, sketch)
        JOIN links l ON l.id = i.link_id
        ON CONFLICT (link_id, month) DO UPDATE SET sketch = EXCLUDED.sketch`,
-      [entries.map((e) => e.linkId), entries.map((e) => e.month), merged],
+      [pgArray(entries.map((e) => e.linkId)), pgArray(entries.map((e) => e.month)), merged],
     );
   }
 }

@@ -1,7 +1,10 @@
 import { collectBatch } from './fold-batch';
 
+/** A hash as HGETALL answers it: field, value, field, value, ... */
+const flat = (hashes: Array<Record<string, string>>) => hashes.map((h) => Object.entries(h).flat());
+
 describe('collectBatch (a claimed batch summed for the fold)', () => {
-  const hashes: Array<Record<string, string>> = [
+  const hashes = flat([
     {
       '20261122|v|France|Direct|Firefox|Linux||desktop|fr': '2',
       '20261122|v|France|t.co|Chrome|Linux|twitter|mobile|en': '3',
@@ -9,7 +12,7 @@ describe('collectBatch (a claimed batch summed for the fold)', () => {
       'not a field': '9',
     },
     { '20261122|v|Spain|Direct|Safari|iOS||mobile|es': '4', '20261122|re|old.example': '1' },
-  ];
+  ]);
 
   it('sums clicks per link and day, and dimension counts per label (one entry each)', () => {
     const b = collectBatch('b1', ['7', '8'], hashes, false);
@@ -49,7 +52,7 @@ describe('collectBatch (a claimed batch summed for the fold)', () => {
     const b = collectBatch(
       'b2',
       ['9'],
-      [
+      flat([
         {
           '20261122|v|France|Direct|Firefox|Linux||desktop|fr|Paris, FR|Île-de-France, FR|news|||https://t.co/x||07':
             '2',
@@ -60,7 +63,7 @@ describe('collectBatch (a claimed batch summed for the fold)', () => {
           '20261122|v|France|Direct|Firefox|Linux||desktop|fr|Paris, FR|Île-de-France, FR||||||24':
             '5',
         },
-      ],
+      ]),
       false,
     );
     expect(b.clicks).toBe(12);
@@ -72,5 +75,26 @@ describe('collectBatch (a claimed batch summed for the fold)', () => {
     expect(b.dims).toContainEqual([9, '2026-11-22', 'us', 'news', 2]);
     expect(b.dims).toContainEqual([9, '2026-11-22', 'ru', 'https://t.co/x', 2]);
     expect(b.dims.some((d) => d[2] === 'hr' || d[2] === 'um' || d[2] === 'dm')).toBe(false);
+  });
+
+  it('a busy link-day (many labels) sums each label once, past the scanned few', () => {
+    // 60 profiles: 30 referrers seen twice each, every other dimension the same
+    const fields: Record<string, string> = {};
+    for (let i = 0; i < 60; i++)
+      fields[
+        `20261122|v|France|r${i % 30}.example|Firefox|Linux||desktop|fr|Paris, FR||||||x${i}|07`
+      ] = String(1 + (i % 3));
+    const b = collectBatch('b3', ['5'], flat([fields]), false);
+    const total = Object.values(fields).reduce((a, v) => a + Number(v), 0);
+    expect(b.clicks).toBe(total);
+    const referrers = b.dims.filter((d) => d[2] === 're');
+    expect(referrers).toHaveLength(30);
+    expect(referrers.reduce((a, d) => a + d[4], 0)).toBe(total);
+    expect(referrers).toContainEqual([5, '2026-11-22', 're', 'r0.example', 1 + 1]);
+    expect(b.dims).toContainEqual([5, '2026-11-22', 'co', 'France', total]);
+    expect(b.dims.filter((d) => d[2] === 'dm')).toHaveLength(60);
+    expect(b.hours).toEqual([[5, '2026-11-22 07:00', total]]);
+    const keys = b.dims.map((d) => d.slice(0, 4).join('|'));
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });

@@ -34,68 +34,110 @@ export interface FoldBatch {
 }
 
 /**
- * Sums a batch's counter hashes (one per link, in `ids`' order) into daily rows and dimension
- * counts; with `withVisits`, also the visits per profile for the fold listener.
+ * Sums a batch's counter hashes (one per link, in `ids`' order, each as HGETALL answers it: field,
+ * value, field, value, ...) into daily rows and dimension counts; with `withVisits`, also the
+ * visits per profile for the fold listener. A link's fields are all in its hash, so each link is
+ * summed on its own (`LinkDay`), which keeps the fold's client work per link small.
  */
 export function collectBatch(
   id: string,
   ids: string[],
-  hashes: Array<Record<string, string>>,
+  hashes: string[][],
   withVisits: boolean,
 ): FoldBatch {
-  const daily = new Map<string, DailyRow>();
-  // one entry per (link, day, dimension, label): several profiles may share a label, and one
-  // INSERT ... ON CONFLICT may not touch a row twice
-  const dimCounts = new Map<string, DimCount>();
-  const hourCounts = new Map<string, HourCount>();
+  const rows: DailyRow[] = [];
+  const dims: DimCount[] = [];
+  const hours: HourCount[] = [];
   const visits: FoldedVisits[] = [];
   let clicks = 0;
+  const days: LinkDay[] = [];
   ids.forEach((linkIdText, i) => {
     const linkId = Number(linkIdText);
-    for (const [field, value] of Object.entries(hashes[i] ?? {})) {
-      const f = fieldCounts(field);
+    const hash = hashes[i] ?? [];
+    days.length = 0;
+    for (let j = 0; j + 1 < hash.length; j += 2) {
+      const f = fieldCounts(hash[j]);
       if (!f) continue;
-      const n = Number(value);
-      const key = `${linkId}|${f.day}`;
-      const row = daily.get(key) ?? {
-        linkId,
-        day: f.day,
-        clicks: 0,
-        uniques: null,
-        sketch: null,
-      };
-      daily.set(key, row);
+      const n = Number(hash[j + 1]);
+      let day = days.find((d) => d.row.day === f.day);
+      if (!day) {
+        day = new LinkDay(linkId, f.day);
+        days.push(day);
+      }
       if (f.clicks) {
-        row.clicks += n;
+        day.row.clicks += n;
         clicks += n;
-        if (withVisits) visits.push(foldedVisits(linkId, f.day, n, f.dims));
+        if (withVisits) visits.push(foldedVisits(linkId, day.iso, n, f.dims));
       }
       for (const [dim, label] of f.dims) {
-        if (dim === DIM.hour) {
-          // anything but an hour (no writer makes one) is dropped rather than fail the batch
-          if (!HOUR_LABEL.test(label)) continue;
-          const hourKey = `${key}|${label}`;
-          const entry = hourCounts.get(hourKey);
-          if (entry) entry[2] += n;
-          else hourCounts.set(hourKey, [linkId, `${dayToIso(f.day)} ${label}:00`, n]);
-          continue;
-        }
-        const dimKey = `${key}|${dim}|${label}`;
-        const entry = dimCounts.get(dimKey);
-        if (entry) entry[4] += n;
-        else dimCounts.set(dimKey, [linkId, dayToIso(f.day), dim, label, n]);
+        // anything but an hour (no writer makes one) is dropped rather than fail the batch
+        if (dim !== DIM.hour) day.add(dim, label, n);
+        else if (HOUR_LABEL.test(label)) day.addHour(label, n);
       }
     }
+    for (const day of days) {
+      rows.push(day.row);
+      for (const d of day.dims) dims.push(d);
+      for (const h of day.hours) hours.push(h);
+    }
   });
-  return {
-    id,
-    linkIds: ids,
-    rows: [...daily.values()],
-    dims: [...dimCounts.values()],
-    hours: [...hourCounts.values()],
-    visits,
-    clicks,
-  };
+  return { id, linkIds: ids, rows, dims, hours, visits, clicks };
+}
+
+/** Dimension counts of a link-day searched in turn up to this many; a Map past it. */
+const SCAN_MAX = 32;
+
+/**
+ * One link's counts of one day while its hash is summed: one entry per (dimension, label), as
+ * several profiles may share a label and one INSERT ... ON CONFLICT may not touch a row twice.
+ * A long-tail link-day has a few profiles, so its entries are found by a scan (no key strings to
+ * build and hash); a busy one gets a Map.
+ */
+class LinkDay {
+  readonly row: DailyRow;
+  /** `YYYY-MM-DD` */
+  readonly iso: string;
+  readonly dims: DimCount[] = [];
+  readonly hours: HourCount[] = [];
+  private index: Map<string, DimCount> | null = null;
+
+  constructor(linkId: number, day: string) {
+    this.row = { linkId, day, clicks: 0, uniques: null, sketch: null };
+    this.iso = dayToIso(day);
+  }
+
+  add(dim: string, label: string, n: number): void {
+    if (this.index) {
+      const key = `${dim}|${label}`;
+      const entry = this.index.get(key);
+      if (entry) entry[4] += n;
+      else this.index.set(key, this.push(dim, label, n));
+      return;
+    }
+    for (const d of this.dims) {
+      if (d[2] === dim && d[3] === label) {
+        d[4] += n;
+        return;
+      }
+    }
+    this.push(dim, label, n);
+    if (this.dims.length > SCAN_MAX)
+      this.index = new Map(this.dims.map((d) => [`${d[2]}|${d[3]}`, d]));
+  }
+
+  /** `hour`: `00`…`23` */
+  addHour(hour: string, n: number): void {
+    const at = `${this.iso} ${hour}:00`;
+    const entry = this.hours.find((h) => h[1] === at);
+    if (entry) entry[2] += n;
+    else this.hours.push([this.row.linkId, at, n]);
+  }
+
+  private push(dim: string, label: string, n: number): DimCount {
+    const entry: DimCount = [this.row.linkId, this.iso, dim, label, n];
+    this.dims.push(entry);
+    return entry;
+  }
 }
 
 const NAMED: Record<string, 'country' | 'referrer' | 'browser' | 'os' | 'device' | 'language'> = {
@@ -109,13 +151,14 @@ const NAMED: Record<string, 'country' | 'referrer' | 'browser' | 'os' | 'device'
 
 function foldedVisits(
   linkId: number,
+  /** `YYYY-MM-DD` */
   day: string,
   count: number,
   dims: Array<[string, string]>,
 ): FoldedVisits {
   const v: FoldedVisits = {
     linkId,
-    day: dayToIso(day),
+    day,
     count,
     country: null,
     referrer: null,

@@ -1,8 +1,14 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 import { RedisService } from '@app/redis';
 
-import { CLAIM_BATCH_SCRIPT, HLL_TTL_SECONDS, PartitionKeys } from '../keys';
+import {
+  CLAIM_BATCH_SCRIPT,
+  HLL_TTL_SECONDS,
+  PartitionKeys,
+  READ_BATCH_SCRIPT,
+  READ_VISITORS_SCRIPT,
+} from '../keys';
 import { collectBatch, FoldBatch } from './fold-batch';
 
 /** Dirty links claimed per batch. */
@@ -10,6 +16,8 @@ export const BATCH_SIZE = 500;
 
 type ClaimingRedis = {
   claimVisits(...args: Array<string | number>): Promise<string[]>;
+  readBatch(...args: Array<string | number>): Promise<string[][]>;
+  readVisitorsBuffer(...args: Array<string | number>): Promise<Array<number | Buffer | null>>;
 };
 
 /**
@@ -40,7 +48,8 @@ export class FoldClaims {
    * candidates, then one script claims those still pending (it must name every key it touches).
    */
   async claim(keys: PartitionKeys): Promise<{ batch: string; size: number }> {
-    const batch = `p${keys.partition}-${Date.now()}-${randomUUID()}`;
+    // short (every key of the batch names it): the partition, the time and 72 random bits
+    const batch = `p${keys.partition}-${Date.now().toString(36)}-${randomBytes(9).toString('base64url')}`;
     const ids = await this.redis.client.srandmember(keys.dirty, BATCH_SIZE);
     if (!ids.length) return { batch, size: 0 };
     const linkKeys = ids.flatMap((id) => [keys.pending(id), keys.batchLink(batch, id)]);
@@ -64,27 +73,24 @@ export class FoldClaims {
    */
   async read(keys: PartitionKeys, batch: string, withVisits: boolean): Promise<FoldBatch> {
     const ids = await this.redis.client.smembers(keys.batch(batch));
-    const pipeline = this.redis.client.pipeline();
-    for (const id of ids) pipeline.hgetall(keys.batchLink(batch, id));
-    const hashes = ((await pipeline.exec()) ?? []).map(([err, value]) => {
-      if (err) throw err;
-      return value as Record<string, string>;
-    });
+    const hashes = ids.length
+      ? await this.client().readBatch(ids.length, ...ids.map((id) => keys.batchLink(batch, id)))
+      : [];
     const collected = collectBatch(batch, ids, hashes, withVisits);
 
     const rows = collected.rows;
     if (rows.length) {
       if (keys.formerVisitors) await this.mergeFormerVisitors(keys, rows);
-      const pf = this.redis.client.pipeline();
-      for (const r of rows) {
-        const hll = keys.visitors(r.linkId, r.day);
-        pf.pfcount(hll).getBuffer(hll).expire(hll, HLL_TTL_SECONDS);
-      }
-      ((await pf.exec()) ?? []).forEach(([err, value], i) => {
-        if (err) return;
-        const row = rows[Math.floor(i / 3)];
-        if (i % 3 === 0) row.uniques = Number(value);
-        else if (i % 3 === 1) row.sketch = (value as Buffer | null) ?? null;
+      const visitors = await this.client().readVisitorsBuffer(
+        rows.length,
+        ...rows.map((r) => keys.visitors(r.linkId, r.day)),
+        HLL_TTL_SECONDS,
+      );
+      rows.forEach((row, i) => {
+        const count = visitors[2 * i];
+        if (count === null) return;
+        row.uniques = Number(count);
+        row.sketch = (visitors[2 * i + 1] as Buffer | null) ?? null;
       });
     }
     return collected;
@@ -128,6 +134,8 @@ export class FoldClaims {
   private client(): ClaimingRedis {
     if (!this.defined) {
       this.redis.client.defineCommand('claimVisits', { lua: CLAIM_BATCH_SCRIPT });
+      this.redis.client.defineCommand('readBatch', { lua: READ_BATCH_SCRIPT });
+      this.redis.client.defineCommand('readVisitors', { lua: READ_VISITORS_SCRIPT });
       this.defined = true;
     }
     return this.redis.client as unknown as ClaimingRedis;
