@@ -164,22 +164,25 @@ return #ids`;
  * atomically, so visits recorded meanwhile start a fresh pending hash. KEYS: dirty set, inflight
  * set, batch set, then each candidate's pending hash and batch hash. ARGV: batch id, the
  * candidates' link ids. A candidate another fold claimed meanwhile has no pending hash: skipped.
- * Returns the claimed link ids.
+ * Returns the claimed link ids and their hashes as READ_BATCH_SCRIPT answers them (the fold
+ * reads what it claimed in the same call).
  */
 export const CLAIM_BATCH_SCRIPT = `
-local claimed = {}
+local claimed, hashes = {}, {}
 for j = 2, #ARGV do
   local id = ARGV[j]
   redis.call('SREM', KEYS[1], id)
   local src = KEYS[2 * j]
   if redis.call('EXISTS', src) == 1 then
-    redis.call('RENAME', src, KEYS[2 * j + 1])
+    local dst = KEYS[2 * j + 1]
+    redis.call('RENAME', src, dst)
     redis.call('SADD', KEYS[3], id)
     claimed[#claimed + 1] = id
+    hashes[#hashes + 1] = redis.call('HGETALL', dst)
   end
 end
 if #claimed > 0 then redis.call('SADD', KEYS[2], ARGV[1]) end
-return claimed`;
+return {claimed, hashes}`;
 
 /**
  * Reads a claimed batch's hashes in one call (rather than a command each: the fold's client spends

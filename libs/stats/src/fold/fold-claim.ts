@@ -11,11 +11,18 @@ import {
 } from '../keys';
 import { collectBatch, FoldBatch } from './fold-batch';
 
+/** A batch as claimed: its id, the link ids claimed, and their hashes as HGETALL answers them. */
+export interface ClaimedBatch {
+  batch: string;
+  ids: string[];
+  hashes: string[][];
+}
+
 /** Dirty links claimed per batch. */
 export const BATCH_SIZE = 500;
 
 type ClaimingRedis = {
-  claimVisits(...args: Array<string | number>): Promise<string[]>;
+  claimVisits(...args: Array<string | number>): Promise<[string[], string[][]]>;
   readBatch(...args: Array<string | number>): Promise<string[][]>;
   readVisitorsBuffer(...args: Array<string | number>): Promise<Array<number | Buffer | null>>;
 };
@@ -45,37 +52,41 @@ export class FoldClaims {
 
   /**
    * Moves up to BATCH_SIZE of the partition's dirty links into a new in-flight batch: picks
-   * candidates, then one script claims those still pending (it must name every key it touches).
+   * candidates, then one script claims those still pending (it must name every key it touches)
+   * and answers their hashes.
    */
-  async claim(keys: PartitionKeys): Promise<{ batch: string; size: number }> {
+  async claim(keys: PartitionKeys): Promise<ClaimedBatch> {
     // short (every key of the batch names it): the partition, the time and 72 random bits
     const batch = `p${keys.partition}-${Date.now().toString(36)}-${randomBytes(9).toString('base64url')}`;
-    const ids = await this.redis.client.srandmember(keys.dirty, BATCH_SIZE);
-    if (!ids.length) return { batch, size: 0 };
-    const linkKeys = ids.flatMap((id) => [keys.pending(id), keys.batchLink(batch, id)]);
-    const claimed = await this.client().claimVisits(
+    const candidates = await this.redis.client.srandmember(keys.dirty, BATCH_SIZE);
+    if (!candidates.length) return { batch, ids: [], hashes: [] };
+    const linkKeys = candidates.flatMap((id) => [keys.pending(id), keys.batchLink(batch, id)]);
+    const [ids, hashes] = await this.client().claimVisits(
       3 + linkKeys.length,
       keys.dirty,
       keys.inflight,
       keys.batch(batch),
       ...linkKeys,
       batch,
-      ...ids,
+      ...candidates,
     );
-    return { batch, size: claimed.length };
+    return { batch, ids, hashes };
   }
 
   /**
    * A claimed batch's counts, and the unique visitors of each (link, day) touched: the day's
    * HyperLogLog count and the sketch itself (kept in Postgres, so ranges can count distinct
    * visitors over many days). The recorder leaves the HLL's expiry to this step (each is read
-   * here while its day is written to).
+   * here while its day is written to). `batch`: the claim's answer, or the id of a batch claimed
+   * earlier (read from Redis).
    */
-  async read(keys: PartitionKeys, batch: string, withVisits: boolean): Promise<FoldBatch> {
-    const ids = await this.redis.client.smembers(keys.batch(batch));
-    const hashes = ids.length
-      ? await this.client().readBatch(ids.length, ...ids.map((id) => keys.batchLink(batch, id)))
-      : [];
+  async read(
+    keys: PartitionKeys,
+    claimed: ClaimedBatch | string,
+    withVisits: boolean,
+  ): Promise<FoldBatch> {
+    const { batch, ids, hashes } =
+      typeof claimed === 'string' ? await this.readClaimed(keys, claimed) : claimed;
     const collected = collectBatch(batch, ids, hashes, withVisits);
 
     const rows = collected.rows;
@@ -94,6 +105,15 @@ export class FoldClaims {
       });
     }
     return collected;
+  }
+
+  /** The ids and hashes of a batch claimed earlier. */
+  private async readClaimed(keys: PartitionKeys, batch: string): Promise<ClaimedBatch> {
+    const ids = await this.redis.client.smembers(keys.batch(batch));
+    const hashes = ids.length
+      ? await this.client().readBatch(ids.length, ...ids.map((id) => keys.batchLink(batch, id)))
+      : [];
+    return { batch, ids, hashes };
   }
 
   /**

@@ -8,7 +8,7 @@ import { isCluster, RedisService } from '@app/redis';
 
 import { PartitionKeys, StatsKeys } from '../keys';
 import { FoldApply } from './fold-apply';
-import { BATCH_SIZE, FoldClaims } from './fold-claim';
+import { BATCH_SIZE, ClaimedBatch, FoldClaims } from './fold-claim';
 import { FOLD_LISTENER, FoldListener } from './fold-listener';
 import { StatsRetention } from './stats-retention';
 
@@ -82,16 +82,23 @@ export class StatsFold {
   /** Step 1 alone (claim one batch of the first partition with dirty links): for crash tests. */
   async claimOnly(): Promise<string | null> {
     for (const keys of this.partitions()) {
-      const { batch, size } = await this.claims.claim(keys);
-      if (size) return batch;
+      const { batch, ids } = await this.claims.claim(keys);
+      if (ids.length) return batch;
     }
     return null;
   }
 
-  /** Applies one claimed batch (idempotent), then deletes its keys. */
-  async applyBatch(batch: string, options: { skipCleanup?: boolean } = {}): Promise<FoldResult> {
+  /**
+   * Applies one claimed batch (idempotent), then deletes its keys. `claimed`: the claim's answer,
+   * or the id of a batch claimed earlier.
+   */
+  async applyBatch(
+    claimed: ClaimedBatch | string,
+    options: { skipCleanup?: boolean } = {},
+  ): Promise<FoldResult> {
+    const batch = typeof claimed === 'string' ? claimed : claimed.batch;
     const keys = this.keys.ofBatch(batch);
-    const read = await this.claims.read(keys, batch, !!this.listener);
+    const read = await this.claims.read(keys, claimed, !!this.listener);
     const applied = await this.applier.apply(read);
     if (!options.skipCleanup) await this.claims.cleanup(keys, batch, read.linkIds);
     return applied
@@ -113,9 +120,9 @@ export class StatsFold {
 
   /** Claims and applies one batch of a partition; answers how many links it claimed. */
   private async foldOne(keys: PartitionKeys, total: FoldResult): Promise<number> {
-    const { batch, size } = await this.claims.claim(keys);
-    if (size) this.add(total, await this.applyBatch(batch));
-    return size;
+    const claimed = await this.claims.claim(keys);
+    if (claimed.ids.length) this.add(total, await this.applyBatch(claimed));
+    return claimed.ids.length;
   }
 
   private add(total: FoldResult, r: FoldResult): void {
