@@ -22,7 +22,8 @@
  *   url/add             POST /api/url/add, 10 clients, BENCH_ADDS creations (default 6 000:
  *                       a few seconds, so that its p99 is not that of a second's 20 slowest)
  *   cold redirect       GET /<alias> of 3 000 aliases never asked before (not in Redis, no LRU;
- *                       other aliases each round), 50 clients
+ *                       other aliases each round), 50 clients, browsers' visits (bench:redirect's
+ *                       mix: each recorded)
  *   list page 1         GET /api/urls?limit=15&page=1 of the big user
  *   list page 1000      GET /api/urls?limit=15&page=1000
  *   list by clicks      GET /api/urls?limit=15&order=click, page 1 and page 1000
@@ -36,8 +37,18 @@
  * all the rounds' requests together at each scale (pooledPercentile) and their ratios (goal ≤ 1.3
  * for p50 and p99). A 10 s run's p99 is its few dozen slowest requests, which one pause of the
  * api's collector, of Postgres or of the VM decides; pooled, it is that of five times the requests
- * (docs/performance.md#scale). Last, Postgres's size per million links. BENCH_KEEP=1 keeps both
- * databases and their Redis keys (for EXPLAIN).
+ * (docs/performance.md#scale). After each round's operations, at each scale:
+ *
+ *   fold                what the round recorded (the cold redirects: a visit to each of 3 000
+ *                       links, the fold's costliest shape) folded by the scale's own worker
+ *                       (bench/lib/fold-child.ts) on core 0, the api idle: its CPU and the
+ *                       stores' a visit, and what one worker core folds against what one api core
+ *                       records with those redirects (goal ≥ 2)
+ *   export              GET /api/urls/export of the big user (15 000 or 1 000 000 rows): rows a
+ *                       second, the api's and the stores' CPU a row
+ *
+ * Last, Postgres's size per million links, and the statistics tables' growth per million visits
+ * folded. BENCH_KEEP=1 keeps both databases and their Redis keys (for EXPLAIN).
  */
 import { ChildProcess, execFileSync } from 'node:child_process';
 import { pipeline } from 'node:stream/promises';
@@ -55,14 +66,19 @@ import {
   median,
   medianOf,
   pooledPercentile,
+  processCpuUs,
   RunResult,
   runWrk,
+  SERVER_CORE,
   spawnApi,
   stop,
+  storesCpuUs,
   waitHealthy,
   WrkRequest,
 } from './lib/harness';
+import { FoldRun, foldChildRun, startFoldChild } from './lib/fold-child';
 import { adminClient, createUsers, freePort, removeRun, RUN, runBench } from './lib/run';
+import { visitorHeaders } from './lib/visitors';
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 10_000_000);
 const BIG = Number(process.env.BENCH_BIG_USER_LINKS ?? 1_000_000);
@@ -73,6 +89,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ADDS = Number(process.env.BENCH_ADDS ?? 6000);
 /** Each pooled p50 and p99 at the large scale within this factor of the small scale's. */
 const GOAL = 1.3;
+/** The fold: what one worker core folds a second, at least this many times what one api core records. */
+const FOLD_GOAL = 2;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN_KEY = `adminscalekey${process.pid}`.padEnd(40, 'x');
 /** Links of each filler user (everyone but the big user). */
@@ -199,7 +217,8 @@ async function seed(s: Scale, base: string) {
     const [size] = (
       await db.query(
         `SELECT pg_database_size(current_database()) AS db, pg_total_relation_size('links') AS links,
-                pg_total_relation_size('link_stats_daily') AS daily`,
+                pg_total_relation_size('link_stats_daily') AS daily,
+                (SELECT sum(clicks) FROM link_stats_total) AS visits`,
       )
     ).rows;
     return {
@@ -209,7 +228,12 @@ async function seed(s: Scale, base: string) {
       warm: aliases.slice(0, WARM),
       cold: aliases.slice(WARM),
       seconds,
-      size: { db: Number(size.db), links: Number(size.links), daily: Number(size.daily) },
+      size: {
+        db: Number(size.db),
+        links: Number(size.links),
+        daily: Number(size.daily),
+        visits: Number(size.visits),
+      },
     };
   } finally {
     await db.end();
@@ -277,7 +301,11 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
           connections: 50,
           seconds: 600,
           script: {
-            requests: cold.map((alias): WrkRequest => ({ path: `/${alias}` })),
+            // browsers' visits (bench:redirect's mix): each is recorded, then folded
+            requests: cold.map((alias, i): WrkRequest => ({
+              path: `/${alias}`,
+              headers: visitorHeaders(i),
+            })),
             limit: cold.length,
             onResponse: TALLY_STATUS,
             histogram: true,
@@ -316,10 +344,72 @@ function ops(seeded: Awaited<ReturnType<typeof seed>>): Op[] {
 interface Running {
   scale: Scale;
   server: ChildProcess;
+  /** the scale's worker, folding when asked (bench/lib/fold-child.ts) */
+  folder: ChildProcess;
   base: string;
   pids: number[];
   ops: Op[];
   seeded: Awaited<ReturnType<typeof seed>>;
+}
+
+/** The statistics tables (their indexes and TOAST included), bytes. */
+async function statsBytes(url: string): Promise<number> {
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const { rows } = await db.query(
+      `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes
+         FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relname LIKE 'link\\_stats\\_%'`,
+    );
+    return Number(rows[0].bytes);
+  } finally {
+    await db.end();
+  }
+}
+
+/** One fold of what a round's runs recorded, with the stores' CPU during it. */
+interface Fold extends FoldRun {
+  storesUs: number;
+}
+
+/** One CSV export of the big user's links (GET /api/urls/export). */
+interface ExportRun {
+  rows: number;
+  bytes: number;
+  seconds: number;
+  apiUs: number;
+  storesUs: number;
+}
+
+/** CPU (µs) the stores used since a `storesCpuUs` reading. */
+function storesSince(before: Map<number, number>): number {
+  let us = 0;
+  for (const [pid, now] of storesCpuUs()) us += now - (before.get(pid) ?? 0);
+  return us;
+}
+
+/** Exports the big user's links once, reading the answer as fast as it comes. */
+async function runExport(r: Running): Promise<ExportRun> {
+  const api0 = processCpuUs(r.pids[0]);
+  const stores0 = storesCpuUs();
+  const t0 = performance.now();
+  const res = await fetch(`${r.base}/api/urls/export`, {
+    headers: { Authorization: `Bearer ${r.seeded.bigKey}` },
+  });
+  if (res.status !== 200 || !res.body) throw new Error(`export: ${res.status} ${await res.text()}`);
+  let lines = 0;
+  let bytes = 0;
+  for await (const chunk of res.body) {
+    bytes += chunk.length;
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+  }
+  return {
+    rows: lines - 1,
+    bytes,
+    seconds: (performance.now() - t0) / 1000,
+    apiUs: processCpuUs(r.pids[0]) - api0,
+    storesUs: storesSince(stores0),
+  };
 }
 
 /**
@@ -359,7 +449,7 @@ async function start(s: Scale, sizes: string[]): Promise<Running> {
   await runMigrations(s.url);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = spawnApi({
+  const env = {
     APP_SECRET: 'scale-bench-secret-scale-bench-secret',
     PORT: String(port),
     DATABASE_URL: s.url,
@@ -373,19 +463,23 @@ async function start(s: Scale, sizes: string[]): Promise<Running> {
     LIST_QUERIES_PER_USER: '4',
     ADMIN_EMAIL: `scale-admin-${s.prefix}@example.com`,
     ADMIN_API_KEY: ADMIN_KEY,
-  });
+  };
+  const server = spawnApi(env);
+  let folder: ChildProcess | undefined;
   try {
     await waitHealthy(base, 120_000, server);
+    folder = await startFoldChild(SERVER_CORE, { ...env, SNAPSHOT_SECONDS: '0' });
     console.log(`\n${s.name}: seeding ${s.links} links (big user ${s.big}) …`);
     const seeded = await seed(s, base);
     const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
-    const line1 = `${s.name}: ${s.links} links seeded in ${seeded.seconds.toFixed(0)} s; database ${mb(seeded.size.db)} MB (links ${mb(seeded.size.links)} MB with indexes, ${mb((seeded.size.links / s.links) * 1e6)} MB per million links; daily statistics ${mb(seeded.size.daily)} MB)`;
+    const line1 = `${s.name}: ${s.links} links seeded in ${seeded.seconds.toFixed(0)} s; database ${mb(seeded.size.db)} MB (links ${mb(seeded.size.links)} MB with indexes, ${mb((seeded.size.links / s.links) * 1e6)} MB per million links; daily statistics ${mb(seeded.size.daily)} MB for ${seeded.size.visits} visits, ${(((seeded.size.daily / seeded.size.visits) * 1e6) / 1048576).toFixed(1)} MB per million visits counted by day)`;
     sizes.push(line1);
     console.log(line1);
     const pids = [server.pid as number];
-    return { scale: s, server, base, pids, ops: ops(seeded), seeded };
+    return { scale: s, server, folder, base, pids, ops: ops(seeded), seeded };
   } catch (err) {
     await stop(server);
+    if (folder) await stop(folder);
     throw err;
   }
 }
@@ -417,6 +511,19 @@ async function main(): Promise<void> {
   const running: Running[] = [];
   // runs[op][scale]: one result a round
   const runs = new Map<string, Map<string, RunResult[]>>();
+  // by scale: each round's fold and export, and the statistics tables' size before the first fold
+  const folds = new Map<string, Fold[]>(scales.map((s) => [s.name, []]));
+  const exports = new Map<string, ExportRun[]>(scales.map((s) => [s.name, []]));
+  const statsBefore = new Map<string, number>();
+  const statsAfter = new Map<string, number>();
+  /** `during` at scale `r`, the other scales' apis stopped meanwhile (see the rounds). */
+  const alone = async <T>(r: Running, during: () => Promise<T>): Promise<T> => {
+    const others = running.filter((o) => o !== r);
+    for (const o of others) o.server.kill('SIGSTOP');
+    return during().finally(() => {
+      for (const o of others) o.server.kill('SIGCONT');
+    });
+  };
   try {
     for (const s of scales) running.push(await start(s, sizes));
     // the seeds' dirty pages written out now, not by a checkpoint in the middle of a run
@@ -426,6 +533,7 @@ async function main(): Promise<void> {
     // and the kernel's dirty pages of them (gigabytes at 10⁷) written to disk before the runs
     execFileSync('sync');
     for (const r of running) await warmUp(r);
+    for (const s of scales) statsBefore.set(s.name, await statsBytes(s.url));
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`\nround ${round} of ${ROUNDS}`);
       // each operation at both scales one after the other, the order turned every round: a
@@ -437,11 +545,7 @@ async function main(): Promise<void> {
           // the other scale's api is stopped meanwhile: its collector, run once its own load
           // stopped (V8 collects a few seconds after the allocation rate falls), would take core
           // 0 from this run; stopped, each api meets its own at the start of its next run
-          const others = running.filter((o) => o !== r);
-          for (const o of others) o.server.kill('SIGSTOP');
-          const result = await op.run(r.base, r.pids, round).finally(() => {
-            for (const o of others) o.server.kill('SIGCONT');
-          });
+          const result = await alone(r, () => op.run(r.base, r.pids, round));
           const byScale = runs.get(op.name) ?? new Map<string, RunResult[]>();
           byScale.set(r.scale.name, [...(byScale.get(r.scale.name) ?? []), result]);
           runs.set(op.name, byScale);
@@ -449,9 +553,31 @@ async function main(): Promise<void> {
           if (result.errors) console.log(`  answers by status: ${JSON.stringify(result.tally)}`);
         }
       }
+      for (const r of order) {
+        const name = r.scale.name;
+        // what the round's redirects recorded (each cold redirect a link of its own), folded by
+        // the scale's worker on core 0, the api idle
+        const fold = await alone(r, async () => {
+          const stores0 = storesCpuUs();
+          const run = await foldChildRun(r.folder);
+          return { ...run, storesUs: storesSince(stores0) };
+        });
+        folds.get(name)?.push(fold);
+        console.log(
+          `${`${name} fold`.padEnd(32)} ${fold.clicks} visits of ${fold.links} links in ${fold.seconds.toFixed(2)} s: ` +
+            `worker ${(fold.cpuUs / fold.clicks).toFixed(1)} µs/visit, stores ${(fold.storesUs / fold.clicks).toFixed(1)} µs/visit`,
+        );
+        const ex = await alone(r, () => runExport(r));
+        exports.get(name)?.push(ex);
+        console.log(
+          `${`${name} export`.padEnd(32)} ${ex.rows} rows (${(ex.bytes / 1048576).toFixed(1)} MB) in ${ex.seconds.toFixed(2)} s: ` +
+            `${Math.round(ex.rows / ex.seconds)} rows/s, api ${(ex.apiUs / ex.rows).toFixed(2)} µs/row, stores ${(ex.storesUs / ex.rows).toFixed(2)} µs/row`,
+        );
+      }
     }
+    for (const s of scales) statsAfter.set(s.name, await statsBytes(s.url));
   } finally {
-    for (const r of running) await stop(r.server);
+    for (const r of running) await Promise.all([stop(r.server), stop(r.folder)]);
     for (const s of scales)
       if (process.env.BENCH_KEEP === '1') console.log(`kept: ${s.url} (Redis prefix ${s.prefix})`);
       else await removeRun({ DATABASE_URL: s.url, REDIS_URL, REDIS_PREFIX: s.prefix });
@@ -491,8 +617,71 @@ async function main(): Promise<void> {
   console.log(
     `\ngoal (every pooled p50 and p99 at ${scales[1].links} links within ${GOAL}× of ${scales[0].links}): ${missed.length ? `missed by ${missed.join(', ')}` : 'met'}`,
   );
+  reportFoldAndExport(scales, runs.get('cold redirect'), folds, exports);
+  for (const s of scales) {
+    const before = statsBefore.get(s.name) ?? 0;
+    const after = statsAfter.get(s.name) ?? 0;
+    const visits = (folds.get(s.name) ?? []).reduce((n, f) => n + f.clicks, 0);
+    console.log(
+      `${s.name}: the statistics tables grew ${((after - before) / 1048576).toFixed(1)} MB for the ${visits} visits folded ` +
+        `(each the first of its link and day): ${((after - before) / visits / 1024).toFixed(2)} KB a visit, ` +
+        `${((after - before) / visits).toFixed(0)} MB per million visits of that kind`,
+    );
+  }
   console.log(`\nerrors (non-2xx/3xx, socket errors): ${errors}`);
   process.exitCode = ok && errors === 0 ? 0 : 1;
+}
+
+/**
+ * The fold and the export at both scales: their medians and the large/small ratios, and the fold
+ * against what recorded its visits (the cold redirects: one api core records 1 / its CPU a
+ * request; one worker core folds the visits / its CPU time), against FOLD_GOAL.
+ */
+function reportFoldAndExport(
+  scales: Scale[],
+  cold: Map<string, RunResult[]> | undefined,
+  folds: Map<string, Fold[]>,
+  exports: Map<string, ExportRun[]>,
+): void {
+  const f2 = (x: number) => x.toFixed(2);
+  const per = (name: string) => {
+    const f = folds.get(name) ?? [];
+    const e = exports.get(name) ?? [];
+    const record = median((cold?.get(name) ?? []).map((r) => r.serverUs));
+    const workerUs = median(f.map((x) => x.cpuUs / x.clicks));
+    return {
+      workerUs,
+      storesUs: median(f.map((x) => x.storesUs / x.clicks)),
+      wallRate: median(f.map((x) => x.clicks / x.seconds)),
+      ratio: record / workerUs,
+      rows: median(e.map((x) => x.rows)),
+      rowsPerS: median(e.map((x) => x.rows / x.seconds)),
+      apiUs: median(e.map((x) => x.apiUs / x.rows)),
+      exportStoresUs: median(e.map((x) => x.storesUs / x.rows)),
+    };
+  };
+  const [small, large] = scales.map((s) => per(s.name));
+  console.log(`\nthe fold of each round's visits (medians over the rounds), small → large:`);
+  console.log(
+    `  worker ${f2(small.workerUs)} → ${f2(large.workerUs)} µs/visit (${f2(large.workerUs / small.workerUs)}×), ` +
+      `stores ${f2(small.storesUs)} → ${f2(large.storesUs)} µs/visit (${f2(large.storesUs / small.storesUs)}×), ` +
+      `${Math.round(small.wallRate)} → ${Math.round(large.wallRate)} visits/s of wall time`,
+  );
+  for (const [s, x] of [
+    [scales[0], small],
+    [scales[1], large],
+  ] as const) {
+    const met = x.ratio >= FOLD_GOAL;
+    console.log(
+      `  ${s.name}: one worker core folds ${f2(x.ratio)}× what one api core records with the cold redirects ` +
+        `(goal ≥ ${FOLD_GOAL}: ${met ? 'met' : 'MISSED'})`,
+    );
+  }
+  console.log(
+    `the export of the big user's links (GET /api/urls/export), small → large: ${small.rows} → ${large.rows} rows, ` +
+      `${Math.round(small.rowsPerS)} → ${Math.round(large.rowsPerS)} rows/s (${f2(large.rowsPerS / small.rowsPerS)}×), ` +
+      `api ${f2(small.apiUs)} → ${f2(large.apiUs)} µs/row, stores ${f2(small.exportStoresUs)} → ${f2(large.exportStoresUs)} µs/row`,
+  );
 }
 
 runBench(main);
