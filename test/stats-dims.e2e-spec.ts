@@ -430,6 +430,47 @@ describe('statistics: cities, regions, UTM, referrer URLs, device models, hours'
       expect(dayKey(new Date(`${day}T10:00:00Z`))).toBe(day.replace(/-/g, ''));
     });
 
+    it('labels that read like array syntax (quotes, backslashes, commas, braces, NULL) are stored and matched as sent', async () => {
+      const user = await proUser();
+      const link = await insertLink(t, user.id);
+      const day = addDays(today, -1);
+      const odd = ['NULL', 'say "hi"', 'C:\\dir\\', 'a,b', '{c}', '\\"', "it's", 'null'];
+      const record = (campaign: string, ip: string) =>
+        t.app.get(VisitRecorder).recordNow(
+          {
+            linkId: link.id,
+            userId: user.id,
+            method: 'GET',
+            ip,
+            userAgent: BROWSER_UA,
+            query: `utm_campaign=${encodeURIComponent(campaign)}`,
+          },
+          new Date(`${day}T10:00:00Z`),
+        );
+      const rows = async (): Promise<Record<string, number>> =>
+        Object.fromEntries(
+          (
+            await t.db.query(
+              `SELECT label, count::int AS n FROM link_stats_dims WHERE link_id = $1 AND dim = 'uc'`,
+              [link.id],
+            )
+          ).map((r: { label: string; n: number }) => [r.label, r.n]),
+        );
+      for (const [i, label] of odd.entries()) await record(label, `10.1.0.${i}`);
+      await foldStats(t);
+      expect(await rows()).toEqual(Object.fromEntries(odd.map((l) => [l, 1])));
+      // the link-day filled to the cap: stored labels are then told from new ones by value
+      for (let i = odd.length; i < CAP; i++) await record(`plain${i}`, `10.1.1.${i}`);
+      await foldStats(t);
+      for (const [i, label] of odd.entries()) await record(label, `10.1.2.${i}`);
+      await record('{new}', '10.1.3.1');
+      await foldStats(t);
+      const after = await rows();
+      for (const label of odd) expect({ label, n: after[label] }).toEqual({ label, n: 2 });
+      expect(after['{new}']).toBeUndefined();
+      expect(after['(other)']).toBe(1);
+    });
+
     it('the visitor memo keeps headers only as far as they are read (512 characters each)', async () => {
       const user = await proUser();
       const link = await insertLink(t, user.id);
