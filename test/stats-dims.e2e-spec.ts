@@ -443,6 +443,7 @@ describe('statistics: cities, regions, UTM, referrer URLs, device models, hours'
             method: 'GET',
             ip,
             userAgent: BROWSER_UA,
+            referer: undefined,
             query: `utm_campaign=${encodeURIComponent(campaign)}`,
           },
           new Date(`${day}T10:00:00Z`),

@@ -240,8 +240,14 @@ describe('visit statistics: recording, reads, folding', () => {
       userAgent: BROWSER_UA,
       referer: 'https://t.co/abc',
     };
-    recorder.record(visit); // owner's cap not cached yet: the exact path, which caches it
+    // the owner's cap not cached yet: the visit waits for it (read with the other waiting
+    // visits' owners), then joins the in-memory log like the rest: no click taken of a monthly
+    // allowance the owner does not have
+    recorder.record(visit);
     await eventually(async () => (await readStats(t, linkId)).clicks === 1);
+    expect(await t.redis.client.exists(statsKeys(t).cap(unlimited.id, monthKey(new Date())))).toBe(
+      0,
+    );
     for (let i = 0; i < 50; i++) recorder.record({ ...visit, ip: `90.1.2.${i % 10}` });
     // a returning visitor from elsewhere: its own referrer, the same unique visitor
     recorder.record({ ...visit, ip: '90.1.2.3', referer: 'https://www.facebook.com/post' });

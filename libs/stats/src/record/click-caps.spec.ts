@@ -1,21 +1,15 @@
-import { PlanService } from '@app/common';
-import { User } from '@app/database';
-import { Repository } from 'typeorm';
-
 import { CAP_CACHE_MS, ClickCaps } from './click-caps';
 
 /** ClickCaps over a fake users table: each read returns the current cap and is counted. */
 function setup() {
-  const state = { cap: 100, reads: 0, release: [] as Array<() => void> };
-  const users = {
-    findOne: async () => {
-      state.reads++;
-      await new Promise<void>((resolve) => state.release.push(resolve));
-      return { id: 1 } as User;
-    },
-  } as unknown as Repository<User>;
-  const plans = { clicksCap: async () => state.cap } as unknown as PlanService;
-  const caps = new ClickCaps(users, plans);
+  const state = { cap: 100, reads: 0, asked: [] as number[][], release: [] as Array<() => void> };
+  const caps = new ClickCaps({} as never);
+  caps.readCaps = async (ids) => {
+    state.reads++;
+    state.asked.push(ids);
+    await new Promise<void>((resolve) => state.release.push(resolve));
+    return ids.map((id) => ({ id, clicks: String(state.cap) }));
+  };
   let clock = 1_000_000;
   caps.now = () => clock;
   const settle = async () => {
@@ -53,5 +47,31 @@ describe('ClickCaps', () => {
     await settle();
     expect(caps.peek(1)).toBe(0);
     expect(state.reads).toBe(2);
+  });
+
+  it('the owners of many visits: one statement for those not known, each owner once', async () => {
+    const { caps, state, settle } = setup();
+    const first = caps.of(1);
+    await settle();
+    expect(await first).toBe(100);
+    const answers = caps.ofMany([1, 2, 3, 2, 4, 3]);
+    expect(state.asked).toEqual([[1], [2, 3, 4]]);
+    await settle();
+    expect(await answers).toEqual([100, 100, 100, 100, 100, 100]);
+    // known now: no statement
+    expect(await caps.ofMany([4, 2])).toEqual([100, 100]);
+    expect(state.reads).toBe(2);
+  });
+
+  it('an owner without a row (deleted, or an admin) has no cap; a failed read is not remembered', async () => {
+    const { caps } = setup();
+    caps.readCaps = async () => [];
+    expect(await caps.ofMany([7])).toEqual([0]);
+    expect(caps.peek(7)).toBe(0);
+    caps.readCaps = async () => {
+      throw new Error('down');
+    };
+    expect(await caps.ofMany([8])).toEqual([0]);
+    expect(caps.peek(8)).toBeUndefined();
   });
 });

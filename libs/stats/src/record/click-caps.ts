@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 
-import { MemoMap, PlanService } from '@app/common';
-import { User } from '@app/database';
+import { EFFECTIVE_LIMITS_SQL, MemoMap } from '@app/common';
+import { pgArray } from '@app/database';
 
 /** How long an owner's cap is fresh (a plan change is seen within this, plus one read). */
 export const CAP_CACHE_MS = 60_000;
@@ -14,13 +14,18 @@ interface KnownCap {
   at: number;
 }
 
+/** Reads the `clicks` caps of owners: one row (id, clicks) per owner that has a cap to apply. */
+export type CapReader = (userIds: number[]) => Promise<Array<{ id: number; clicks: unknown }>>;
+
 /**
- * The monthly `clicks` cap of link owners, as PlanService decides it (the effective plan: a lapsed
- * membership counts as the free plan; admins have none), remembered so that the visit recorder
- * asks Postgres about an owner at most once a minute. A cap older than a minute is still answered
- * while one read refreshes it in the background: at thousands of visits a second, letting it
- * expire sent every visit of the next milliseconds to Postgres on its own (tens of milliseconds
- * of stalled redirects once a minute). Reads of one owner are shared while in flight.
+ * The monthly `clicks` cap of link owners, by PlanService's rule (the effective plan: a lapsed
+ * membership counts as the free plan; admins have none; EFFECTIVE_LIMITS_SQL), remembered so
+ * that the visit recorder asks Postgres about an owner at most once a minute. A cap older than a
+ * minute is still answered while one read refreshes it in the background: at thousands of visits
+ * a second, letting it expire sent every visit of the next milliseconds to Postgres on its own
+ * (tens of milliseconds of stalled redirects once a minute). Reads of one owner are shared while
+ * in flight, and the owners of many visits (`ofMany`) are read in one statement: cold traffic
+ * over many owners (a long tail of links) costs one query a batch, not one an owner.
  */
 @Injectable()
 export class ClickCaps {
@@ -29,11 +34,17 @@ export class ClickCaps {
   private readonly reading = new Map<number, Promise<number>>();
   /** the clock (tests move it) */
   now: () => number = Date.now;
+  /** the reads of Postgres (tests replace it) */
+  readCaps: CapReader;
 
-  constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
-    private readonly plans: PlanService,
-  ) {}
+  constructor(@InjectDataSource() db: DataSource) {
+    this.readCaps = (ids) =>
+      db.query(
+        `SELECT e.user_id AS id, e.limits->>'clicks' AS clicks
+           FROM (${EFFECTIVE_LIMITS_SQL}) e WHERE e.user_id = ANY($1::int[])`,
+        [pgArray(ids)],
+      );
+  }
 
   /** The remembered cap (0 = none), or undefined when not known yet. */
   peek(userId: number): number | undefined {
@@ -48,25 +59,38 @@ export class ClickCaps {
     return this.peek(userId) ?? this.read(userId);
   }
 
-  /** Reads the owner's cap from Postgres once, however many ask meanwhile. */
-  private read(userId: number): Promise<number> {
-    let pending = this.reading.get(userId);
-    if (!pending) {
-      pending = this.load(userId).finally(() => this.reading.delete(userId));
-      this.reading.set(userId, pending);
-    }
-    return pending;
+  /** The caps of many owners (in `userIds`' order), those not known yet read in one statement. */
+  ofMany(userIds: number[]): Promise<number[]> {
+    const unknown = new Set<number>();
+    for (const id of userIds)
+      if (this.caps.get(id) === undefined && !this.reading.has(id)) unknown.add(id);
+    if (unknown.size) this.load([...unknown]);
+    return Promise.all(userIds.map((id) => this.of(id)));
   }
 
-  private async load(userId: number): Promise<number> {
-    try {
-      const user = await this.users.findOne({ where: { id: userId }, relations: { plan: true } });
-      const cap = user ? await this.plans.clicksCap(user) : 0;
-      this.caps.set(userId, { cap, at: this.now() });
-      return cap;
-    } catch (err) {
-      this.logger.warn(`clicks cap unknown, counting: ${(err as Error).message}`);
-      return 0;
-    }
+  /** Reads the owner's cap from Postgres once, however many ask meanwhile. */
+  private read(userId: number): Promise<number> {
+    return this.reading.get(userId) ?? this.load([userId])[0];
+  }
+
+  /** Reads owners' caps in one statement; each owner's read is shared until it ends. */
+  private load(userIds: number[]): Array<Promise<number>> {
+    const all = this.readCaps(userIds).then(
+      (rows) => {
+        const at = this.now();
+        const caps = new Map(rows.map((r) => [Number(r.id), Number(r.clicks) || 0]));
+        for (const id of userIds) this.caps.set(id, { cap: caps.get(id) ?? 0, at });
+        return caps;
+      },
+      (err: Error) => {
+        this.logger.warn(`clicks cap unknown, counting: ${err.message}`);
+        return null;
+      },
+    );
+    return userIds.map((id) => {
+      const pending = all.then((caps) => caps?.get(id) ?? 0).finally(() => this.reading.delete(id));
+      this.reading.set(id, pending);
+      return pending;
+    });
   }
 }

@@ -55,7 +55,9 @@ type CapTaking = {
  *   per link and day and written every STATS_FLUSH_MS (500 ms), one Lua call per partition and
  *   up to 50 link-days.
  *   A process that dies without SIGTERM loses at most that window; SIGTERM flushes it.
- * - owners with a cap (and any visit whose owner's cap is not cached yet): per visit, one Lua
+ * - a visit whose owner's cap is not cached yet waits for it (one turn of the event loop; the
+ *   owners of all such visits are read in one statement): then it takes one of the two paths;
+ * - owners with a cap: per visit, one Lua
  *   call takes a click of the owner's monthly allowance (checks and counts the cap atomically,
  *   so the cap holds across replicas; past it, the visit is not counted, the redirect still
  *   happens), then one records the visit. The two are separate calls because the cap counter
@@ -126,7 +128,7 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
       if (n === FLUSH_AT) void this.flushQuietly();
       else if (!this.timer)
         this.timer = setTimeout(() => void this.flushQuietly(), this.config.STATS_FLUSH_MS).unref();
-    } else if (this.queue.push(visit) === 1) {
+    } else if (this.queue.push(visit.at === undefined ? { ...visit, at: now } : visit) === 1) {
       setImmediate(this.flushExact);
     }
   }
@@ -246,10 +248,26 @@ export class VisitRecorder implements OnModuleInit, OnApplicationShutdown {
   private readonly flushExact = (): void => {
     const visits = this.queue;
     this.queue = [];
-    this.recordMany(visits).catch((err: Error) =>
+    this.recordQueued(visits).catch((err: Error) =>
       this.logger.warn(`${visits.length} visits not recorded: ${err.message}`),
     );
   };
+
+  /**
+   * The visits that waited for their owners' caps (read in one statement): those of owners
+   * without a cap join the log, as `record` sends them once the cap is known (cold traffic over
+   * many owners costs no more than warm); the others are recorded one by one under their cap.
+   */
+  private async recordQueued(visits: VisitInput[]): Promise<void> {
+    const caps = await this.caps.ofMany(visits.map((v) => v.userId));
+    const capped: VisitInput[] = [];
+    visits.forEach((v, i) => {
+      // a cap that could not be read (not remembered) keeps the exact path: counted there
+      if (caps[i] === 0 && this.caps.peek(v.userId) === 0) this.record(v);
+      else capped.push(v);
+    });
+    if (capped.length) await this.recordMany(capped);
+  }
 
   /** Records a countable visit and resolves once Redis has it (false: not counted). For tests and callers that need to wait. */
   async recordNow(visit: VisitInput, now = new Date()): Promise<boolean> {
