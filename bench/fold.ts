@@ -43,6 +43,7 @@ import {
   spawnApi,
   stop,
   storesCpuUs,
+  storesSince,
   waitHealthy,
   runWrk,
   WrkRequest,
@@ -75,13 +76,6 @@ const selfCpuUs = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
 };
-
-/** What Postgres and Redis (every process) used between two readings of storesCpuUs, µs. */
-function storesSince(before: Map<number, number>): number {
-  let us = 0;
-  for (const [pid, now] of storesCpuUs()) us += now - (before.get(pid) ?? 0);
-  return us;
-}
 
 interface Round {
   recording: RunResult;

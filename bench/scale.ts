@@ -73,6 +73,7 @@ import {
   spawnApi,
   stop,
   storesCpuUs,
+  storesSince,
   waitHealthy,
   WrkRequest,
 } from './lib/harness';
@@ -379,13 +380,6 @@ interface ExportRun {
   seconds: number;
   apiUs: number;
   storesUs: number;
-}
-
-/** CPU (µs) the stores used since a `storesCpuUs` reading. */
-function storesSince(before: Map<number, number>): number {
-  let us = 0;
-  for (const [pid, now] of storesCpuUs()) us += now - (before.get(pid) ?? 0);
-  return us;
 }
 
 /** Exports the big user's links once, reading the answer as fast as it comes. */

@@ -85,6 +85,11 @@ function storesDelta(a: Map<number, number>, b: Map<number, number>): number {
   return sum;
 }
 
+/** CPU (µs) the stores used since a `storesCpuUs` reading. */
+export function storesSince(before: Map<number, number>): number {
+  return storesDelta(before, storesCpuUs());
+}
+
 /** Busy and total ticks of one core (/proc/stat; idle and iowait are not busy). */
 function coreTicks(core: number): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8')
