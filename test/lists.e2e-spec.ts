@@ -611,10 +611,16 @@ describe('lists at scale: GET /api/urls totals, pages, sorts, search and budgets
           insertLink(t, other.id, { url: `https://cold.example/${i}` }),
         ),
       );
+      const warm = await insertLink(t, other.id, { url: 'https://cold.example/warm' });
       // Replayed once, here: the load below must not wait for the replica at every request as
       // `list` does (a new connection to each server per call), which would load the machine
       // with the harness's own connections rather than with the user's searches.
       await replicasCaughtUp();
+      // each path once before the load (another link): what is measured below is waiting behind
+      // the searches, not this process's first redirect, link read and readiness check
+      await t.http().get(`/${warm.alias}`).redirects(0).expect(302);
+      await t.http().get(`/api/url/${warm.id}`).set(other.auth).expect(200);
+      await t.http().get('/health/ready').expect(200);
 
       const statuses = new Map<number, number>();
       let stop = false;
