@@ -9,7 +9,7 @@ import { addDays, dayKey, isoDay, VisitRecorder } from '@app/stats';
 import { createUser, expectError, TestUser, useTestApp } from './support/app';
 import { addLink } from './support/links';
 import { insertLink, insertQr } from './support/resources';
-import { BROWSER_UA, foldStats, statsFold, statsKeys } from './support/stats';
+import { BROWSER_UA, foldStats, recordVisit, statsFold, statsKeys } from './support/stats';
 
 const IPHONE_UA =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -436,18 +436,13 @@ describe('statistics: cities, regions, UTM, referrer URLs, device models, hours'
       const day = addDays(today, -1);
       const odd = ['NULL', 'say "hi"', 'C:\\dir\\', 'a,b', '{c}', '\\"', "it's", 'null'];
       const record = (campaign: string, ip: string) =>
-        t.app.get(VisitRecorder).recordNow(
-          {
-            linkId: link.id,
-            userId: user.id,
-            method: 'GET',
-            ip,
-            userAgent: BROWSER_UA,
-            referer: undefined,
-            query: `utm_campaign=${encodeURIComponent(campaign)}`,
-          },
-          new Date(`${day}T10:00:00Z`),
-        );
+        recordVisit(t, {
+          linkId: link.id,
+          userId: user.id,
+          ip,
+          query: `utm_campaign=${encodeURIComponent(campaign)}`,
+          at: Date.parse(`${day}T10:00:00Z`),
+        });
       const rows = async (): Promise<Record<string, number>> =>
         Object.fromEntries(
           (

@@ -72,12 +72,6 @@ export class PlanService {
     return this.isMembershipActive(user, plan) ? plan : this.getFreePlan();
   }
 
-  /** The monthly `clicks` cap that applies to a user's links (0 = none; admins have none). */
-  async clicksCap(user: User & { plan?: Plan }): Promise<number> {
-    if (user.isAdmin) return 0;
-    return Number((await this.effectivePlan(user)).limits.clicks) || 0;
-  }
-
   /** `pro` for an active paid plan, else `free`. */
   status(plan: Plan): 'free' | 'pro' {
     return plan.free ? 'free' : 'pro';
