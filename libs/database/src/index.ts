@@ -7,3 +7,4 @@ export { FREE_LIMITS, PRO_LIMITS } from './migrations/1732200000000-initial-sche
 export * from './read-replicas';
 export * from './replica-lag';
 export * from './pg-array';
+export * from './prepared';

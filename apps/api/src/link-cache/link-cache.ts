@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 
 import { UserDeletedEvent } from '@app/common';
 import { AppConfig } from '@app/config';
+import { prepared, queryPrepared } from '@app/database';
 import {
   CachedLink,
   compactLink,
@@ -40,6 +41,17 @@ const ALIASES_USING: Record<LinkReference, string> = {
   link: `SELECT l.alias FROM bio_pages b JOIN links l ON l.id = b.link_id
           WHERE b.links @> jsonb_build_array(jsonb_build_object('link', $1::int))`,
 };
+/**
+ * A cache miss's reads, as named prepared statements: RESOLVE_LINK_SQL is long (every field of the
+ * read model, its joins and subqueries), and parsing and planning it again for every cold alias
+ * cost Postgres several times what running it does.
+ */
+const RESOLVE_LINK = prepared('link_cache_link', RESOLVE_LINK_SQL);
+const RESOLVE_HOST = prepared(
+  'link_cache_host',
+  'SELECT id, redirect_root, redirect_404, verified_at IS NOT NULL AS verified FROM domains WHERE host = $1',
+);
+
 const HOSTS_OF: Partial<Record<LinkReference, string>> = {
   domain: 'SELECT host FROM domains WHERE id = $1',
 };
@@ -171,20 +183,17 @@ export class LinkCache implements OnModuleDestroy, LinkCacheAccess {
   }
 
   private readonly loadLink = async (alias: string): Promise<CachedLink | null> => {
-    const rows: ResolveLinkRow[] = await this.db.query(RESOLVE_LINK_SQL, [alias]);
+    const rows = await queryPrepared<ResolveLinkRow>(this.db, RESOLVE_LINK, [alias]);
     return rows.length ? toCached(fromRow(rows[0])) : null;
   };
 
   private readonly loadHost = async (host: string): Promise<ResolvedHost | null> => {
-    const rows: Array<{
+    const rows = await queryPrepared<{
       id: number;
       redirect_root: string;
       redirect_404: string;
       verified: boolean;
-    }> = await this.db.query(
-      'SELECT id, redirect_root, redirect_404, verified_at IS NOT NULL AS verified FROM domains WHERE host = $1',
-      [host],
-    );
+    }>(this.db, RESOLVE_HOST, [host]);
     if (!rows.length) return null;
     const [r] = rows;
     return toHost({

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { ShortCodeTakedownEvent } from '@app/common';
-import { QrType } from '@app/database';
+import { prepared, QrType, queryPrepared } from '@app/database';
 import { CacheBus, SharedCache } from '@app/redis';
 
 import { QrData } from './qr-payload';
@@ -17,6 +17,24 @@ export interface ResolvedQr {
   type: QrType;
   data: QrData;
   /** An admin took the code down: scans answer the 451 page. */
+  disabled: boolean;
+}
+
+/** A scan's read on a cache miss, prepared (parsed and planned once per connection). */
+const RESOLVE_QR = prepared(
+  'qr_resolver_code',
+  `SELECT q.id AS qr_id, l.id AS link_id, l.user_id, q.type, q.data,
+          l.disabled_at IS NOT NULL AS disabled
+     FROM links l JOIN qr_codes q ON q.link_id = l.id
+    WHERE l.alias = $1 AND l.kind = 'qr'`,
+);
+
+interface QrRow {
+  qr_id: number;
+  link_id: number;
+  user_id: number;
+  type: QrType;
+  data: QrData;
   disabled: boolean;
 }
 
@@ -67,13 +85,7 @@ export class QrResolver implements OnModuleDestroy {
   }
 
   private readonly load = async (code: string): Promise<ResolvedQr | null> => {
-    const [row] = await this.db.query(
-      `SELECT q.id AS qr_id, l.id AS link_id, l.user_id, q.type, q.data,
-              l.disabled_at IS NOT NULL AS disabled
-         FROM links l JOIN qr_codes q ON q.link_id = l.id
-        WHERE l.alias = $1 AND l.kind = 'qr'`,
-      [code],
-    );
+    const [row] = await queryPrepared<QrRow>(this.db, RESOLVE_QR, [code]);
     if (!row) return null;
     return {
       qrId: row.qr_id,

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, EntityMetadata, QueryFailedError } from 'typeorm';
-import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 import {
@@ -17,7 +15,7 @@ import {
   PublicUrls,
   randomString,
 } from '@app/common';
-import { Domain, Link, LinkKind } from '@app/database';
+import { Domain, Link, LinkKind, PreparedStatement, queryPrepared } from '@app/database';
 import { WebhookOutbox } from '@app/webhooks';
 
 import { aliasProblem, generateAlias } from '../alias';
@@ -43,12 +41,6 @@ export const QR_CODE_LENGTH = 8;
  */
 export const PREPARED_INSERTS = 64;
 
-/** An insert statement and the name it is prepared under (none: sent unnamed). */
-interface PreparedInsert {
-  text: string;
-  name?: string;
-}
-
 /** What a batch statement's text depends on: the column set and the CTEs (no rider). */
 interface BatchShape {
   /** the one-link statement's shape key, which names these too */
@@ -56,15 +48,6 @@ interface BatchShape {
   properties: string[];
   event: boolean;
   audit: boolean;
-}
-
-/** A pg client's query with a named statement (`{name, text, values}`). */
-interface PgQueryable {
-  query(config: {
-    name?: string;
-    text: string;
-    values: unknown[];
-  }): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
 
 /** The body field a client names an alias with: `custom` (links, imports) or `alias` (bio pages). */
@@ -138,9 +121,9 @@ export class ShortCodes {
   /** entity property → its `links` column */
   private readonly columns = new Map<string, ColumnMetadata>();
   /** a statement's shape (columns, CTEs, rider) → its text and name (PREPARED_INSERTS at most) */
-  private readonly statements = new Map<string, PreparedInsert>();
+  private readonly statements = new Map<string, PreparedStatement>();
   /** the same for the statements writing many links at once (InsertBatches) */
-  private readonly batchStatements = new Map<string, PreparedInsert>();
+  private readonly batchStatements = new Map<string, PreparedStatement>();
   /** creations on the pool of one turn of the event loop, written together */
   private readonly batches = new InsertBatches<BatchShape>((shape, inputs) =>
     this.insertBatch(shape, inputs),
@@ -292,7 +275,12 @@ export class ShortCodes {
         if (event) args.push(code.userId, JSON.stringify(data));
         args.push(...auditParams);
         if (rider) args.push(...rider.params);
-        return this.queryPrepared(em, statement, args);
+        return queryPrepared<Record<string, unknown> & { id: number }>(
+          this.db,
+          statement,
+          args,
+          em,
+        );
       };
       const rows: Array<Record<string, unknown>> = pooled
         ? await this.batches.submit({
@@ -338,7 +326,7 @@ export class ShortCodes {
     event: boolean,
     audit: boolean,
     riderSql: string | null,
-  ): PreparedInsert {
+  ): PreparedStatement {
     const known = this.statements.get(shape);
     if (known) return known;
     const n = properties.length;
@@ -396,53 +384,20 @@ export class ShortCodes {
         SELECT id, alias FROM created`;
       statement = this.keep(this.batchStatements, shape.key, text, 'short_codes_batch');
     }
-    const { rows } = await ((this.db.driver as PostgresDriver).master as PgQueryable).query({
-      name: statement.name,
-      text: statement.text,
-      values: [JSON.stringify(inputs)],
-    });
-    return rows as unknown as BatchedRow[];
+    return queryPrepared<BatchedRow>(this.db, statement, [JSON.stringify(inputs)]);
   }
 
   /** A statement kept under `key` with a name of `prefix` (sent unnamed and not kept beyond PREPARED_INSERTS). */
   private keep(
-    kept: Map<string, PreparedInsert>,
+    kept: Map<string, PreparedStatement>,
     key: string,
     text: string,
     prefix: string,
-  ): PreparedInsert {
+  ): PreparedStatement {
     if (kept.size >= PREPARED_INSERTS) return { text };
     const prepared = { text, name: `${prefix}_${kept.size}` };
     kept.set(key, prepared);
     return prepared;
-  }
-
-  /**
-   * A statement as a named prepared statement (parsed and planned once per pooled connection,
-   * where `em.query` would send and parse the whole text on every creation), on `em`'s
-   * connection when it has one (a transaction), else on one of the pool's. A failure is the
-   * QueryFailedError `em.query` throws (pg-errors reads it).
-   */
-  private async queryPrepared(
-    em: EntityManager,
-    statement: PreparedInsert,
-    args: unknown[],
-  ): Promise<Array<Record<string, unknown> & { id: number }>> {
-    const runner = em.queryRunner;
-    const client: PgQueryable =
-      runner && !runner.isReleased
-        ? ((await (runner as PostgresQueryRunner).connect()) as PgQueryable)
-        : ((this.db.driver as PostgresDriver).master as PgQueryable);
-    try {
-      const result = await client.query({
-        name: statement.name,
-        text: statement.text,
-        values: args,
-      });
-      return result.rows as Array<Record<string, unknown> & { id: number }>;
-    } catch (err) {
-      throw new QueryFailedError(statement.text, args, err as Error);
-    }
   }
 
   /**

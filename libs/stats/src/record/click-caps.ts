@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { EFFECTIVE_LIMITS_SQL, MemoMap } from '@app/common';
-import { pgArray } from '@app/database';
+import { pgArray, prepared, queryPrepared } from '@app/database';
 
 /** How long an owner's cap is fresh (a plan change is seen within this, plus one read). */
 export const CAP_CACHE_MS = 60_000;
@@ -13,6 +13,13 @@ interface KnownCap {
   /** when it was read (ms) */
   at: number;
 }
+
+/** The owners' caps, prepared (parsed and planned once per connection, not once per read). */
+const READ_CAPS = prepared(
+  'click_caps',
+  `SELECT e.user_id AS id, e.limits->>'clicks' AS clicks
+     FROM (${EFFECTIVE_LIMITS_SQL}) e WHERE e.user_id = ANY($1::int[])`,
+);
 
 /** Reads the `clicks` caps of owners: one row (id, clicks) per owner that has a cap to apply. */
 export type CapReader = (userIds: number[]) => Promise<Array<{ id: number; clicks: unknown }>>;
@@ -39,11 +46,7 @@ export class ClickCaps {
 
   constructor(@InjectDataSource() db: DataSource) {
     this.readCaps = (ids) =>
-      db.query(
-        `SELECT e.user_id AS id, e.limits->>'clicks' AS clicks
-           FROM (${EFFECTIVE_LIMITS_SQL}) e WHERE e.user_id = ANY($1::int[])`,
-        [pgArray(ids)],
-      );
+      queryPrepared<{ id: number; clicks: unknown }>(db, READ_CAPS, [pgArray(ids)]);
   }
 
   /** The remembered cap (0 = none), or undefined when not known yet. */
