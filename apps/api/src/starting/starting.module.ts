@@ -45,7 +45,11 @@ function notConnected(): Promise<never> {
     RedisModule,
   ],
   providers: [
-    { provide: getDataSourceToken(), useValue: { query: notConnected } },
+    // `query`, and the pool `queryPrepared` (libs/database) sends the link cache's reads to
+    {
+      provide: getDataSourceToken(),
+      useValue: { query: notConnected, driver: { master: { query: notConnected } } },
+    },
     { provide: getRepositoryToken(BlocklistEntry), useValue: { find: notConnected } },
     ClientAddress,
     PublicUrls,
