@@ -36,8 +36,8 @@ export function prepared(name: string, text: string): PreparedStatement {
 /**
  * Runs a statement as a named prepared statement: Postgres parses and plans it once per pooled
  * connection, where `DataSource.query` sends the whole text to be parsed and planned on every
- * call (for the redirect's link read, RESOLVE_LINK_SQL, that was most of its cost: ~3.1 against
- * ~0.7 ms a read on a slow VM). On `em`'s connection when it holds one (a transaction), else on
+ * call (for a long statement such as the link cache's RESOLVE_LINK_SQL, most of its cost; see
+ * docs/performance.md#scale). On `em`'s connection when it holds one (a transaction), else on
  * the primary's pool. A failure is the QueryFailedError `DataSource.query` throws, which
  * `pg-errors` reads.
  */

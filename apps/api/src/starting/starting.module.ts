@@ -45,7 +45,8 @@ function notConnected(): Promise<never> {
     RedisModule,
   ],
   providers: [
-    // `query`, and the pool `queryPrepared` (libs/database) sends the link cache's reads to
+    // every way in fails as Postgres unreachable: `query`, and the pool `queryPrepared`
+    // (libs/database) sends the link cache's reads to
     {
       provide: getDataSourceToken(),
       useValue: { query: notConnected, driver: { master: { query: notConnected } } },
