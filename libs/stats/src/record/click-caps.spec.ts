@@ -12,18 +12,22 @@ function setup() {
   };
   let clock = 1_000_000;
   caps.now = () => clock;
+  /** The turn's queued reads sent, then every read answered. */
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const settle = async () => {
+    await turn();
     for (const release of state.release.splice(0)) release();
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
-  return { caps, state, settle, advance: (ms: number) => (clock += ms) };
+  return { caps, state, settle, turn, advance: (ms: number) => (clock += ms) };
 }
 
 describe('ClickCaps', () => {
   it('many visits of an owner whose cap is unknown: one read of Postgres', async () => {
-    const { caps, state, settle } = setup();
+    const { caps, state, settle, turn } = setup();
     expect(caps.peek(1)).toBeUndefined();
     const answers = Array.from({ length: 100 }, () => caps.of(1));
+    await turn();
     expect(state.reads).toBe(1);
     await settle();
     expect(await Promise.all(answers)).toEqual(Array(100).fill(100));
@@ -32,7 +36,7 @@ describe('ClickCaps', () => {
   });
 
   it('a cap older than a minute is still answered while one read refreshes it', async () => {
-    const { caps, state, settle, advance } = setup();
+    const { caps, state, settle, turn, advance } = setup();
     const first = caps.of(1);
     await settle();
     expect(await first).toBe(100);
@@ -43,10 +47,30 @@ describe('ClickCaps', () => {
     advance(1);
     for (let i = 0; i < 1000; i++) expect(caps.peek(1)).toBe(100); // stale, answered at once
     expect(await caps.of(1)).toBe(100);
+    await turn();
     expect(state.reads).toBe(2); // one refresh for all of them
     await settle();
     expect(caps.peek(1)).toBe(0);
     expect(state.reads).toBe(2);
+  });
+
+  it('owners asked for one by one in a turn: one statement, also when their caps turn stale together', async () => {
+    const { caps, state, settle, turn, advance } = setup();
+    const owners = Array.from({ length: 50 }, (_, i) => i + 1);
+    const first = owners.map((id) => caps.of(id));
+    await settle();
+    expect(await Promise.all(first)).toEqual(Array(50).fill(100));
+    expect(state.asked).toEqual([owners]);
+    advance(CAP_CACHE_MS);
+    for (const id of owners) expect(caps.peek(id)).toBe(100); // stale: answered, refreshed
+    await turn();
+    expect(state.asked).toEqual([owners, owners]);
+    await settle();
+    // the next turn's owners: a statement of their own
+    const later = [caps.of(51), caps.of(52), caps.of(51)];
+    await settle();
+    expect(await Promise.all(later)).toEqual([100, 100, 100]);
+    expect(state.asked).toEqual([owners, owners, [51, 52]]);
   });
 
   it('the owners of many visits: one statement for those not known, each owner once', async () => {

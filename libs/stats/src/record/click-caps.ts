@@ -31,14 +31,19 @@ export type CapReader = (userIds: number[]) => Promise<Array<{ id: number; click
  * minute is still answered while one read refreshes it in the background: at thousands of visits
  * a second, letting it expire sent every visit of the next milliseconds to Postgres on its own
  * (tens of milliseconds of stalled redirects once a minute). Reads of one owner are shared while
- * in flight, and the owners of many visits (`ofMany`) are read in one statement: cold traffic
- * over many owners (a long tail of links) costs one query a batch, not one an owner.
+ * in flight, and owners are read together: those of many visits (`ofMany`) in one statement, and
+ * those asked for one by one (an unknown owner's `of`, a stale cap's refresh) in one statement a
+ * turn of the event loop. Traffic over many owners (a long tail of links) costs one query a
+ * batch, not one an owner, also a minute later, when their caps turn stale together.
  */
 @Injectable()
 export class ClickCaps {
   private readonly logger = new Logger(ClickCaps.name);
   private readonly caps = new MemoMap<number, KnownCap>(50_000);
   private readonly reading = new Map<number, Promise<number>>();
+  /** Owners asked for one by one in this turn: read together at its end (readQueued). */
+  private queued: number[] = [];
+  private queuedRead?: Promise<Map<number, number> | null>;
   /** the clock (tests move it) */
   now: () => number = Date.now;
   /** the reads of Postgres (tests replace it) */
@@ -71,14 +76,47 @@ export class ClickCaps {
     return Promise.all(userIds.map((id) => this.of(id)));
   }
 
-  /** Reads the owner's cap from Postgres once, however many ask meanwhile. */
+  /**
+   * Reads the owner's cap from Postgres once, however many ask meanwhile: with the other owners
+   * asked for in this turn, in one statement at its end.
+   */
   private read(userId: number): Promise<number> {
-    return this.reading.get(userId) ?? this.load([userId])[0];
+    const reading = this.reading.get(userId);
+    if (reading) return reading;
+    if (!this.queuedRead)
+      this.queuedRead = new Promise((resolve) =>
+        setImmediate(() => resolve(this.readAll(this.takeQueued()))),
+      );
+    this.queued.push(userId);
+    return this.share(userId, this.queuedRead);
   }
 
-  /** Reads owners' caps in one statement; each owner's read is shared until it ends. */
-  private load(userIds: number[]): Array<Promise<number>> {
-    const all = this.readCaps(userIds).then(
+  /** The owners queued this turn, the queue emptied for the next. */
+  private takeQueued(): number[] {
+    const ids = this.queued;
+    this.queued = [];
+    this.queuedRead = undefined;
+    return ids;
+  }
+
+  /** Reads owners' caps in one statement now; each owner's read is shared until it ends. */
+  private load(userIds: number[]): void {
+    const all = this.readAll(userIds);
+    for (const id of userIds) this.share(id, all);
+  }
+
+  /** The owner's part of a read of many: shared (`reading`) until the read ends. */
+  private share(userId: number, all: Promise<Map<number, number> | null>): Promise<number> {
+    const pending = all
+      .then((caps) => caps?.get(userId) ?? 0)
+      .finally(() => this.reading.delete(userId));
+    this.reading.set(userId, pending);
+    return pending;
+  }
+
+  /** One statement for `userIds`' caps, remembered (null: the read failed, nothing remembered). */
+  private readAll(userIds: number[]): Promise<Map<number, number> | null> {
+    return this.readCaps(userIds).then(
       (rows) => {
         const at = this.now();
         const caps = new Map(rows.map((r) => [Number(r.id), Number(r.clicks) || 0]));
@@ -90,10 +128,5 @@ export class ClickCaps {
         return null;
       },
     );
-    return userIds.map((id) => {
-      const pending = all.then((caps) => caps?.get(id) ?? 0).finally(() => this.reading.delete(id));
-      this.reading.set(id, pending);
-      return pending;
-    });
   }
 }
