@@ -540,17 +540,23 @@ export class TestRedisSentinel {
 
   /**
    * Forces a failover and waits until the replica is the primary and the old one follows it.
-   * First waits for the replica to acknowledge every write the primary has: SENTINEL FAILOVER
-   * does not, and a replica behind would lose the last writes (replication is asynchronous).
+   * First waits for the replica to acknowledge every write the primary had when it was called:
+   * SENTINEL FAILOVER does not, and a replica behind would lose the last writes (replication is
+   * asynchronous). The offset is read once: the primary's own offset keeps moving (the
+   * sentinels' hello messages, the app's heartbeats) while the replica acknowledges once a
+   * second, so waiting for the two to meet raced every write made meanwhile.
    */
   async failover(): Promise<void> {
     const before = await this.primaryPort();
+    const offset = (info: string, pattern: RegExp) => Number(pattern.exec(info)?.[1] ?? NaN);
+    const written = offset(
+      await this.cli(before, 'info', 'replication'),
+      /master_repl_offset:(\d+)/,
+    );
     await waitFor(
       async () => {
         const info = await this.cli(before, 'info', 'replication');
-        const own = Number(/master_repl_offset:(\d+)/.exec(info)?.[1] ?? NaN);
-        const acked = Number(/slave0:[^\r\n]*offset=(\d+)/.exec(info)?.[1] ?? NaN);
-        return acked >= own;
+        return offset(info, /slave0:[^\r\n]*offset=(\d+)/) >= written;
       },
       10_000,
       'redis replica caught up',
