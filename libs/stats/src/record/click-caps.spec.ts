@@ -74,11 +74,12 @@ describe('ClickCaps', () => {
   });
 
   it('the owners of many visits: one statement for those not known, each owner once', async () => {
-    const { caps, state, settle } = setup();
+    const { caps, state, settle, turn } = setup();
     const first = caps.of(1);
     await settle();
     expect(await first).toBe(100);
     const answers = caps.ofMany([1, 2, 3, 2, 4, 3]);
+    await turn();
     expect(state.asked).toEqual([[1], [2, 3, 4]]);
     await settle();
     expect(await answers).toEqual([100, 100, 100, 100, 100, 100]);

@@ -31,17 +31,17 @@ export type CapReader = (userIds: number[]) => Promise<Array<{ id: number; click
  * minute is still answered while one read refreshes it in the background: at thousands of visits
  * a second, letting it expire sent every visit of the next milliseconds to Postgres on its own
  * (tens of milliseconds of stalled redirects once a minute). Reads of one owner are shared while
- * in flight, and owners are read together: those of many visits (`ofMany`) in one statement, and
- * those asked for one by one (an unknown owner's `of`, a stale cap's refresh) in one statement a
- * turn of the event loop. Traffic over many owners (a long tail of links) costs one query a
- * batch, not one an owner, also a minute later, when their caps turn stale together.
+ * in flight, and every owner asked for in a turn of the event loop (the owners of many visits,
+ * `ofMany`; an unknown owner's `of`; a stale cap's refresh) is read in one statement at its end.
+ * Traffic over many owners (a long tail of links) costs one query a batch, not one an owner, also
+ * a minute later, when their caps turn stale together.
  */
 @Injectable()
 export class ClickCaps {
   private readonly logger = new Logger(ClickCaps.name);
   private readonly caps = new MemoMap<number, KnownCap>(50_000);
   private readonly reading = new Map<number, Promise<number>>();
-  /** Owners asked for one by one in this turn: read together at its end (readQueued). */
+  /** Owners asked for in this turn: read together in one statement at its end (`read`). */
   private queued: number[] = [];
   private queuedRead?: Promise<Map<number, number> | null>;
   /** the clock (tests move it) */
@@ -69,10 +69,6 @@ export class ClickCaps {
 
   /** The caps of many owners (in `userIds`' order), those not known yet read in one statement. */
   ofMany(userIds: number[]): Promise<number[]> {
-    const unknown = new Set<number>();
-    for (const id of userIds)
-      if (this.caps.get(id) === undefined && !this.reading.has(id)) unknown.add(id);
-    if (unknown.size) this.load([...unknown]);
     return Promise.all(userIds.map((id) => this.of(id)));
   }
 
@@ -99,13 +95,7 @@ export class ClickCaps {
     return ids;
   }
 
-  /** Reads owners' caps in one statement now; each owner's read is shared until it ends. */
-  private load(userIds: number[]): void {
-    const all = this.readAll(userIds);
-    for (const id of userIds) this.share(id, all);
-  }
-
-  /** The owner's part of a read of many: shared (`reading`) until the read ends. */
+  /** The owner's part of the turn's read: shared (`reading`) until the read ends. */
   private share(userId: number, all: Promise<Map<number, number> | null>): Promise<number> {
     const pending = all
       .then((caps) => caps?.get(userId) ?? 0)
