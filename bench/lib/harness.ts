@@ -101,6 +101,69 @@ function coreTicks(core: number): { busy: number; total: number } {
   return { busy: total - v[3] - v[4], total };
 }
 
+/**
+ * What the machine under the servers did, read before and after a run: tasks stalled on I/O
+ * (/proc/pressure/io, "some": at least one task waited for the disk), CPU time the hypervisor
+ * gave to other guests (steal, /proc/stat), and the whole disks' reads (/proc/diskstats). A run
+ * whose tail jumps for no reason of its own shows here whether it waited for the disk or the host.
+ * Zeros where the kernel does not expose a file.
+ */
+interface HostReading {
+  ioStallUs: number;
+  steal: number;
+  ticks: number;
+  reads: number;
+  readMs: number;
+}
+
+const readOr = (file: string): string => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+/** Whole disks (not partitions, loop or RAM devices): the entries of /sys/block. */
+const DISKS = new Set(
+  (() => {
+    try {
+      return readdirSync('/sys/block').filter((d) => !/^(loop|ram|zram)/.test(d));
+    } catch {
+      return [];
+    }
+  })(),
+);
+
+function hostReading(): HostReading {
+  const io = /^some .*total=(\d+)/m.exec(readOr('/proc/pressure/io'));
+  const cpu = (/^cpu (.*)$/m.exec(readOr('/proc/stat'))?.[1] ?? '').trim().split(/\s+/).map(Number);
+  let reads = 0;
+  let readMs = 0;
+  for (const l of readOr('/proc/diskstats').split('\n')) {
+    const f = l.trim().split(/\s+/);
+    if (!DISKS.has(f[2])) continue;
+    reads += Number(f[3]);
+    readMs += Number(f[6]);
+  }
+  return {
+    ioStallUs: Number(io?.[1] ?? 0),
+    steal: cpu[7] || 0,
+    ticks: cpu.slice(0, 8).reduce((s, x) => s + (x || 0), 0),
+    reads,
+    readMs,
+  };
+}
+
+function hostSince(a: HostReading, b: HostReading): RunResult['host'] {
+  return {
+    ioStallMs: (b.ioStallUs - a.ioStallUs) / 1000,
+    steal: (b.steal - a.steal) / Math.max(1, b.ticks - a.ticks),
+    diskReads: b.reads - a.reads,
+    diskReadMs: b.readMs - a.readMs,
+  };
+}
+
 /** Spawns `command` pinned to `core` (taskset execs it: the child's pid is the command's own). */
 export function spawnPinned(
   core: number,
@@ -302,6 +365,11 @@ export interface RunResult {
   generatorUtil: number;
   core0Busy: number;
   core1Busy: number;
+  /**
+   * The machine during the run (see hostReading): ms that tasks stalled on I/O, the share of CPU
+   * time stolen by the hypervisor, the disks' reads and the ms they took.
+   */
+  host: { ioStallMs: number; steal: number; diskReads: number; diskReadMs: number };
   verdict: Verdict;
   tally: Record<string, number>;
   /**
@@ -322,6 +390,7 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
     const stores0 = storesCpuUs();
     const c0 = coreTicks(SERVER_CORE);
     const c1 = coreTicks(GENERATOR_CORE);
+    const h0 = hostReading();
     const t0 = performance.now();
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawnPinned(
@@ -354,6 +423,7 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
     const stores1 = storesCpuUs();
     const d0 = coreTicks(SERVER_CORE);
     const d1 = coreTicks(GENERATOR_CORE);
+    const host = hostSince(h0, hostReading());
     const line = out.split('\n').find((l) => l.startsWith('WRKJSON '));
     if (!line) throw new Error(`wrk printed no summary:\n${out}`);
     const w = JSON.parse(line.slice(8)) as {
@@ -391,6 +461,7 @@ export async function runWrk(o: RunOptions): Promise<RunResult> {
       generatorUtil: (w.cpuTicks * 1e6) / TICKS / wall,
       core0Busy: busy(c0, d0),
       core1Busy: busy(c1, d1),
+      host,
       verdict: 'ok',
       tally: w.tally,
     };
@@ -490,6 +561,12 @@ export function medianOf(runs: RunResult[]): RunResult {
     generatorUtil: pick((r) => r.generatorUtil),
     core0Busy: pick((r) => r.core0Busy),
     core1Busy: pick((r) => r.core1Busy),
+    host: {
+      ioStallMs: pick((r) => r.host.ioStallMs),
+      steal: pick((r) => r.host.steal),
+      diskReads: pick((r) => r.host.diskReads),
+      diskReadMs: pick((r) => r.host.diskReadMs),
+    },
     verdict: worst,
     tally: runs[0]?.tally ?? {},
   };
@@ -504,8 +581,20 @@ export function line(name: string, r: RunResult, width = 30): string {
     `${name.padEnd(width)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  p99.9 ${r.p999Ms.toFixed(1).padStart(5)} ms` +
     `  server ${r.serverUs.toFixed(1).padStart(6)} µs/req ${pct(r.serverUtil)} of core 0 (busy ${pct(r.core0Busy)})` +
     `  stores ${r.storesUs.toFixed(0).padStart(5)} µs/req` +
-    `  wrk ${pct(r.generatorUtil)}  ${r.verdict}${why}${r.errors ? `  ${r.errors} ERRORS` : ''}`
+    `  wrk ${pct(r.generatorUtil)}  ${r.verdict}${why}${r.errors ? `  ${r.errors} ERRORS` : ''}` +
+    hostNote(r.host)
   );
+}
+
+/** The run's machine, when it did something worth telling (I/O stalls, steal, disk reads). */
+function hostNote(h: RunResult['host'] | undefined): string {
+  if (!h) return '';
+  const parts: string[] = [];
+  if (h.ioStallMs >= 1) parts.push(`I/O stall ${h.ioStallMs.toFixed(0)} ms`);
+  if (h.steal >= 0.005) parts.push(`steal ${(h.steal * 100).toFixed(1)} %`);
+  if (h.diskReads > 0)
+    parts.push(`${h.diskReads} disk reads (${(h.diskReadMs / h.diskReads).toFixed(2)} ms each)`);
+  return parts.length ? `  host: ${parts.join(', ')}` : '';
 }
 
 export const HEADER =
