@@ -1,4 +1,4 @@
-import { pooledPercentile, RunResult } from './harness';
+import { line, pooledPercentile, RunResult } from './harness';
 
 /** A run whose distribution is `latencies` ([µs, requests]). */
 const run = (latencies: Array<[number, number]>): RunResult =>
@@ -58,5 +58,42 @@ describe('pooledPercentile', () => {
 
   it('refuses a run measured without its distribution', () => {
     expect(() => pooledPercentile([{ requests: 5 } as RunResult], 99)).toThrow(/latencies/);
+  });
+});
+
+describe('line', () => {
+  const figures = {
+    requests: 1000,
+    rps: 100,
+    p50Ms: 1,
+    p99Ms: 2,
+    p999Ms: 3,
+    errors: 0,
+    serverUs: 10,
+    serverUtil: 0.5,
+    storesUs: 0,
+    generatorUtil: 0.1,
+    core0Busy: 0.5,
+    core1Busy: 0.1,
+    verdict: 'ok',
+    tally: {},
+  } as unknown as RunResult;
+  const quiet = { ioStallMs: 0.4, steal: 0.001, diskReads: 0, diskReadMs: 0 };
+
+  it('says nothing of the machine when it stalled on nothing', () => {
+    expect(line('run', { ...figures, host: quiet })).not.toContain('host:');
+  });
+
+  it('names what the machine did during the run: I/O stall, steal, disk reads and their time', () => {
+    const text = line('run', {
+      ...figures,
+      host: { ioStallMs: 835.2, steal: 0.023, diskReads: 400, diskReadMs: 200 },
+    });
+    expect(text).toMatch(
+      /host: I\/O stall 835 ms, steal 2\.3 %, 400 disk reads \(0\.50 ms each\)$/,
+    );
+    expect(line('run', { ...figures, host: { ...quiet, steal: 0.05 } })).toMatch(
+      /host: steal 5\.0 %$/,
+    );
   });
 });
