@@ -587,8 +587,7 @@ export function line(name: string, r: RunResult, width = 30): string {
 }
 
 /** The run's machine, when it did something worth telling (I/O stalls, steal, disk reads). */
-function hostNote(h: RunResult['host'] | undefined): string {
-  if (!h) return '';
+function hostNote(h: RunResult['host']): string {
   const parts: string[] = [];
   if (h.ioStallMs >= 1) parts.push(`I/O stall ${h.ioStallMs.toFixed(0)} ms`);
   if (h.steal >= 0.005) parts.push(`steal ${(h.steal * 100).toFixed(1)} %`);
