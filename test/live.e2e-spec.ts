@@ -1,7 +1,8 @@
 import request from 'supertest';
 
 import { sha256 } from '@app/common';
-import { agentInfo, countryOf, LiveHub, placeOfAddress } from '@app/stats';
+import { CacheBus } from '@app/redis';
+import { agentInfo, countryOf, LiveHub, LivePublisher, placeOfAddress } from '@app/stats';
 
 import { LiveStreams } from '../apps/api/src/stats/live-streams';
 import { addKey, revokeKeys } from './support/access';
@@ -255,6 +256,9 @@ describe('live visit streams across two api replicas', () => {
   beforeAll(async () => {
     a = await createTestApp();
     b = await createTestApp();
+    // a stream's opening reaches the other replica over the cache bus: both must be listening
+    // (on a cluster a process subscribes once it knows the nodes, after it started)
+    await eventually(async () => a.app.get(CacheBus).live && b.app.get(CacheBus).live, 15_000);
     owner = await createUser(a, { plan: 'Pro' });
   });
   afterAll(async () => {
@@ -271,6 +275,14 @@ describe('live visit streams across two api replicas', () => {
     const cappedOnA = await openLive(a.server, `/api/url/${cappedLink.id}/live`, capped.auth);
     open.push(onB, cappedOnA);
     expect(onB.status).toBe(200);
+    // each opening is announced to the other replica over the bus; on a cluster the message may
+    // reach it a few milliseconds after the stream answered (a visit in between is not streamed)
+    await eventually(
+      async () =>
+        a.app.get(LivePublisher).wants(owner.id) && b.app.get(LivePublisher).wants(capped.id),
+      5_000,
+      5,
+    );
     const sent = Date.now();
     await visit(a, link.alias).expect(302);
     // and the other way: recorded on B (capped path), streamed on A
