@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 
 import { fromRow, ResolvedLink, ResolveLinkRow, toCached, toHost } from './resolved-link';
@@ -82,4 +84,54 @@ describe('toCached / toHost: one object shape whatever the source', () => {
     expect(Object.keys(fromRedis)).toEqual(Object.keys(fromDb));
     expect(fromRedis).toEqual(fromDb);
   });
+});
+
+describe("toCached: a cold redirect's links die young", () => {
+  /**
+   * Builds 60 000 links and 60 000 of a control literal of the same fields in a node whose young
+   * generation is at its largest at every collection (1 MB), keeping them all: V8 then tenures
+   * an object literal's allocation site, as it did the cached link's in the cold api, and
+   * allocates its next objects straight into the old generation. Answers where the next of each
+   * is allocated. A child process: the young generation's size is fixed at start.
+   */
+  function afterEveryOneSurvived(): Record<string, boolean> {
+    const script = `
+      const { toCached, redirectHeaders } = require(${JSON.stringify(join(__dirname, 'resolved-link'))});
+      const young = new Function('o', 'return %InYoungGeneration(o)');
+      const literal = new Function('link', 'return { id: link.id, url: link.url, title: link.title, domainId: link.domainId ?? null };');
+      const link = (i) => ({ id: i, userId: 3, kind: 'link', alias: 'a' + i, url: 'https://example.com/' + i, type: 'direct', title: 't' });
+      const kept = [];
+      for (let i = 0; i < 60000; i++) kept.push(toCached(link(i)), literal(link(i)));
+      const cached = toCached(link(1));
+      console.log(JSON.stringify({
+        control: young(literal(link(1))),
+        link: young(cached),
+        headers: young(cached.redirectHeaders),
+        responderHeaders: young(redirectHeaders('https://example.com/')),
+        kept: kept.length,
+      }));`;
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--allow-natives-syntax',
+        '--max-semi-space-size=1',
+        '--min-semi-space-size=1',
+        '-r',
+        'ts-node/register/transpile-only',
+        '-r',
+        'tsconfig-paths/register',
+        '-e',
+        script,
+      ],
+      { encoding: 'utf8', cwd: join(__dirname, '..', '..', '..', '..') },
+    );
+    return JSON.parse(out.trim().split('\n').pop() as string) as Record<string, boolean>;
+  }
+
+  it('made after every earlier one outlived its collections, a link and its 302 headers are still young', () => {
+    const where = afterEveryOneSurvived();
+    // the control: the same history sends an object literal's next objects to the old generation
+    expect(where.control).toBe(false);
+    expect(where).toMatchObject({ link: true, headers: true, responderHeaders: true });
+  }, 60_000);
 });

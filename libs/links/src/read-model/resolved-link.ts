@@ -272,21 +272,31 @@ export function toHost(
 
 export const REDIRECT_CACHE_CONTROL = 'private, max-age=90';
 
-/** The header array of a prebuilt 302 (written with `res.writeHead(302, array)`). */
+/** redirectHeaders' copy source: its Location and Cache-Control are filled in. */
+const REDIRECT_HEADERS: readonly string[] = [
+  'Location',
+  '',
+  'Cache-Control',
+  '',
+  'Content-Length',
+  '0',
+  'X-Content-Type-Options',
+  'nosniff',
+];
+
+/**
+ * The header array of a prebuilt 302 (written with `res.writeHead(302, array)`). A copy of
+ * REDIRECT_HEADERS, not an array literal: V8 may allocate a literal's arrays straight into the
+ * old generation (see CachedLinkOf), and these are made for every cold redirect.
+ */
 export function redirectHeaders(
   location: string,
   cacheControl: string = REDIRECT_CACHE_CONTROL,
 ): string[] {
-  return [
-    'Location',
-    location,
-    'Cache-Control',
-    cacheControl,
-    'Content-Length',
-    '0',
-    'X-Content-Type-Options',
-    'nosniff',
-  ];
+  const headers = REDIRECT_HEADERS.slice();
+  headers[1] = location;
+  headers[3] = cacheControl;
+  return headers;
 }
 
 /**
@@ -405,32 +415,44 @@ export function compactRow(row: ResolveLinkRow): Partial<ResolvedLink> {
   return out as Partial<ResolvedLink>;
 }
 
-/** The code of one property of `cachedLink`: `link.<name>`, or its `absent` value when the entry has none. */
+/** The value of every absent `[]` field of a cached link: one frozen array, read only. */
+const EMPTY: readonly never[] = Object.freeze([]);
+
+/** The code of one property of CachedLinkOf: `link.<name>`, or its `absent` value when the entry has none. */
 function cachedValue(name: string, absent: unknown): string {
   if (!/^[A-Za-z_$][\w$]*$/.test(name)) throw new Error(`LINK_FIELDS: bad field name ${name}`);
   if (absent === undefined) return `link.${name}`;
   if (absent === null) return `link.${name} ?? null`;
   if (absent === false) return `link.${name} === true`;
-  if (Array.isArray(absent) && absent.length === 0) return `link.${name} ?? []`;
+  if (Array.isArray(absent) && absent.length === 0) return `link.${name} ?? EMPTY`;
   throw new Error(`LINK_FIELDS.${name}: absent must be null, false or []`);
 }
 
 /**
- * The body of `toCached`, compiled once from LINK_FIELDS into one object literal:
- * `{ id: link.id, …, domainId: link.domainId ?? null, …, redirectHeaders: null, screenedAt: 0,
- * blocked: false }`. A literal is what gives every cached link one hidden class, with all its
- * fields inside the object; the same object filled by a loop over the fields gets its fields in
- * an out-of-object property array (one more load per property read on the redirect path).
+ * The constructor of the cached link, compiled once from LINK_FIELDS: `this.id = link.id; …;
+ * this.domainId = link.domainId ?? null; …; this.redirectHeaders = null; this.screenedAt = 0;
+ * this.blocked = false`. Every cached link gets one hidden class with all its fields inside the
+ * object (V8 sizes a constructor's objects by its `this.` assignments); the same object filled by
+ * a loop over the fields gets them in an out-of-object property array, one more load per property
+ * read on the redirect path.
+ *
+ * A constructor, not an object literal: V8 decides per literal whether to allocate its objects
+ * straight into the old generation (allocation-site pretenuring), from how many of them outlived
+ * young-generation collections, and keeps the decision. Links loaded from Postgres live on, and
+ * the count can also land high while the code is being optimized, so in some processes every
+ * link a cold api decoded for a single request went to the old generation, and full collections
+ * followed (docs/performance.md, "The cold redirect's tail"). A constructor's objects are never
+ * pretenured; nor are the copies of redirectHeaders or the shared EMPTY array.
  */
-const cachedLink = new Function(
-  'link',
-  `return {
-    ${FIELD_ENTRIES.map(([name, f]) => `${name}: ${cachedValue(name, f.absent)},`).join('\n    ')}
-    redirectHeaders: null,
-    screenedAt: 0,
-    blocked: false,
-  };`,
-) as (link: ResolvedLink) => CachedLink;
+const CachedLinkOf = new Function(
+  'EMPTY',
+  `return function CachedLink(link) {
+  ${FIELD_ENTRIES.map(([name, f]) => `this.${name} = ${cachedValue(name, f.absent)};`).join('\n  ')}
+  this.redirectHeaders = null;
+  this.screenedAt = 0;
+  this.blocked = false;
+};`,
+)(EMPTY) as new (link: ResolvedLink) => CachedLink;
 
 /**
  * The link as the in-process cache holds it, with its prebuilt 302 headers (to its URL, or to its
@@ -441,7 +463,7 @@ const cachedLink = new Function(
  * Postgres and from Redis mixed in the cache (the hot redirect 20 % slower after a minute).
  */
 export function toCached(link: ResolvedLink): CachedLink {
-  const cached = cachedLink(link);
+  const cached = new CachedLinkOf(link);
   if (isPlainRedirect(cached))
     cached.redirectHeaders = redirectHeaders(
       headerSafeUrl(withParameters(cached.fallbackUrl ?? cached.url, cached.parameters)),
